@@ -1,0 +1,9 @@
+/** Jest runs TypeScript through swc (types are checked separately by `tsc --noEmit`). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  testTimeout: 20000,
+};

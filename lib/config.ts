@@ -1,0 +1,133 @@
+/**
+ * Settings, read once from the `FLEET_*` environment (contract §2 is the single list of names and
+ * defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
+ * mutating `process.env`.
+ */
+import * as z from 'zod';
+
+export interface ListedNode {
+  readonly id: string;
+  readonly url: string;
+}
+
+export interface FleetConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly nodes: readonly ListedNode[];
+  readonly pollIntervalMs: number;
+  readonly dataDir: string;
+  /** Unset: the real DynamoDB service in AWS, the embedded stand-in in the emulator. */
+  readonly dynamodbEndpoint: string | undefined;
+  readonly table: string;
+  readonly imageGeneration: boolean;
+  readonly transcription: boolean;
+  readonly corsOrigins: readonly string[] | undefined;
+  readonly maxRetries: number;
+  readonly apiKeys: readonly string[] | undefined;
+  /** Node liveness (contract §3): degraded after this long without a good poll or heartbeat… */
+  readonly degradedAfterMs: number;
+  /** …and offline after this long. */
+  readonly offlineAfterMs: number;
+  /** How old the in-memory fleet snapshot may get before routing refreshes it (DESIGN decision 5). */
+  readonly snapshotMaxAgeMs: number;
+}
+
+const booleanText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+  .transform((value) => value === 'true' || value === '1' || value === 'yes' || value === 'on');
+
+const integerText = (min: number, max: number) =>
+  z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().min(min).max(max));
+
+const listText = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== ''),
+);
+
+const envSchema = z.object({
+  FLEET_PORT: integerText(0, 65535).default(11435),
+  FLEET_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  FLEET_NODES: listText.default([]),
+  FLEET_POLL_INTERVAL_MS: integerText(100, 3_600_000).default(2000),
+  FLEET_DATA_DIR: z.string().trim().min(1).default('./.fleet-data'),
+  FLEET_DYNAMODB_ENDPOINT: z.url().optional(),
+  FLEET_TABLE: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a valid table name')
+    .default('fleet-router'),
+  FLEET_IMAGE_GENERATION: booleanText.default(false),
+  FLEET_TRANSCRIPTION: booleanText.default(false),
+  FLEET_CORS_ORIGINS: listText.optional(),
+  FLEET_MAX_RETRIES: integerText(0, 10).default(2),
+  FLEET_API_KEYS: listText.optional(),
+});
+
+/** Parses one `FLEET_NODES` entry: `url` or `id=url`; the id defaults to the URL's host:port. */
+export function parseListedNode(entry: string): ListedNode {
+  const equals = entry.indexOf('=');
+  const hasId = equals > 0 && !entry.slice(0, equals).includes('/');
+  const rawUrl = hasId ? entry.slice(equals + 1).trim() : entry;
+  const withScheme = /^[a-z]+:\/\//i.test(rawUrl) ? rawUrl : `http://${rawUrl}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new Error(`FLEET_NODES: "${entry}" is not a URL or id=URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`FLEET_NODES: "${entry}" must be an http(s) URL`);
+  }
+  const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  const id = hasId ? entry.slice(0, equals).trim() : url.host;
+  return { id, url: base };
+}
+
+/** Builds the frozen config from an environment; throws one error naming every bad variable. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): FleetConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => key.startsWith('FLEET_') && value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const value = parsed.data;
+  const nodes = value.FLEET_NODES.map(parseListedNode);
+  const ids = new Set<string>();
+  for (const node of nodes) {
+    if (ids.has(node.id)) throw new Error(`FLEET_NODES: node id "${node.id}" is listed twice`);
+    ids.add(node.id);
+  }
+  return Object.freeze({
+    port: value.FLEET_PORT,
+    host: value.FLEET_HOST,
+    nodes: Object.freeze(nodes),
+    pollIntervalMs: value.FLEET_POLL_INTERVAL_MS,
+    dataDir: value.FLEET_DATA_DIR,
+    dynamodbEndpoint: value.FLEET_DYNAMODB_ENDPOINT,
+    table: value.FLEET_TABLE,
+    imageGeneration: value.FLEET_IMAGE_GENERATION,
+    transcription: value.FLEET_TRANSCRIPTION,
+    corsOrigins: value.FLEET_CORS_ORIGINS,
+    maxRetries: value.FLEET_MAX_RETRIES,
+    apiKeys: value.FLEET_API_KEYS,
+    degradedAfterMs: 15_000,
+    offlineAfterMs: 30_000,
+    snapshotMaxAgeMs: 1000,
+  });
+}
+
+let cached: FleetConfig | undefined;
+
+/** The process's config, read from `process.env` on first use (a Lambda cold start). */
+export function getConfig(): FleetConfig {
+  cached ??= loadConfig();
+  return cached;
+}

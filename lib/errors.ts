@@ -1,0 +1,102 @@
+/**
+ * The router's one error hierarchy. Every failure the router reports to a client is a `RouterError`
+ * carrying its HTTP status, a stable code, whether a client retry can help, and an optional
+ * Retry-After. `lib/http/render-error.ts` turns these into the three wire families (contract §4).
+ * Pure: translators and scorers may throw these.
+ */
+
+export interface RouterErrorOptions {
+  readonly code?: string;
+  readonly retryable?: boolean;
+  readonly retryAfterSeconds?: number;
+  readonly param?: string;
+  readonly cause?: unknown;
+}
+
+export class RouterError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
+  /** The request field at fault, as a dotted path (`messages.0.content`), when there is one. */
+  readonly param: string | undefined;
+
+  constructor(status: number, message: string, options: RouterErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = options.code ?? 'router_error';
+    this.retryable = options.retryable ?? status >= 500;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.param = options.param;
+  }
+}
+
+/** 400: the request is malformed; `param` names the field. */
+export class BadRequestError extends RouterError {
+  constructor(message: string, param?: string, options: Omit<RouterErrorOptions, 'param'> = {}) {
+    super(400, message, {
+      code: 'invalid_request',
+      ...options,
+      retryable: false,
+      ...(param === undefined ? {} : { param }),
+    });
+  }
+}
+
+/** 401: an API key is required and none (or a wrong one) was sent. */
+export class UnauthorizedError extends RouterError {
+  constructor(message = 'a valid API key is required') {
+    super(401, message, { code: 'invalid_api_key', retryable: false });
+  }
+}
+
+/** 404: no route, model or node by that name. */
+export class NotFoundError extends RouterError {
+  constructor(message: string, code = 'not_found') {
+    super(404, message, { code, retryable: false });
+  }
+}
+
+/** 405: the path exists but not for this method. */
+export class MethodNotAllowedError extends RouterError {
+  constructor(message: string) {
+    super(405, message, { code: 'method_not_allowed', retryable: false });
+  }
+}
+
+/** 409: the thing is already in progress (a model pull). */
+export class ConflictError extends RouterError {
+  constructor(message: string) {
+    super(409, message, { code: 'conflict', retryable: false });
+  }
+}
+
+/** 413: the body is over the Lambda payload limit, or the prompt is over the context cap. */
+export class PayloadTooLargeError extends RouterError {
+  constructor(message: string) {
+    super(413, message, { code: 'request_too_large', retryable: false });
+  }
+}
+
+/** 502: a node answered with something the router cannot use. */
+export class UpstreamError extends RouterError {
+  readonly upstreamStatus: number | undefined;
+  constructor(message: string, upstreamStatus?: number, options: RouterErrorOptions = {}) {
+    super(502, message, { code: 'upstream_error', ...options });
+    this.upstreamStatus = upstreamStatus;
+  }
+}
+
+/** 503: nodes exist but none can take the request now. */
+export class ServiceUnavailableError extends RouterError {
+  constructor(message: string, options: RouterErrorOptions = {}) {
+    super(503, message, { code: 'unavailable', retryAfterSeconds: 1, ...options });
+  }
+}
+
+/** Turns anything thrown into a `RouterError`; unknown errors become a 500 that hides the internal text. */
+export function toRouterError(error: unknown): RouterError {
+  if (error instanceof RouterError) return error;
+  return new RouterError(500, 'internal error', { code: 'internal_error', cause: error });
+}
