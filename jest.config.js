@@ -4,6 +4,5 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
-  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   testTimeout: 20000,
 };

@@ -1,0 +1,113 @@
+/**
+ * Builds the API Gateway REST proxy event (payload 1.0) a request would produce in AWS: original header
+ * case with single and multi-value maps, query maps (null when empty), the matched `resource` template
+ * and its path parameters, and a text body — or base64 for the API's binary media types.
+ */
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+
+export interface EventInput {
+  readonly request: IncomingMessage;
+  readonly body: Buffer;
+  readonly path: string;
+  readonly search: URLSearchParams;
+  readonly resource: string;
+  readonly pathParameters: Record<string, string>;
+  readonly binaryMediaTypes: readonly string[];
+  readonly stage: string;
+}
+
+function headerMaps(rawHeaders: readonly string[]) {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] ?? '';
+    const value = rawHeaders[index + 1] ?? '';
+    headers[name] = value;
+    const values = multiValueHeaders[name] ?? [];
+    values.push(value);
+    multiValueHeaders[name] = values;
+  }
+  return { headers, multiValueHeaders };
+}
+
+function queryMaps(search: URLSearchParams) {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [key, value] of search) {
+    single[key] = value;
+    const values = multi[key] ?? [];
+    values.push(value);
+    multi[key] = values;
+  }
+  const empty = Object.keys(single).length === 0;
+  return { single: empty ? null : single, multi: empty ? null : multi };
+}
+
+/** `image/*` style patterns, matched against the request's content type like API Gateway does. */
+export function isBinaryMediaType(contentType: string | undefined, patterns: readonly string[]): boolean {
+  if (contentType === undefined) return false;
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return patterns.some((pattern) => {
+    const wanted = pattern.toLowerCase();
+    if (wanted === '*/*') return true;
+    if (wanted.endsWith('/*')) return type.startsWith(wanted.slice(0, -1));
+    return type === wanted;
+  });
+}
+
+export function buildLambdaEvent(input: EventInput): APIGatewayProxyEvent {
+  const { request, body } = input;
+  const { headers, multiValueHeaders } = headerMaps(request.rawHeaders);
+  const query = queryMaps(input.search);
+  const binary = isBinaryMediaType(request.headers['content-type'], input.binaryMediaTypes);
+  const method = (request.method ?? 'GET').toUpperCase();
+  const now = Date.now();
+  const requestId = randomUUID();
+  const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return {
+    resource: input.resource,
+    path: input.path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query.single,
+    multiValueQueryStringParameters: query.multi,
+    pathParameters: Object.keys(input.pathParameters).length === 0 ? null : input.pathParameters,
+    stageVariables: null,
+    body: body.length === 0 ? null : body.toString(binary ? 'base64' : 'utf8'),
+    isBase64Encoded: binary && body.length > 0,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'emulator',
+      authorizer: undefined,
+      protocol: `HTTP/${request.httpVersion}`,
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp,
+        user: null,
+        userAgent: request.headers['user-agent'] ?? null,
+        userArn: null,
+      },
+      path: `/${input.stage}${input.path}`,
+      stage: input.stage,
+      requestId,
+      requestTimeEpoch: now,
+      resourceId: 'emulator',
+      resourcePath: input.resource,
+    },
+  };
+}

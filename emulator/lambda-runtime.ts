@@ -1,0 +1,115 @@
+/**
+ * A faithful stand-in for the parts of the Node Lambda runtime that streaming handlers touch
+ * (research: serverless-stack §2–3): `awslambda.streamifyResponse` marks a handler as streaming with the
+ * runtime's own symbol; `awslambda.HttpResponseStream.from` attaches the prelude (status, headers,
+ * cookies), which goes out only on the first write — a stream ended with no write sends no prelude.
+ * `LambdaResponseStream` is the Writable a handler writes to: each chunk goes to the socket as written,
+ * with back-pressure, and the stream is destroyed when the client goes away.
+ */
+import type { ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+
+export const STREAMING_SYMBOL = Symbol.for('aws.lambda.runtime.handler.streaming');
+
+interface Prelude {
+  statusCode?: number;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
+type Marked = { [STREAMING_SYMBOL]?: string };
+
+export function installAwsLambdaGlobal(): void {
+  if (Reflect.get(globalThis, 'awslambda') !== undefined) return;
+  const awslambda = {
+    streamifyResponse<T extends object>(handler: T): T {
+      (handler as Marked)[STREAMING_SYMBOL] = 'response';
+      return handler;
+    },
+    HttpResponseStream: {
+      from(stream: LambdaResponseStream, prelude: Prelude): LambdaResponseStream {
+        stream.setContentType('application/vnd.awslambda.http-integration-response');
+        stream.setPrelude(prelude);
+        return stream;
+      },
+    },
+  };
+  Reflect.set(globalThis, 'awslambda', awslambda);
+}
+
+export function isStreamingHandler(handler: unknown): boolean {
+  return typeof handler === 'function' && (handler as Marked)[STREAMING_SYMBOL] === 'response';
+}
+
+export class LambdaResponseStream extends Writable {
+  private readonly response: ServerResponse;
+  private prelude: Prelude | undefined;
+  private contentType = 'application/octet-stream';
+  private firstWriteDone = false;
+
+  constructor(response: ServerResponse) {
+    super();
+    this.response = response;
+    response.on('close', () => {
+      if (!this.writableFinished) this.destroy(new Error('client disconnected'));
+    });
+  }
+
+  setContentType(contentType: string): void {
+    this.contentType = contentType;
+  }
+
+  setPrelude(prelude: Prelude): void {
+    this.prelude = prelude;
+  }
+
+  /** True once the status line and headers went to the client. */
+  get headersSent(): boolean {
+    return this.response.headersSent;
+  }
+
+  private sendHeaders(): void {
+    if (this.response.headersSent) return;
+    if (this.prelude === undefined) {
+      // No prelude: the runtime passes the raw bytes with the stream's own content type.
+      this.response.writeHead(200, { 'content-type': this.contentType });
+      return;
+    }
+    const headers: Record<string, string | string[]> = { ...this.prelude.headers };
+    if (this.prelude.cookies !== undefined && this.prelude.cookies.length > 0)
+      headers['set-cookie'] = this.prelude.cookies;
+    this.response.writeHead(this.prelude.statusCode ?? 200, headers);
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (!this.firstWriteDone) {
+      this.firstWriteDone = true;
+      this.sendHeaders();
+    }
+    if (chunk.length === 0) {
+      callback();
+      return;
+    }
+    if (this.response.write(chunk)) {
+      callback();
+      return;
+    }
+    const onDrain = () => {
+      this.response.off('close', onClose);
+      callback();
+    };
+    const onClose = () => {
+      this.response.off('drain', onDrain);
+      callback(new Error('client disconnected'));
+    };
+    this.response.once('drain', onDrain);
+    this.response.once('close', onClose);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    // Ending without a single write sends no prelude in AWS: status and headers are lost. Mirror it.
+    if (!this.firstWriteDone) this.prelude = undefined;
+    if (!this.response.headersSent) this.sendHeaders();
+    this.response.end(() => callback());
+  }
+}

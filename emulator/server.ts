@@ -1,0 +1,213 @@
+/**
+ * The local emulator's HTTP front: node:http on one port serving every function listed in serverless.yml
+ * the way API Gateway and Lambda would. It maps a request to its route, builds the payload 1.0 event,
+ * invokes the handler (streaming handlers get a `LambdaResponseStream`; buffered ones return a result),
+ * and writes the reply. It adapts; it decides nothing — routing, translation and storage are lib/'s.
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Context } from 'aws-lambda';
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, type RouterError } from '../lib/errors';
+import { familyForPath } from '../lib/http/family';
+import { renderError } from '../lib/http/render-error';
+import { MAX_BODY_BYTES } from '../lib/http/request';
+import { buildLambdaEvent } from './lambda-event';
+import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
+import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
+
+export type LoadHandler = (fn: EmulatorFunction) => unknown;
+
+export interface EmulatorServerOptions {
+  readonly table: EmulatorRouteTable;
+  readonly loadHandler: LoadHandler;
+  readonly stage?: string;
+  readonly log?: (line: string) => void;
+}
+
+interface BufferedResult {
+  statusCode?: number;
+  headers?: Record<string, string | number | boolean>;
+  multiValueHeaders?: Record<string, (string | number | boolean)[]>;
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+type StreamingFn = (event: unknown, stream: LambdaResponseStream, context: Context) => Promise<unknown>;
+type BufferedFn = (event: unknown, context: Context) => Promise<BufferedResult | undefined>;
+
+function findRoute(routes: readonly EmulatorRoute[], method: string, path: string) {
+  let pathMatched = false;
+  for (const route of routes) {
+    const params = route.pattern.match(path);
+    if (params === undefined) continue;
+    pathMatched = true;
+    if (route.method === method || route.method === 'ANY') return { route, params };
+  }
+  if (method === 'HEAD') {
+    for (const route of routes) {
+      const params = route.pattern.match(path);
+      if (params !== undefined && route.method === 'GET') return { route, params };
+    }
+  }
+  return pathMatched ? 'method' : undefined;
+}
+
+function sendError(response: ServerResponse, path: string, error: RouterError, close = false): void {
+  const rendered = renderError(familyForPath(path), error);
+  const headers: Record<string, string> = {
+    ...rendered.headers,
+    'content-length': String(Buffer.byteLength(rendered.body)),
+  };
+  if (close) headers['connection'] = 'close';
+  response.writeHead(rendered.statusCode, headers);
+  response.end(rendered.body);
+}
+
+/** Reads the body up to the Lambda limit; resolves undefined (after answering 413) when it is over. */
+function readBody(request: IncomingMessage, response: ServerResponse, path: string): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const declared = Number(request.headers['content-length'] ?? '0');
+    const tooLarge = () => {
+      sendError(
+        response,
+        path,
+        new PayloadTooLargeError(`request body is larger than the ${MAX_BODY_BYTES / 1048576} MB limit`),
+        true,
+      );
+      request.resume();
+      resolve(undefined);
+    };
+    if (declared > MAX_BODY_BYTES) {
+      tooLarge();
+      return;
+    }
+    request.on('data', (chunk: Buffer) => {
+      if (size > MAX_BODY_BYTES) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge();
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size <= MAX_BODY_BYTES) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    });
+    request.on('error', reject);
+  });
+}
+
+function lambdaContext(fn: EmulatorFunction, requestId: string): Context {
+  const deadline = Date.now() + fn.timeoutSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: fn.name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${fn.name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${fn.name}`,
+    logStreamName: 'emulator',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function writeBufferedResult(response: ServerResponse, result: BufferedResult | undefined): void {
+  const value = result ?? {};
+  const body =
+    value.body === undefined
+      ? Buffer.alloc(0)
+      : Buffer.from(value.body, value.isBase64Encoded === true ? 'base64' : 'utf8');
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, raw] of Object.entries(value.headers ?? {})) headers[name.toLowerCase()] = String(raw);
+  for (const [name, raw] of Object.entries(value.multiValueHeaders ?? {}))
+    headers[name.toLowerCase()] = raw.map(String);
+  headers['content-length'] = String(body.length);
+  response.writeHead(value.statusCode ?? 200, headers);
+  response.end(body);
+}
+
+/** What API Gateway answers when the integration fails before a byte was sent. */
+function integrationFailure(response: ServerResponse, status: 502 | 504, message: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ message });
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  response.end(body);
+}
+
+export function createEmulatorServer(options: EmulatorServerOptions): Server {
+  installAwsLambdaGlobal();
+  const stage = options.stage ?? 'local';
+  const log = options.log ?? ((line: string) => console.error(line));
+  const handlers = new Map<string, unknown>();
+  const handlerFor = (fn: EmulatorFunction) => {
+    let handler = handlers.get(fn.name);
+    if (handler === undefined) {
+      handler = options.loadHandler(fn);
+      handlers.set(fn.name, handler);
+    }
+    return handler;
+  };
+
+  const invoke = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://emulator');
+    const path = url.pathname;
+    const method = (request.method ?? 'GET').toUpperCase();
+    const found = findRoute(options.table.routes, method, path);
+    if (found === undefined || found === 'method') {
+      request.resume();
+      const error =
+        found === undefined
+          ? new NotFoundError(`no route for ${method} ${path}`)
+          : new MethodNotAllowedError(`${method} is not allowed on ${path}`);
+      sendError(response, path, error);
+      return;
+    }
+    const body = await readBody(request, response, path);
+    if (body === undefined) return;
+    const event = buildLambdaEvent({
+      request,
+      body,
+      path,
+      search: url.searchParams,
+      resource: found.route.pattern.template,
+      pathParameters: found.params,
+      binaryMediaTypes: options.table.binaryMediaTypes,
+      stage,
+    });
+    const fn = found.route.function;
+    const context = lambdaContext(fn, event.requestContext.requestId);
+    const handler = handlerFor(fn);
+    const timer = setTimeout(() => {
+      log(`${fn.name}: Task timed out after ${fn.timeoutSeconds} seconds`);
+      integrationFailure(response, 504, 'Endpoint request timed out');
+    }, fn.timeoutSeconds * 1000);
+    try {
+      if (isStreamingHandler(handler)) {
+        const stream = new LambdaResponseStream(response);
+        stream.on('error', () => undefined);
+        await (handler as StreamingFn)(event, stream, context);
+        if (!stream.writableFinished && !stream.destroyed) {
+          log(`${fn.name}: Response stream is not finished`);
+          integrationFailure(response, 502, 'Internal server error');
+        }
+      } else {
+        writeBufferedResult(response, await (handler as BufferedFn)(event, context));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    invoke(request, response).catch((error: unknown) => {
+      log(`emulator: handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      integrationFailure(response, 502, 'Internal server error');
+    });
+  });
+}

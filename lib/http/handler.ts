@@ -1,0 +1,173 @@
+/**
+ * The one wrapper every Lambda handler goes through (DESIGN decision 1). It picks the host at module
+ * load — streaming where `awslambda.streamifyResponse` exists (AWS and the emulator), buffered under
+ * serverless-offline (`IS_OFFLINE`) and in unit tests — reads the event into an `HttpRequest`, finds the
+ * route, and renders any failure in the family's error shape. Routes never touch `awslambda`.
+ */
+
+import type { Writable } from 'node:stream';
+import type { Context } from 'aws-lambda';
+import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
+import { familyForPath } from './family';
+import { renderError } from './render-error';
+import { type HttpRequest, type LambdaHttpEvent, toHttpRequest } from './request';
+import {
+  type BufferedResult,
+  createBufferedSink,
+  createStreamingSink,
+  type ResponseMeta,
+  type ResponseSink,
+} from './response-sink';
+import { compileRoutePattern, type RoutePattern, sortBySpecificity } from './route-pattern';
+
+export type Route = (request: HttpRequest, response: ResponseSink) => Promise<void>;
+
+/** Keys are `METHOD /template`, exactly as serverless.yml lists the http events. */
+export type RouteTable = Readonly<Record<string, Route>>;
+
+export interface HandlerOptions {
+  /** Runs after the reply ended, inside the invocation (flushes written-behind items in AWS). */
+  readonly afterResponse?: () => Promise<void>;
+}
+
+interface AwsLambdaGlobal {
+  streamifyResponse(
+    handler: (event: LambdaHttpEvent, stream: Writable, context: Context) => Promise<void>,
+  ): (event: LambdaHttpEvent, stream: Writable, context: Context) => Promise<void>;
+  HttpResponseStream: { from(stream: Writable, prelude: ResponseMeta): Writable };
+}
+
+export type StreamingLambdaHandler = (event: LambdaHttpEvent, stream: Writable, context: Context) => Promise<void>;
+export type BufferedLambdaHandler = (event: LambdaHttpEvent, context?: Context) => Promise<BufferedResult>;
+
+interface CompiledRoute {
+  readonly method: string;
+  readonly pattern: RoutePattern;
+  readonly route: Route;
+}
+
+function compileRoutes(routes: RouteTable): CompiledRoute[] {
+  return sortBySpecificity(
+    Object.entries(routes).map(([key, route]) => {
+      const [method, template] = key.trim().split(/\s+/);
+      if (method === undefined || template === undefined) throw new Error(`route key "${key}" is not "METHOD /path"`);
+      return { method: method.toUpperCase(), pattern: compileRoutePattern(template), route };
+    }),
+  );
+}
+
+/** The route for a request, with path parameters taken from the template where the event has none. */
+function findRoute(routes: readonly CompiledRoute[], request: HttpRequest): { route: Route; request: HttpRequest } {
+  const method = request.method;
+  let pathMatched = false;
+  let fallback: { route: Route; params: Record<string, string> } | undefined;
+  for (const entry of routes) {
+    const params = entry.pattern.match(request.path);
+    if (params === undefined) continue;
+    pathMatched = true;
+    if (entry.method === method || entry.method === 'ANY') return withParams(entry.route, request, params);
+    if (method === 'HEAD' && entry.method === 'GET') fallback ??= { route: entry.route, params };
+  }
+  if (fallback !== undefined) return withParams(fallback.route, request, fallback.params);
+  if (!pathMatched) throw new NotFoundError(`no route for ${method} ${request.path}`);
+  throw new MethodNotAllowedError(`${method} is not allowed on ${request.path}`);
+}
+
+function withParams(route: Route, request: HttpRequest, params: Record<string, string>) {
+  if (Object.keys(params).length === 0) return { route, request };
+  return { route, request: { ...request, pathParameters: { ...params, ...request.pathParameters } } };
+}
+
+function pathOf(event: LambdaHttpEvent): string {
+  const raw = 'rawPath' in event ? event.rawPath : (event as { path?: string }).path;
+  return typeof raw === 'string' ? raw : '/';
+}
+
+function logFailure(error: RouterError, path: string): void {
+  if (error.status < 500) return;
+  const cause = error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause ?? '');
+  console.error(JSON.stringify({ level: 'error', path, status: error.status, message: error.message, cause }));
+}
+
+async function fail(sink: ResponseSink, path: string, thrown: unknown): Promise<void> {
+  const error = toRouterError(thrown);
+  logFailure(error, path);
+  if (sink.ended) return;
+  if (sink.started) {
+    // Headers are gone: the route's relay reports in band; here the stream can only be closed.
+    await sink.end();
+    return;
+  }
+  const rendered = renderError(familyForPath(path), error);
+  sink.start({ statusCode: rendered.statusCode, headers: rendered.headers });
+  await sink.end(rendered.body);
+}
+
+function createServe(routes: RouteTable, options: HandlerOptions) {
+  const compiled = compileRoutes(routes);
+  return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
+    const path = pathOf(event);
+    try {
+      const found = findRoute(compiled, toHttpRequest(event));
+      await found.route(found.request, sink);
+      if (!sink.ended) await sink.end();
+    } catch (error) {
+      await fail(sink, path, error);
+    }
+    if (options.afterResponse !== undefined) {
+      await options.afterResponse().catch((error: unknown) => logFailure(toRouterError(error), path));
+    }
+  };
+}
+
+function isAwsLambdaGlobal(candidate: unknown): candidate is AwsLambdaGlobal {
+  if (typeof candidate !== 'object' || candidate === null) return false;
+  const value = candidate as Partial<Record<keyof AwsLambdaGlobal, unknown>>;
+  const stream = value.HttpResponseStream;
+  return (
+    typeof value.streamifyResponse === 'function' &&
+    (typeof stream === 'object' || typeof stream === 'function') &&
+    stream !== null
+  );
+}
+
+function awsLambdaGlobal(): AwsLambdaGlobal | undefined {
+  const candidate: unknown = Reflect.get(globalThis, 'awslambda');
+  return isAwsLambdaGlobal(candidate) ? candidate : undefined;
+}
+
+/** A streaming handler where the platform streams, else a buffered one. */
+export function createHandler(
+  routes: RouteTable,
+  options: HandlerOptions = {},
+): StreamingLambdaHandler | BufferedLambdaHandler {
+  const serve = createServe(routes, options);
+  const aws = awsLambdaGlobal();
+  if (aws !== undefined && process.env['IS_OFFLINE'] !== 'true') {
+    return aws.streamifyResponse(async (event, stream) => {
+      await serve(
+        event,
+        createStreamingSink(stream, (raw, meta) => aws.HttpResponseStream.from(raw, meta)),
+      );
+    });
+  }
+  return createBufferedHandler(routes, options);
+}
+
+/** The buffered host on its own (serverless-offline, unit tests). */
+export function createBufferedHandler(routes: RouteTable, options: HandlerOptions = {}): BufferedLambdaHandler {
+  const serve = createServe(routes, options);
+  return async (event) => {
+    const { sink, result } = createBufferedSink();
+    await serve(event, sink);
+    return result();
+  };
+}
+
+/** The streaming host on its own, over any Writable (tests drive it with a recording stream). */
+export function createStreamingHandler(routes: RouteTable, options: HandlerOptions = {}) {
+  const serve = createServe(routes, options);
+  return async (event: LambdaHttpEvent, stream: Writable): Promise<void> => {
+    await serve(event, createStreamingSink(stream));
+  };
+}

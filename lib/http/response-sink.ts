@@ -1,0 +1,147 @@
+/**
+ * Where a route writes its reply. One interface, two hosts (DESIGN decision 1):
+ * - streaming: a Lambda response stream (AWS, and the emulator's faithful stand-in). Status and headers
+ *   go out in the prelude on the first write; every chunk is written as it comes, awaiting back-pressure.
+ * - buffered: serverless-offline and unit tests; the chunks are collected into one API Gateway result.
+ * `signal` aborts when the client goes away, so upstream work can stop at once.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+
+export interface ResponseMeta {
+  readonly statusCode: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cookies?: readonly string[];
+}
+
+export interface ResponseSink {
+  readonly streaming: boolean;
+  /** True once `start` (or the first write) fixed the status and headers. */
+  readonly started: boolean;
+  readonly ended: boolean;
+  /** Aborted when the client disconnects before the reply ended. */
+  readonly signal: AbortSignal;
+  /** Fixes status and headers; they go out with the first byte. */
+  start(meta: ResponseMeta): void;
+  write(chunk: string | Uint8Array): Promise<void>;
+  end(chunk?: string | Uint8Array): Promise<void>;
+}
+
+/** Wraps the raw stream in the platform's prelude writer (`awslambda.HttpResponseStream.from`). */
+export type PreludeWriter = (stream: Writable, meta: ResponseMeta) => Writable;
+
+export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter): ResponseSink {
+  const controller = new AbortController();
+  let out: Writable | undefined;
+  let ended = false;
+  const onGone = () => {
+    if (!ended && !controller.signal.aborted) controller.abort(new Error('client disconnected'));
+  };
+  raw.on('close', onGone);
+  // A destroyed stream emits 'error'; without a listener that would crash the process.
+  raw.on('error', onGone);
+
+  const open = (meta: ResponseMeta = { statusCode: 200 }): Writable => {
+    out ??= withPrelude === undefined ? raw : withPrelude(raw, { ...meta, headers: { ...meta.headers } });
+    return out;
+  };
+  const writeChunk = async (stream: Writable, chunk: string | Uint8Array) => {
+    if (controller.signal.aborted || stream.destroyed) return;
+    if (!stream.write(chunk)) {
+      await Promise.race([once(stream, 'drain'), once(controller.signal, 'abort')]);
+    }
+  };
+
+  return {
+    streaming: true,
+    get started() {
+      return out !== undefined;
+    },
+    get ended() {
+      return ended;
+    },
+    signal: controller.signal,
+    start(meta) {
+      if (out !== undefined) throw new Error('response already started');
+      open(meta);
+    },
+    async write(chunk) {
+      await writeChunk(open(), chunk);
+    },
+    async end(chunk) {
+      if (ended) return;
+      const stream = open();
+      ended = true;
+      if (stream.destroyed) return;
+      // The prelude is flushed on the first write only: always write, even an empty chunk.
+      stream.write(chunk ?? '');
+      stream.end();
+      if (!stream.writableFinished) {
+        await Promise.race([once(stream, 'finish'), once(stream, 'close')]).catch(() => undefined);
+      }
+    },
+  };
+}
+
+export interface BufferedResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  multiValueHeaders?: Record<string, string[]>;
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+const textType = /^(text\/|application\/(json|x-ndjson|javascript|xml)|image\/svg)|[+]json|[+]xml/i;
+
+export function createBufferedSink(): { sink: ResponseSink; result(): BufferedResult } {
+  let meta: ResponseMeta | undefined;
+  let ended = false;
+  const chunks: Buffer[] = [];
+  const push = (chunk: string | Uint8Array | undefined) => {
+    if (chunk === undefined) return;
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+  };
+  const sink: ResponseSink = {
+    streaming: false,
+    get started() {
+      return meta !== undefined;
+    },
+    get ended() {
+      return ended;
+    },
+    signal: new AbortController().signal,
+    start(next) {
+      if (meta !== undefined) throw new Error('response already started');
+      meta = next;
+    },
+    async write(chunk) {
+      meta ??= { statusCode: 200 };
+      push(chunk);
+    },
+    async end(chunk) {
+      meta ??= { statusCode: 200 };
+      push(chunk);
+      ended = true;
+    },
+  };
+  return {
+    sink,
+    result() {
+      const final = meta ?? { statusCode: 200 };
+      const headers = { ...final.headers };
+      const bytes = Buffer.concat(chunks);
+      const contentType = headers['content-type'] ?? '';
+      const binary = bytes.length > 0 && contentType !== '' && !textType.test(contentType);
+      const result: BufferedResult = {
+        statusCode: final.statusCode,
+        headers,
+        body: binary ? bytes.toString('base64') : bytes.toString('utf8'),
+        isBase64Encoded: binary,
+      };
+      if (final.cookies !== undefined && final.cookies.length > 0) {
+        result.multiValueHeaders = { 'set-cookie': [...final.cookies] };
+      }
+      return result;
+    },
+  };
+}

@@ -1,0 +1,203 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it, jest } from '@jest/globals';
+import { BadRequestError } from '../../../lib/errors';
+import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/http/handler';
+import { sendJson } from '../../../lib/http/reply';
+import type { LambdaHttpEvent } from '../../../lib/http/request';
+import { makeHttpEvent } from '../../helpers/events';
+import { RecordingStream } from '../../helpers/recording-stream';
+
+interface Reply {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const routes: RouteTable = {
+  'GET /api/tags': (_request, response) => sendJson(response, { models: [] }),
+  'GET /items/{id}': (request, response) => sendJson(response, { id: request.pathParameters['id'] ?? null }),
+  'POST /api/chat': async () => {
+    throw new BadRequestError('model is required', 'model');
+  },
+  'POST /v1/chat/completions': async () => {
+    throw new Error('database password is hunter2');
+  },
+  'GET /stream': async (_request, response) => {
+    response.start({ statusCode: 200, headers: { 'content-type': 'application/x-ndjson' } });
+    await response.write('{"n":1}\n');
+    await response.write('{"n":2}\n');
+    await response.end();
+  },
+  'GET /forgets-to-end': async (_request, response) => {
+    response.start({ statusCode: 202, headers: { 'content-type': 'text/plain' } });
+    await response.write('partial');
+  },
+};
+
+/** Runs a handler on one host and returns what the client would see. */
+type Host = (table: RouteTable, event: LambdaHttpEvent, afterResponse?: () => Promise<void>) => Promise<Reply>;
+
+const buffered: Host = async (table, event, afterResponse) => {
+  const handler = createBufferedHandler(table, afterResponse === undefined ? {} : { afterResponse });
+  const result = await handler(event);
+  return { statusCode: result.statusCode, headers: result.headers, body: result.body };
+};
+
+/** The streaming host with the prelude captured the way `HttpResponseStream.from` would. */
+const streaming: Host = async (table, event, afterResponse) => {
+  const stream = new RecordingStream();
+  const handler = createStreamingHandler(table, afterResponse === undefined ? {} : { afterResponse });
+  await handler(event, stream);
+  expect(stream.writableFinished).toBe(true);
+  const text = stream.text();
+  return { statusCode: 0, headers: {}, body: text };
+};
+
+describe('createBufferedHandler and createStreamingHandler', () => {
+  describe.each([
+    ['buffered', buffered],
+    ['streaming', streaming],
+  ])('%s host', (name, host) => {
+    it('routes by method and path', async () => {
+      const reply = await host(routes, makeHttpEvent({ path: '/api/tags' }));
+
+      expect(JSON.parse(reply.body)).toEqual({ models: [] });
+      if (name === 'buffered') expect(reply.statusCode).toBe(200);
+    });
+
+    it('passes path parameters matched from the template', async () => {
+      const event = makeHttpEvent({ path: '/items/42', resource: '/items/{id}' });
+
+      expect(JSON.parse((await host(routes, event)).body)).toEqual({ id: '42' });
+    });
+
+    it('renders a thrown RouterError in the family shape of the path', async () => {
+      const reply = await host(routes, makeHttpEvent({ method: 'POST', path: '/api/chat', body: {} }));
+
+      expect(JSON.parse(reply.body)).toEqual({ error: 'model is required' });
+      if (name === 'buffered') expect(reply.statusCode).toBe(400);
+    });
+
+    it('turns an unknown error into a 500 that does not leak its text, and logs it for the operator', async () => {
+      const logged: string[] = [];
+      const spy = jest.spyOn(console, 'error').mockImplementation((line: unknown) => {
+        logged.push(String(line));
+      });
+
+      const reply = await host(routes, makeHttpEvent({ method: 'POST', path: '/v1/chat/completions', body: {} }));
+      spy.mockRestore();
+
+      expect(logged.join('\n')).toContain('hunter2');
+      expect(JSON.parse(reply.body)).toEqual({
+        error: { message: 'internal error', type: 'server_error', param: null, code: 'internal_error' },
+      });
+    });
+
+    it('answers 404 in the family shape for an unknown path', async () => {
+      const reply = await host(routes, makeHttpEvent({ path: '/v1/messages/nope' }));
+
+      expect(JSON.parse(reply.body)).toEqual({
+        type: 'error',
+        error: { type: 'not_found_error', message: 'no route for GET /v1/messages/nope' },
+      });
+    });
+
+    it('answers 405 when the path exists for another method', async () => {
+      const reply = await host(routes, makeHttpEvent({ method: 'DELETE', path: '/api/tags' }));
+
+      expect(JSON.parse(reply.body)).toEqual({ error: 'DELETE is not allowed on /api/tags' });
+    });
+
+    it('serves HEAD from the GET route', async () => {
+      const reply = await host(routes, makeHttpEvent({ method: 'HEAD', path: '/api/tags' }));
+
+      expect(JSON.parse(reply.body)).toEqual({ models: [] });
+    });
+
+    it('answers 413 for a body over 6 MB', async () => {
+      const event = makeHttpEvent({ method: 'POST', path: '/v1/messages', body: 'x'.repeat(6 * 1024 * 1024 + 10) });
+
+      const reply = await host(routes, event);
+
+      expect(JSON.parse(reply.body)).toEqual({
+        type: 'error',
+        error: { type: 'request_too_large', message: 'request body is larger than the 6 MB limit' },
+      });
+    });
+
+    it('ends a stream the route left open', async () => {
+      const reply = await host(routes, makeHttpEvent({ path: '/forgets-to-end' }));
+
+      expect(reply.body).toBe('partial');
+    });
+
+    it('runs afterResponse once the reply ended', async () => {
+      const order: string[] = [];
+      const table: RouteTable = {
+        'GET /x': async (_request, response) => {
+          await response.end('done');
+          order.push('ended');
+        },
+      };
+
+      await host(table, makeHttpEvent({ path: '/x' }), async () => {
+        order.push('after');
+      });
+
+      expect(order).toEqual(['ended', 'after']);
+    });
+  });
+
+  it('writes streamed chunks in order, each as written', async () => {
+    const stream = new RecordingStream();
+
+    await createStreamingHandler(routes)(makeHttpEvent({ path: '/stream' }), stream);
+
+    expect(stream.chunks.map((chunk) => chunk.toString())).toEqual(['{"n":1}\n', '{"n":2}\n', '']);
+  });
+
+  it('waits for the reader when the stream pushes back', async () => {
+    const stream = new PassThrough({ highWaterMark: 4 });
+    const big = 'y'.repeat(64);
+    let written = 0;
+    const table: RouteTable = {
+      'GET /big': async (_request, response) => {
+        for (let index = 0; index < 5; index += 1) {
+          await response.write(big);
+          written += 1;
+        }
+        await response.end();
+      },
+    };
+
+    const done = createStreamingHandler(table)(makeHttpEvent({ path: '/big' }), stream);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(written).toBe(0);
+    stream.resume();
+    await done;
+    expect(written).toBe(5);
+  });
+
+  it('aborts the signal when the client goes away mid-stream', async () => {
+    const stream = new PassThrough();
+    stream.resume();
+    let aborted = false;
+    const table: RouteTable = {
+      'GET /slow': async (_request, response) => {
+        await response.write('first');
+        await new Promise<void>((resolve) => {
+          response.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          });
+          stream.destroy();
+        });
+      },
+    };
+
+    await createStreamingHandler(table)(makeHttpEvent({ path: '/slow' }), stream);
+
+    expect(aborted).toBe(true);
+  });
+});

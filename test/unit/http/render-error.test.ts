@@ -1,0 +1,70 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  BadRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  toRouterError,
+} from '../../../lib/errors';
+import { familyForPath } from '../../../lib/http/family';
+import { renderError } from '../../../lib/http/render-error';
+
+describe('familyForPath', () => {
+  it.each([
+    ['/', 'ollama'],
+    ['/api/chat', 'ollama'],
+    ['/v1/messages', 'anthropic'],
+    ['/v1/messages/count_tokens', 'anthropic'],
+    ['/v1/chat/completions', 'openai'],
+    ['/v1/rerank', 'openai'],
+    ['/fleet/status', 'openai'],
+    ['/apiary', 'openai'],
+  ])('puts %s in the %s family', (path, family) => {
+    expect(familyForPath(path)).toBe(family);
+  });
+});
+
+describe('renderError', () => {
+  it('renders the Ollama shape', () => {
+    const rendered = renderError('ollama', new NotFoundError("model 'x' not found"));
+
+    expect(rendered.statusCode).toBe(404);
+    expect(JSON.parse(rendered.body)).toEqual({ error: "model 'x' not found" });
+  });
+
+  it('renders the OpenAI shape with the field named', () => {
+    const rendered = renderError('openai', new BadRequestError('model is required', 'model'));
+
+    expect(rendered.statusCode).toBe(400);
+    expect(JSON.parse(rendered.body)).toEqual({
+      error: { message: 'model is required', type: 'invalid_request_error', param: 'model', code: 'invalid_request' },
+    });
+  });
+
+  it('renders the Anthropic shape', () => {
+    const rendered = renderError('anthropic', new PayloadTooLargeError('too big'));
+
+    expect(rendered.statusCode).toBe(413);
+    expect(JSON.parse(rendered.body)).toEqual({
+      type: 'error',
+      error: { type: 'request_too_large', message: 'too big' },
+    });
+  });
+
+  it('adds Retry-After to a 503, and x-should-retry: false when retrying cannot help', () => {
+    const retryable = renderError('openai', new ServiceUnavailableError('busy', { retryAfterSeconds: 3 }));
+    const final = renderError('openai', new ServiceUnavailableError('never', { retryable: false }));
+
+    expect(retryable.headers['retry-after']).toBe('3');
+    expect(retryable.headers['x-should-retry']).toBeUndefined();
+    expect(final.headers['retry-after']).toBe('1');
+    expect(final.headers['x-should-retry']).toBe('false');
+  });
+
+  it('hides the text of unknown errors', () => {
+    const rendered = renderError('ollama', toRouterError(new Error('secret stack detail')));
+
+    expect(rendered.statusCode).toBe(500);
+    expect(rendered.body).not.toContain('secret');
+  });
+});
