@@ -1,0 +1,109 @@
+/**
+ * Polls the nodes listed in FLEET_NODES (contract §3.1): `/api/tags`, `/api/ps` and `/api/version`
+ * each pass, plus `/api/show` once per model digest for capabilities and context length (reused from
+ * the stored record while the digest is unchanged). A good poll refreshes the node's `lastSeenAt`; a
+ * failed one records the error and lets the node age to degraded and offline.
+ */
+import type { ListedNode } from '../config';
+import { parseOllamaPs, parseOllamaShow, parseOllamaTags, parseOllamaVersion } from '../wire/ollama-node';
+import { nodeFromPoll, pollFailed, type ShowInfo, showInfoFromResponse } from './from-poll';
+import type { NodeRecord } from './node';
+import { callNodeJson } from './node-client';
+
+export interface PollOptions {
+  readonly now: () => number;
+  /** Budget for each call to a node. */
+  readonly timeoutMs?: number;
+}
+
+async function getParsed<T>(
+  url: string,
+  path: string,
+  parse: (body: unknown) => { ok: true; value: T } | { ok: false; field: string; message: string },
+  options: PollOptions,
+  body?: unknown,
+): Promise<T> {
+  const reply = await callNodeJson(url, path, {
+    timeoutMs: options.timeoutMs ?? 5000,
+    ...(body === undefined ? {} : { body }),
+  });
+  const parsed = parse(reply);
+  if (!parsed.ok) throw new Error(`${path}: ${parsed.field} ${parsed.message}`);
+  return parsed.value;
+}
+
+/** Capabilities and context length per model: kept from the record while the digest holds, else asked. */
+async function showInfos(
+  url: string,
+  models: readonly { name: string; digest?: string | null | undefined }[],
+  previous: NodeRecord | undefined,
+  options: PollOptions,
+): Promise<Map<string, ShowInfo>> {
+  const shows = new Map<string, ShowInfo>();
+  const toAsk: string[] = [];
+  for (const model of models) {
+    const known = previous?.models.find((entry) => entry.name === model.name);
+    if (known !== undefined && known.digest === (model.digest ?? '') && known.contextLength !== undefined) {
+      shows.set(model.name, { capabilities: known.capabilities, contextLength: known.contextLength });
+    } else {
+      toAsk.push(model.name);
+    }
+  }
+  // A handful at a time: a node with fifty new models should not get fifty requests at once.
+  for (let start = 0; start < toAsk.length; start += 4) {
+    await Promise.all(
+      toAsk.slice(start, start + 4).map(async (name) => {
+        try {
+          const show = await getParsed(url, '/api/show', parseOllamaShow, options, { model: name });
+          shows.set(name, showInfoFromResponse(show));
+        } catch {
+          // Not fatal: the model is still listed with inferred capabilities; asked again next poll.
+        }
+      }),
+    );
+  }
+  return shows;
+}
+
+/** One pass over one listed node; never throws — a failure is recorded on the node. */
+export async function pollNode(
+  listed: ListedNode,
+  previous: NodeRecord | undefined,
+  options: PollOptions,
+): Promise<NodeRecord> {
+  try {
+    const [tags, ps, version] = await Promise.all([
+      getParsed(listed.url, '/api/tags', parseOllamaTags, options),
+      getParsed(listed.url, '/api/ps', parseOllamaPs, options),
+      getParsed(listed.url, '/api/version', parseOllamaVersion, options).then(
+        (reply) => reply.version,
+        () => undefined,
+      ),
+    ]);
+    const shows = await showInfos(listed.url, tags.models ?? [], previous, options);
+    return nodeFromPoll({ id: listed.id, url: listed.url, tags, ps, version, shows, previous, now: options.now() });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const now = options.now();
+    return pollFailed(previous ?? neverSeen(listed, now), message, now);
+  }
+}
+
+/** A listed node that has not answered yet: known, but offline until its first good poll. */
+function neverSeen(listed: ListedNode, now: number): NodeRecord {
+  return {
+    id: listed.id,
+    source: 'listed',
+    url: listed.url,
+    firstSeenAt: now,
+    lastSeenAt: 0,
+    draining: false,
+    hardware: {},
+    models: [],
+    loaded: [],
+    recentlyUnloaded: {},
+    requestsActive: 0,
+    numParallel: 1,
+    sidecars: {},
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The fleet registry: the one owner of node state. Heartbeats and polls are turned into `NodeRecord`s
+ * (pure, from-heartbeat / from-poll) and written to the table, which every instance shares
+ * (DESIGN decision 6); routing reads an in-memory `FleetSnapshot` rebuilt from the table at most
+ * `snapshotMaxAgeMs` apart, in the background, so the hot path does not wait for the table
+ * (decision 5) except on a cold start or after a long freeze.
+ */
+import type { FleetConfig } from '../config';
+import type { FullHeartbeat } from '../wire/heartbeat';
+import { drainNode, nodeFromHeartbeat } from './from-heartbeat';
+import type { FleetSnapshot, NodeRecord } from './node';
+import { nodeStatus } from './node-status';
+import { buildSnapshot } from './snapshot';
+
+/** Where node records live; `lib/store/node-repository` on the table. */
+export interface NodeStore {
+  put(record: NodeRecord): Promise<void>;
+  get(id: string): Promise<NodeRecord | undefined>;
+  list(): Promise<NodeRecord[]>;
+}
+
+export type RegistryConfig = Pick<FleetConfig, 'degradedAfterMs' | 'offlineAfterMs' | 'snapshotMaxAgeMs'>;
+
+export interface FleetRegistryOptions {
+  readonly store: NodeStore;
+  readonly config: RegistryConfig;
+  readonly clock?: () => number;
+  readonly log?: (line: string) => void;
+}
+
+export interface HeartbeatReply {
+  readonly status: 'ok' | 'draining';
+  readonly node_id: string;
+  readonly node_status: string;
+}
+
+export interface FleetRegistry {
+  /** The current snapshot: at most `snapshotMaxAgeMs` old while the process is warm. */
+  snapshot(): Promise<FleetSnapshot>;
+  /** Re-reads every node from the table now. */
+  refresh(): Promise<FleetSnapshot>;
+  recordHeartbeat(payload: FullHeartbeat, peerIp?: string): Promise<HeartbeatReply>;
+  recordDrain(nodeId: string): Promise<HeartbeatReply>;
+  /** Stores a record produced elsewhere (the poller) and shows it in this instance's snapshot. */
+  save(record: NodeRecord): Promise<void>;
+  /** The stored record of a node as this instance last saw it. */
+  record(id: string): Promise<NodeRecord | undefined>;
+}
+
+export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistry {
+  const clock = options.clock ?? Date.now;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const { config } = options;
+  const thresholds = { degradedAfterMs: config.degradedAfterMs, offlineAfterMs: config.offlineAfterMs };
+  let records = new Map<string, NodeRecord>();
+  let built: FleetSnapshot | undefined;
+  let readAt = Number.NEGATIVE_INFINITY;
+  let inFlight: Promise<FleetSnapshot> | undefined;
+  /** A record changed here since the snapshot was built (rebuilt lazily: heartbeats outnumber reads). */
+  let dirty = false;
+
+  const rebuild = (): FleetSnapshot => {
+    dirty = false;
+    built = buildSnapshot([...records.values()], clock(), thresholds);
+    return built;
+  };
+
+  const refresh = (): Promise<FleetSnapshot> => {
+    inFlight ??= options.store
+      .list()
+      .then((list) => {
+        const next = new Map(list.map((record) => [record.id, record]));
+        // A record saved here while the read was under way may be newer than what the read saw.
+        for (const [id, local] of records) {
+          const stored = next.get(id);
+          if (stored === undefined || local.lastSeenAt > stored.lastSeenAt) next.set(id, local);
+        }
+        records = next;
+        readAt = clock();
+        return rebuild();
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+
+  const snapshot = async (): Promise<FleetSnapshot> => {
+    const age = clock() - readAt;
+    if (built === undefined || age > config.snapshotMaxAgeMs * 5) return refresh();
+    if (age > config.snapshotMaxAgeMs) {
+      // Serve the snapshot we have; the fresh one lands for the next request.
+      refresh().catch((error: unknown) => log(`fleet snapshot refresh failed: ${String(error)}`));
+    }
+    // Liveness moves with the clock even when no record changed.
+    return dirty || clock() - built.takenAt > config.snapshotMaxAgeMs ? rebuild() : built;
+  };
+
+  const save = async (record: NodeRecord): Promise<void> => {
+    await options.store.put(record);
+    records.set(record.id, record);
+    dirty = true;
+  };
+
+  const previousOf = async (id: string) => records.get(id) ?? (await options.store.get(id));
+
+  return {
+    snapshot,
+    refresh,
+    save,
+    record: previousOf,
+    async recordHeartbeat(payload, peerIp) {
+      const now = clock();
+      const previous = await previousOf(payload.node_id);
+      const record = nodeFromHeartbeat(payload, { previous, now, peerIp });
+      await save(record);
+      return { status: 'ok', node_id: record.id, node_status: nodeStatus(record, now, thresholds) };
+    },
+    async recordDrain(nodeId) {
+      const previous = await previousOf(nodeId);
+      if (previous !== undefined) await save(drainNode(previous, clock()));
+      return { status: 'draining', node_id: nodeId, node_status: 'offline' };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * `GET /fleet/queue` body (HTTP interface §4.6 "queue depths only, meant for client-side backoff";
+ * the reference's shape in anchor §6.3): totals over every node:model queue (depth = pending + in
+ * flight) and the queues themselves. `nodes_online` counts the nodes that can take work — online and
+ * degraded — which is what a client backing off cares about. Pure: the clock comes in as `now`.
+ */
+import type { FleetSnapshot } from '../node';
+import { isPlaceable } from '../snapshot';
+import { type FleetQueueState, type QueueEntry, queueStates } from './fleet-status';
+
+export interface FleetQueue {
+  readonly queue_depth: number;
+  readonly pending: number;
+  readonly in_flight: number;
+  readonly nodes_online: number;
+  readonly queues: Readonly<Record<string, FleetQueueState>>;
+  /** Unix seconds. */
+  readonly timestamp: number;
+}
+
+export function toFleetQueue(snapshot: FleetSnapshot, queues: readonly QueueEntry[], now: number): FleetQueue {
+  let pending = 0;
+  let inFlight = 0;
+  for (const queue of queues) {
+    pending += queue.pending;
+    inFlight += queue.inFlight;
+  }
+  return {
+    queue_depth: pending + inFlight,
+    pending,
+    in_flight: inFlight,
+    nodes_online: snapshot.nodes.filter(isPlaceable).length,
+    queues: queueStates(queues),
+    timestamp: Math.floor(now / 1000),
+  };
+}

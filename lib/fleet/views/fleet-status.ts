@@ -1,0 +1,215 @@
+/**
+ * `GET /fleet/status` body (HTTP interface §4.6; the reference's shape in anchor §6.3): fleet totals,
+ * one entry per known node (offline ones too, for status pages), and the per node:model queues.
+ * Unknown values are `null`, never a made-up zero. Totals over models and requests count online and
+ * degraded nodes only: an offline node's last report is stale. Pure: the clock comes in as `now`.
+ */
+import type { FleetSnapshot, NodeView, Sidecar } from '../node';
+import { isPlaceable } from '../snapshot';
+
+/** One node:model queue as the router sees it (until real queues exist, see `queuesFromSnapshot`). */
+export interface QueueEntry {
+  readonly nodeId: string;
+  readonly model: string;
+  readonly pending: number;
+  readonly inFlight: number;
+  readonly concurrency: number;
+}
+
+export interface FleetQueueState {
+  readonly node_id: string;
+  readonly model: string;
+  readonly pending: number;
+  readonly in_flight: number;
+  readonly concurrency: number;
+}
+
+export interface FleetSidecarStatus {
+  readonly port: number;
+  readonly url: string;
+  readonly models_available: readonly { name: string; kind: string; binary?: string; dimensions?: number }[];
+  readonly busy: boolean;
+}
+
+export interface FleetNodeStatus {
+  readonly node_id: string;
+  readonly status: NodeView['status'];
+  readonly source: NodeView['source'];
+  readonly url: string;
+  readonly version: string | null;
+  readonly agent_version: string | null;
+  /** ISO 8601 time of the last good poll or heartbeat; null for a listed node that never answered. */
+  readonly last_seen: string | null;
+  readonly seconds_since_seen: number | null;
+  readonly last_error?: string;
+  readonly draining: boolean;
+  readonly hardware: {
+    readonly chip: string | null;
+    readonly arch: string | null;
+    readonly cores_physical: number | null;
+    readonly memory_total_gb: number | null;
+    readonly memory_bandwidth_gbps: number | null;
+  };
+  readonly memory: { total_gb: number; used_gb: number; available_gb: number; pressure: string } | null;
+  readonly cpu: { cores_physical: number; utilization_pct: number } | null;
+  readonly thermal: { state: string; temperature_c: number | null } | null;
+  readonly disk: { total_gb: number; used_gb: number; available_gb: number } | null;
+  readonly ollama: {
+    readonly models_loaded: readonly {
+      name: string;
+      size_gb: number;
+      context_length: number | null;
+      expires_at: string | null;
+    }[];
+    readonly models_available: readonly string[];
+    readonly requests_active: number;
+    readonly num_parallel: number;
+  };
+  readonly image?: FleetSidecarStatus;
+  readonly transcription?: FleetSidecarStatus;
+  readonly text_embedding?: FleetSidecarStatus;
+}
+
+export interface FleetStatus {
+  readonly fleet: {
+    readonly nodes_total: number;
+    readonly nodes_online: number;
+    readonly nodes_degraded: number;
+    readonly nodes_offline: number;
+    readonly models_loaded: number;
+    readonly models_available: number;
+    readonly requests_active: number;
+  };
+  readonly nodes: readonly FleetNodeStatus[];
+  readonly queues: Readonly<Record<string, FleetQueueState>>;
+  /** Unix seconds. */
+  readonly timestamp: number;
+}
+
+const BYTES_PER_GIB = 2 ** 30;
+
+/** Queues keyed `node:model`, as the reference keys them; sorted by key for a stable body. */
+export function queueStates(queues: readonly QueueEntry[]): Record<string, FleetQueueState> {
+  const states: Record<string, FleetQueueState> = {};
+  const sorted = queues
+    .map((queue) => [`${queue.nodeId}:${queue.model}`, queue] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [key, queue] of sorted) {
+    states[key] = {
+      node_id: queue.nodeId,
+      model: queue.model,
+      pending: queue.pending,
+      in_flight: queue.inFlight,
+      concurrency: queue.concurrency,
+    };
+  }
+  return states;
+}
+
+function sidecarStatus(sidecar: Sidecar): FleetSidecarStatus {
+  return {
+    port: sidecar.port,
+    url: sidecar.url,
+    models_available: sidecar.models.map((model) => ({
+      name: model.name,
+      kind: model.kind,
+      ...(model.binary !== undefined ? { binary: model.binary } : {}),
+      ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
+    })),
+    busy: sidecar.busy,
+  };
+}
+
+function nodeMetrics(node: NodeView): Pick<FleetNodeStatus, 'hardware' | 'memory' | 'cpu' | 'thermal' | 'disk'> {
+  const { hardware, memory, cpu, thermal, disk } = node;
+  return {
+    hardware: {
+      chip: hardware.chip ?? null,
+      arch: hardware.arch ?? null,
+      cores_physical: hardware.coresPhysical ?? null,
+      memory_total_gb: hardware.memoryTotalGb ?? null,
+      memory_bandwidth_gbps: hardware.memoryBandwidthGbps ?? null,
+    },
+    memory:
+      memory === undefined
+        ? null
+        : {
+            total_gb: memory.totalGb,
+            used_gb: memory.usedGb,
+            available_gb: memory.availableGb,
+            pressure: memory.pressure,
+          },
+    cpu: cpu === undefined ? null : { cores_physical: cpu.coresPhysical, utilization_pct: cpu.utilizationPct },
+    thermal: thermal === undefined ? null : { state: thermal.state, temperature_c: thermal.temperatureC ?? null },
+    disk: disk === undefined ? null : { total_gb: disk.totalGb, used_gb: disk.usedGb, available_gb: disk.availableGb },
+  };
+}
+
+/** A listed node that never answered is stored with `lastSeenAt: 0` (the poller's "never"). */
+function lastSeen(node: NodeView, now: number): Pick<FleetNodeStatus, 'last_seen' | 'seconds_since_seen'> {
+  if (node.lastSeenAt <= 0) return { last_seen: null, seconds_since_seen: null };
+  return {
+    last_seen: new Date(node.lastSeenAt).toISOString(),
+    seconds_since_seen: Math.max(0, Math.round((now - node.lastSeenAt) / 100) / 10),
+  };
+}
+
+function nodeStatusEntry(node: NodeView, now: number): FleetNodeStatus {
+  const { image, transcription, textEmbedding } = node.sidecars;
+  return {
+    node_id: node.id,
+    status: node.status,
+    source: node.source,
+    url: node.url,
+    version: node.version ?? null,
+    agent_version: node.agentVersion ?? null,
+    ...lastSeen(node, now),
+    ...(node.lastError !== undefined ? { last_error: node.lastError } : {}),
+    draining: node.draining,
+    ...nodeMetrics(node),
+    ollama: {
+      models_loaded: node.loaded.map((loaded) => ({
+        name: loaded.name,
+        size_gb: Math.round((loaded.size / BYTES_PER_GIB) * 100) / 100,
+        context_length: loaded.contextLength ?? null,
+        expires_at: loaded.expiresAt !== '' ? loaded.expiresAt : null,
+      })),
+      models_available: node.models.map((model) => model.name),
+      requests_active: node.requestsActive,
+      num_parallel: node.numParallel,
+    },
+    ...(image !== undefined ? { image: sidecarStatus(image) } : {}),
+    ...(transcription !== undefined ? { transcription: sidecarStatus(transcription) } : {}),
+    ...(textEmbedding !== undefined ? { text_embedding: sidecarStatus(textEmbedding) } : {}),
+  };
+}
+
+function fleetTotals(snapshot: FleetSnapshot): FleetStatus['fleet'] {
+  const count = (status: NodeView['status']) => snapshot.nodes.filter((node) => node.status === status).length;
+  const placeable = snapshot.nodes.filter(isPlaceable);
+  const names = new Set<string>();
+  for (const node of placeable) {
+    for (const model of node.models) names.add(model.name);
+    for (const sidecar of [node.sidecars.image, node.sidecars.transcription, node.sidecars.textEmbedding]) {
+      for (const model of sidecar?.models ?? []) names.add(model.name);
+    }
+  }
+  return {
+    nodes_total: snapshot.nodes.length,
+    nodes_online: count('online'),
+    nodes_degraded: count('degraded'),
+    nodes_offline: count('offline'),
+    models_loaded: placeable.reduce((sum, node) => sum + node.loaded.length, 0),
+    models_available: names.size,
+    requests_active: placeable.reduce((sum, node) => sum + node.requestsActive, 0),
+  };
+}
+
+export function toFleetStatus(snapshot: FleetSnapshot, queues: readonly QueueEntry[], now: number): FleetStatus {
+  return {
+    fleet: fleetTotals(snapshot),
+    nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now)),
+    queues: queueStates(queues),
+    timestamp: Math.floor(now / 1000),
+  };
+}

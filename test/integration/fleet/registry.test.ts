@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createFleetRegistry, type FleetRegistry } from '../../../lib/fleet/registry';
+import { createNodeRepository } from '../../../lib/store/node-repository';
+import { makeHeartbeat, T0 } from '../../helpers/factories';
+import { type StoreFixture, startStore } from '../store/store-fixture';
+
+const config = { degradedAfterMs: 15_000, offlineAfterMs: 30_000, snapshotMaxAgeMs: 1000 };
+
+let store: StoreFixture;
+let now = T0;
+const clock = () => now;
+
+function registry(): FleetRegistry {
+  return createFleetRegistry({ store: createNodeRepository(store.table), config, clock, log: () => undefined });
+}
+
+beforeAll(async () => {
+  store = await startStore('registry');
+});
+
+afterAll(async () => {
+  await store.close();
+});
+
+describe('createFleetRegistry', () => {
+  it('registers a node from a heartbeat and answers online', async () => {
+    const fleet = registry();
+
+    const reply = await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-a' }), '10.0.0.5');
+    const snapshot = await fleet.snapshot();
+
+    expect(reply).toEqual({ status: 'ok', node_id: 'reg-a', node_status: 'online' });
+    expect(snapshot.byId.get('reg-a')?.status).toBe('online');
+    expect(snapshot.placements.get('llama3.2:3b')?.map((placement) => placement.node.id)).toContain('reg-a');
+  });
+
+  it('shares node state with another instance through the table', async () => {
+    const first = registry();
+    const second = registry();
+    await second.snapshot();
+
+    await first.recordHeartbeat(makeHeartbeat({ node_id: 'reg-shared' }));
+    const before = await second.snapshot();
+    const after = await second.refresh();
+
+    expect(before.byId.has('reg-shared')).toBe(false);
+    expect(after.byId.get('reg-shared')?.status).toBe('online');
+  });
+
+  it('serves the snapshot from memory and refreshes it in the background once it is stale', async () => {
+    const reader = registry();
+    const writer = registry();
+    const first = await reader.snapshot();
+    await writer.recordHeartbeat(makeHeartbeat({ node_id: 'reg-late' }));
+
+    const fresh = await reader.snapshot();
+    now += 1500;
+    const stale = await reader.snapshot();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refreshed = await reader.snapshot();
+
+    expect(fresh).toBe(first);
+    expect(stale.byId.has('reg-late')).toBe(false);
+    expect(refreshed.byId.has('reg-late')).toBe(true);
+  });
+
+  it('ages a silent node to degraded, then offline, and back online on its next heartbeat', async () => {
+    const fleet = registry();
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-aging' }));
+
+    now += 15_100;
+    const degraded = (await fleet.snapshot()).byId.get('reg-aging')?.status;
+    now += 15_000;
+    const offlineSnapshot = await fleet.snapshot();
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-aging' }));
+    const back = (await fleet.snapshot()).byId.get('reg-aging')?.status;
+
+    expect(degraded).toBe('degraded');
+    expect(offlineSnapshot.byId.get('reg-aging')?.status).toBe('offline');
+    expect(
+      offlineSnapshot.placements.get('qwen3:32b')?.some((placement) => placement.node.id === 'reg-aging'),
+    ).not.toBe(true);
+    expect(back).toBe('online');
+  });
+
+  it('takes a draining node out at once and keeps it out for other instances', async () => {
+    const fleet = registry();
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-drain' }));
+
+    const reply = await fleet.recordDrain('reg-drain');
+    const local = await fleet.snapshot();
+    const elsewhere = await registry().refresh();
+
+    expect(reply).toEqual({ status: 'draining', node_id: 'reg-drain', node_status: 'offline' });
+    expect(local.byId.get('reg-drain')?.status).toBe('offline');
+    expect(elsewhere.byId.get('reg-drain')?.status).toBe('offline');
+    expect(elsewhere.byId.get('reg-drain')?.draining).toBe(true);
+  });
+
+  it('remembers when a model dropped out of memory', async () => {
+    const fleet = registry();
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-unload' }));
+    now += 5000;
+
+    await fleet.recordHeartbeat(
+      makeHeartbeat({
+        node_id: 'reg-unload',
+        ollama: { ...makeHeartbeat().ollama, models_loaded: [], requests_active: 0 },
+      }),
+    );
+
+    expect((await fleet.record('reg-unload'))?.recentlyUnloaded).toEqual({ 'llama3.2:3b': now });
+  });
+
+  it('answers a drain for an unknown node without storing anything', async () => {
+    const fleet = registry();
+
+    await fleet.recordDrain('reg-never-seen');
+
+    expect((await fleet.refresh()).byId.has('reg-never-seen')).toBe(false);
+  });
+});

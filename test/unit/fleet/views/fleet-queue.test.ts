@@ -1,0 +1,47 @@
+import { describe, expect, it } from '@jest/globals';
+import { toFleetQueue } from '../../../../lib/fleet/views/fleet-queue';
+import { queuesFromSnapshot } from '../../../../lib/fleet/views/queues-from-snapshot';
+import { T0 } from '../../../helpers/factories';
+import { smallFleet } from './small-fleet';
+
+describe('toFleetQueue', () => {
+  it('sums pending and in-flight over every queue', () => {
+    const queues = [
+      { nodeId: 'gpu2', model: 'llama3.2:3b', pending: 3, inFlight: 1, concurrency: 1 },
+      { nodeId: 'gpu1', model: 'llama3.2:3b', pending: 0, inFlight: 2, concurrency: 2 },
+    ];
+
+    expect(toFleetQueue(smallFleet(), queues, T0 + 999)).toEqual({
+      queue_depth: 6,
+      pending: 3,
+      in_flight: 3,
+      nodes_online: 3,
+      queues: {
+        'gpu1:llama3.2:3b': { node_id: 'gpu1', model: 'llama3.2:3b', pending: 0, in_flight: 2, concurrency: 2 },
+        'gpu2:llama3.2:3b': { node_id: 'gpu2', model: 'llama3.2:3b', pending: 3, in_flight: 1, concurrency: 1 },
+      },
+      timestamp: T0 / 1000,
+    });
+  });
+
+  it('answers zeros for an idle fleet', () => {
+    expect(toFleetQueue(smallFleet([]), [], T0)).toEqual({
+      queue_depth: 0,
+      pending: 0,
+      in_flight: 0,
+      nodes_online: 0,
+      queues: {},
+      timestamp: T0 / 1000,
+    });
+  });
+});
+
+describe('queuesFromSnapshot', () => {
+  it('reports one queue per loaded model on online and degraded nodes, as the nodes count them', () => {
+    expect(queuesFromSnapshot(smallFleet())).toEqual([
+      { nodeId: 'gpu1', model: 'llama3.2:3b', pending: 0, inFlight: 2, concurrency: 2 },
+      { nodeId: 'gpu2', model: 'llama3.2:3b', pending: 0, inFlight: 0, concurrency: 1 },
+      { nodeId: 'studio', model: 'qwen3:32b', pending: 0, inFlight: 1, concurrency: 4 },
+    ]);
+  });
+});
