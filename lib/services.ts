@@ -4,6 +4,7 @@
  * invocation. Handlers ask for what they need here; tests build their own with the factories.
  */
 import { type FleetConfig, getConfig } from './config';
+import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
@@ -13,6 +14,7 @@ export interface Services {
   readonly config: FleetConfig;
   readonly table: Table;
   readonly registry: FleetRegistry;
+  readonly describe: DescribeModels;
 }
 
 let services: Services | undefined;
@@ -21,7 +23,8 @@ export function getServices(): Services {
   if (services !== undefined) return services;
   const config = getConfig();
   const table = openTable(createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint }), config.table);
-  const registry = createFleetRegistry({ store: createNodeRepository(table), config });
-  services = { config, table, registry };
+  const describe = createModelDescriber();
+  const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
+  services = { config, table, registry, describe };
   return services;
 }

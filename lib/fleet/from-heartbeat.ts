@@ -116,6 +116,9 @@ function heartbeatModel(name: string, ollama: OllamaMetrics, previous: NodeModel
     modifiedAt: meta?.modified_at ?? '',
     details,
     capabilities,
+    ...(meta?.capabilities !== undefined && meta.capabilities !== null && meta.capabilities.length > 0
+      ? { described: true as const }
+      : {}),
   };
 }
 

@@ -79,6 +79,7 @@ function tagsModel(entry: OllamaTagsModel, show: ShowInfo | undefined): NodeMode
     details,
     capabilities,
     ...(contextLength !== undefined ? { contextLength } : {}),
+    ...(reported || show !== undefined ? { described: true as const } : {}),
   };
 }
 

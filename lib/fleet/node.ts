@@ -32,6 +32,11 @@ export interface NodeModel {
   readonly capabilities: readonly string[];
   /** The model's trained context window (`<arch>.context_length`), when known. */
   readonly contextLength?: number;
+  /**
+   * True when capabilities and context length came from the node's runtime (`/api/show`, or metadata
+   * the agent sent); absent when they were inferred from the name and the router should ask.
+   */
+  readonly described?: true;
 }
 
 /** A model held hot in memory (`/api/ps`, or a heartbeat's `models_loaded`). */

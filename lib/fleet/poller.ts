@@ -5,13 +5,15 @@
  * failed one records the error and lets the node age to degraded and offline.
  */
 import type { ListedNode } from '../config';
-import { parseOllamaPs, parseOllamaShow, parseOllamaTags, parseOllamaVersion } from '../wire/ollama-node';
-import { nodeFromPoll, pollFailed, type ShowInfo, showInfoFromResponse } from './from-poll';
+import { parseOllamaPs, parseOllamaTags, parseOllamaVersion } from '../wire/ollama-node';
+import type { DescribeModels } from './describe-models';
+import { nodeFromPoll, pollFailed, type ShowInfo } from './from-poll';
 import type { NodeRecord } from './node';
 import { callNodeJson } from './node-client';
 
 export interface PollOptions {
   readonly now: () => number;
+  readonly describe: DescribeModels;
   /** Budget for each call to a node. */
   readonly timeoutMs?: number;
 }
@@ -37,31 +39,22 @@ async function showInfos(
   url: string,
   models: readonly { name: string; digest?: string | null | undefined }[],
   previous: NodeRecord | undefined,
-  options: PollOptions,
+  describe: DescribeModels,
 ): Promise<Map<string, ShowInfo>> {
   const shows = new Map<string, ShowInfo>();
   const toAsk: string[] = [];
   for (const model of models) {
     const known = previous?.models.find((entry) => entry.name === model.name);
-    if (known !== undefined && known.digest === (model.digest ?? '') && known.contextLength !== undefined) {
-      shows.set(model.name, { capabilities: known.capabilities, contextLength: known.contextLength });
+    if (known?.described === true && known.digest === (model.digest ?? '')) {
+      shows.set(model.name, {
+        capabilities: known.capabilities,
+        ...(known.contextLength !== undefined ? { contextLength: known.contextLength } : {}),
+      });
     } else {
       toAsk.push(model.name);
     }
   }
-  // A handful at a time: a node with fifty new models should not get fifty requests at once.
-  for (let start = 0; start < toAsk.length; start += 4) {
-    await Promise.all(
-      toAsk.slice(start, start + 4).map(async (name) => {
-        try {
-          const show = await getParsed(url, '/api/show', parseOllamaShow, options, { model: name });
-          shows.set(name, showInfoFromResponse(show));
-        } catch {
-          // Not fatal: the model is still listed with inferred capabilities; asked again next poll.
-        }
-      }),
-    );
-  }
+  for (const [name, show] of await describe(url, toAsk)) shows.set(name, show);
   return shows;
 }
 
@@ -80,7 +73,7 @@ export async function pollNode(
         () => undefined,
       ),
     ]);
-    const shows = await showInfos(listed.url, tags.models ?? [], previous, options);
+    const shows = await showInfos(listed.url, tags.models ?? [], previous, options.describe);
     return nodeFromPoll({ id: listed.id, url: listed.url, tags, ps, version, shows, previous, now: options.now() });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

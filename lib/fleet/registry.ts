@@ -7,10 +7,12 @@
  */
 import type { FleetConfig } from '../config';
 import type { FullHeartbeat } from '../wire/heartbeat';
+import type { DescribeModels } from './describe-models';
 import { drainNode, nodeFromHeartbeat } from './from-heartbeat';
 import type { FleetSnapshot, NodeRecord } from './node';
 import { nodeStatus } from './node-status';
 import { buildSnapshot } from './snapshot';
+import { undescribedModels, withDescriptions } from './with-descriptions';
 
 /** Where node records live; `lib/store/node-repository` on the table. */
 export interface NodeStore {
@@ -26,6 +28,8 @@ export interface FleetRegistryOptions {
   readonly config: RegistryConfig;
   readonly clock?: () => number;
   readonly log?: (line: string) => void;
+  /** Asks a node's runtime about models a heartbeat named without metadata; absent = keep the inferred guess. */
+  readonly describe?: DescribeModels;
 }
 
 export interface HeartbeatReply {
@@ -102,22 +106,30 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     dirty = true;
   };
 
-  const previousOf = async (id: string) => records.get(id) ?? (await options.store.get(id));
+  const known = async (id: string) => records.get(id) ?? (await options.store.get(id));
+  // Heartbeats for one node may reach several instances: diff against the table, not this instance's copy.
+  const stored = async (id: string) => (await options.store.get(id)) ?? records.get(id);
+
+  const describe = async (record: NodeRecord): Promise<NodeRecord> => {
+    const names = undescribedModels(record);
+    if (names.length === 0 || options.describe === undefined) return record;
+    return withDescriptions(record, await options.describe(record.url, names));
+  };
 
   return {
     snapshot,
     refresh,
     save,
-    record: previousOf,
+    record: known,
     async recordHeartbeat(payload, peerIp) {
       const now = clock();
-      const previous = await previousOf(payload.node_id);
-      const record = nodeFromHeartbeat(payload, { previous, now, peerIp });
+      const previous = await stored(payload.node_id);
+      const record = await describe(nodeFromHeartbeat(payload, { previous, now, peerIp }));
       await save(record);
       return { status: 'ok', node_id: record.id, node_status: nodeStatus(record, now, thresholds) };
     },
     async recordDrain(nodeId) {
-      const previous = await previousOf(nodeId);
+      const previous = await stored(nodeId);
       if (previous !== undefined) await save(drainNode(previous, clock()));
       return { status: 'draining', node_id: nodeId, node_status: 'offline' };
     },

@@ -42,6 +42,8 @@ interface TagsAccumulator {
   modifiedAt: string;
   details: Readonly<Record<string, unknown>> | undefined;
   capabilities: readonly string[] | undefined;
+  /** The capabilities came from a node's runtime, not from the name: no later guess replaces them. */
+  described: boolean;
   image: boolean;
 }
 
@@ -58,6 +60,7 @@ function holdEntry(entries: Map<string, TagsAccumulator>, name: string, node: No
       modifiedAt: '',
       details: undefined,
       capabilities: undefined,
+      described: false,
       image: false,
     };
     entries.set(name, entry);
@@ -72,7 +75,11 @@ function addRuntimeModel(entry: TagsAccumulator, model: NodeModel): void {
   if (entry.digest === '' && model.digest !== '') entry.digest = model.digest;
   if (entry.modifiedAt === '' && model.modifiedAt !== '') entry.modifiedAt = model.modifiedAt;
   if (entry.details === undefined && Object.keys(model.details).length > 0) entry.details = model.details;
-  if (entry.capabilities === undefined && model.capabilities.length > 0) entry.capabilities = model.capabilities;
+  const described = model.described === true;
+  if (model.capabilities.length > 0 && (entry.capabilities === undefined || (described && !entry.described))) {
+    entry.capabilities = model.capabilities;
+    entry.described = described;
+  }
   if (model.kind === 'image' || model.capabilities.includes('image')) entry.image = true;
 }
 

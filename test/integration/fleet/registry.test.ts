@@ -112,6 +112,30 @@ describe('createFleetRegistry', () => {
     expect((await fleet.record('reg-unload'))?.recentlyUnloaded).toEqual({ 'llama3.2:3b': now });
   });
 
+  it("asks the node's runtime about models a heartbeat named without metadata, and stops asking once one is described", async () => {
+    const asked: string[][] = [];
+    const fleet = createFleetRegistry({
+      store: createNodeRepository(store.table),
+      config,
+      clock,
+      describe: async (url, names) => {
+        asked.push([url, ...names]);
+        return new Map([['qwen3:32b', { capabilities: ['completion', 'tools', 'thinking'], contextLength: 40960 }]]);
+      },
+    });
+
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-describe' }));
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-describe' }));
+    const model = (await fleet.record('reg-describe'))?.models.find((entry) => entry.name === 'qwen3:32b');
+
+    expect(asked).toEqual([
+      ['http://10.0.0.5:11434', 'llama3.2:3b', 'nomic-embed-text:latest', 'qwen3:32b'],
+      ['http://10.0.0.5:11434', 'llama3.2:3b', 'nomic-embed-text:latest'],
+    ]);
+    expect(model?.capabilities).toEqual(['completion', 'tools', 'thinking']);
+    expect(model?.contextLength).toBe(40960);
+  });
+
   it('answers a drain for an unknown node without storing anything', async () => {
     const fleet = registry();
 

@@ -88,6 +88,7 @@ describe('nodeFromPoll', () => {
           details: LLAMA_DETAILS,
           capabilities: ['completion', 'tools'],
           contextLength: 131072,
+          described: true,
         },
         {
           name: 'nomic-embed-text:latest',
@@ -106,6 +107,7 @@ describe('nodeFromPoll', () => {
           modifiedAt: '2024-11-02T08:00:00Z',
           details: { format: 'gguf', family: 'qwen3' },
           capabilities: ['completion', 'tools', 'thinking'],
+          described: true,
         },
         {
           name: 'x/flux2-klein:latest',
@@ -115,6 +117,7 @@ describe('nodeFromPoll', () => {
           modifiedAt: '',
           details: {},
           capabilities: ['image'],
+          described: true,
         },
       ],
       loaded: [

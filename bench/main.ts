@@ -1,0 +1,113 @@
+/**
+ * `npm run bench`: measures what DESIGN.md budgets, in one run, as ratios and differences between
+ * targets measured side by side and interleaved (these machines are shared and noisy).
+ * Now: the emulator's per-request overhead against a bare node:http server (budget ≤ 20 µs), and the
+ * cold start of every function bundle (≤ 150 ms).
+ */
+
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { measureColdStarts } from './cold-start';
+import { type OverheadPorts, startOverheadServers } from './overhead-servers';
+import { sequentialMedianMicros } from './sequential-probe';
+import { formatNumber, median } from './stats';
+
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+const SEQUENTIAL = Number(process.env['BENCH_SEQUENTIAL'] ?? 3000);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
+
+interface Verdict {
+  readonly what: string;
+  readonly measured: string;
+  readonly budget: string;
+  readonly ok: boolean;
+}
+
+async function startChild(): Promise<{ ports: OverheadPorts; stop(): void }> {
+  const child = spawn(process.execPath, [__filename, 'serve-overhead'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`server process exited with ${code}`)));
+  });
+  return { ports: JSON.parse(first) as OverheadPorts, stop: () => child.kill() };
+}
+
+async function emulatorOverhead(): Promise<Verdict[]> {
+  const { ports, stop } = await startChild();
+  const targets = {
+    bare: `http://127.0.0.1:${ports.bare}/status`,
+    streaming: `http://127.0.0.1:${ports.streaming}/status`,
+    buffered: `http://127.0.0.1:${ports.buffered}/status`,
+  };
+  const names = Object.keys(targets) as (keyof typeof targets)[];
+  const latency: Record<string, number[]> = { bare: [], streaming: [], buffered: [] };
+  const throughput: Record<string, number[]> = { bare: [], streaming: [], buffered: [] };
+  try {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // Rotate the order so no target always runs first (warm caches) or last (tired machine).
+      const order = names.map((_, index) => names[(index + round) % names.length] as keyof typeof targets);
+      for (const name of order) latency[name]?.push(await sequentialMedianMicros(targets[name], SEQUENTIAL));
+      for (const name of order) {
+        const result = await autocannon({ url: targets[name], connections: 10, duration: SECONDS });
+        throughput[name]?.push(result.requests.average);
+      }
+    }
+  } finally {
+    stop();
+  }
+  const verdicts: Verdict[] = [];
+  const bareLatency = median(latency['bare'] ?? []);
+  const bareRps = median(throughput['bare'] ?? []);
+  console.log('\nEmulator overhead (median of round medians; the servers run in their own process)');
+  console.log('target      sequential µs/request   req/s at c=10');
+  for (const name of names) {
+    console.log(
+      `${name.padEnd(12)}${formatNumber(median(latency[name] ?? [])).padStart(18)}${formatNumber(median(throughput[name] ?? []), 0).padStart(16)}`,
+    );
+  }
+  for (const name of ['streaming', 'buffered'] as const) {
+    const added = median(latency[name] ?? []) - bareLatency;
+    const cpu = (1 / median(throughput[name] ?? []) - 1 / bareRps) * 1e6;
+    verdicts.push({
+      what: `emulator overhead, ${name} handler (sequential; CPU per request from c=10 throughput)`,
+      measured: `+${formatNumber(added)} µs; ${formatNumber(cpu)} µs CPU`,
+      budget: '≤ 20 µs',
+      ok: added <= 20,
+    });
+  }
+  return verdicts;
+}
+
+function coldStarts(): Verdict[] {
+  const root = join(__dirname, '..', '..');
+  const { baselineMs, bundles } = measureColdStarts(root);
+  console.log(`\nCold start (node -e "require(bundle)", median of 9; bare node -e 0: ${formatNumber(baselineMs)} ms)`);
+  return bundles.map((bundle) => ({
+    what: `cold start, ${bundle.name}`,
+    measured: `${formatNumber(bundle.ms)} ms (+${formatNumber(bundle.ms - baselineMs)} over bare node)`,
+    budget: '≤ 150 ms',
+    ok: bundle.ms <= 150,
+  }));
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'serve-overhead') {
+    const ports = await startOverheadServers();
+    process.stdout.write(`${JSON.stringify(ports)}\n`);
+    return;
+  }
+  const verdicts = [...(await emulatorOverhead()), ...coldStarts()];
+  console.log('\nBudgets');
+  for (const verdict of verdicts) {
+    console.log(`${verdict.ok ? 'PASS' : 'FAIL'}  ${verdict.what}: ${verdict.measured} (budget ${verdict.budget})`);
+  }
+  if (verdicts.some((verdict) => !verdict.ok)) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+/**
+ * `npm start` / `npm run demo`: the local emulator. Starts the embedded DynamoDB stand-in (unless
+ * FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
+ * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
+ * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { loadConfig } from '../lib/config';
+import { createDynamoClient } from '../lib/store/client';
+import { ensureTable } from '../lib/store/ensure-table';
+import { startDynamo } from './dynamo';
+import { readRouteTable } from './routes';
+import { startScheduler } from './scheduler';
+import { createEmulatorServer } from './server';
+import { startSimFleet } from './sim';
+
+const projectRequire = createRequire(__filename);
+
+async function main(): Promise<void> {
+  const demo = process.argv.includes('--demo');
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+  const config = loadConfig();
+  const root = join(__dirname, '..', '..');
+
+  const dynamo =
+    config.dynamodbEndpoint === undefined ? await startDynamo({ dataDir: config.dataDir, port: 0 }) : undefined;
+  const endpoint = dynamo?.endpoint ?? config.dynamodbEndpoint;
+  // The emulator is the functions' runtime: like Lambda, it hands them their environment.
+  if (endpoint !== undefined) process.env['FLEET_DYNAMODB_ENDPOINT'] = endpoint;
+  await ensureTable(createDynamoClient({ dynamodbEndpoint: endpoint }), config.table);
+
+  const table = readRouteTable(join(root, 'serverless.yml'));
+  const loadHandler = (fn: { file: string; exportName: string }) => projectRequire(fn.file)[fn.exportName];
+  const server = createEmulatorServer({ table, loadHandler });
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const routerUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+
+  const fleet = demo ? await startSimFleet({ routerUrl, heartbeatIntervalMs: 5000 }) : undefined;
+  if (fleet !== undefined) {
+    const listed = [process.env['FLEET_NODES'], fleet.listedNodes].filter(
+      (value) => value !== undefined && value !== '',
+    );
+    process.env['FLEET_NODES'] = listed.join(',');
+  }
+  const scheduler = startScheduler({ table, loadHandler, intervalMs: config.pollIntervalMs });
+
+  console.log(`Fleet Router listening on ${routerUrl}${demo ? ' (demo fleet running)' : ''}`);
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    scheduler.stop();
+    await fleet?.stop();
+    server.closeIdleConnections();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, 3000).unref();
+    });
+    await dynamo?.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', (signal) => void stop(signal));
+  process.once('SIGTERM', (signal) => void stop(signal));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+/** The Ollama-style surface (spec §4.4): liveness probe, version, the fleet's models and loaded models. */
+import type { FleetSnapshot } from '../lib/fleet/node';
+import { toApiPs } from '../lib/fleet/views/api-ps';
+import { toApiTags } from '../lib/fleet/views/api-tags';
+import { ollamaApiVersion } from '../lib/fleet/views/api-version';
+import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
+import { sendJson, sendText } from '../lib/http/reply';
+import { getServices } from '../lib/services';
+
+const snapshot = (): Promise<FleetSnapshot> => getServices().registry.snapshot();
+
+const root: Route = (_request, response) => sendText(response, 'Ollama is running');
+
+const version: Route = async (_request, response) => {
+  await sendJson(response, { version: ollamaApiVersion(await snapshot()) });
+};
+
+const tags: Route = async (_request, response) => {
+  await sendJson(response, toApiTags(await snapshot()));
+};
+
+const ps: Route = async (_request, response) => {
+  await sendJson(response, toApiPs(await snapshot()));
+};
+
+export const routes: RouteTable = {
+  'GET /': root,
+  'HEAD /': root,
+  'GET /api/version': version,
+  'GET /api/tags': tags,
+  'GET /api/ps': ps,
+};
+
+export const handler = createHandler(routes);

@@ -1,0 +1,16 @@
+/** The OpenAI-style surface (spec §4.2). */
+import { toOpenAIModels } from '../lib/fleet/views/openai-models';
+import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
+import { sendJson } from '../lib/http/reply';
+import { getServices } from '../lib/services';
+
+const models: Route = async (_request, response) => {
+  const snapshot = await getServices().registry.snapshot();
+  await sendJson(response, toOpenAIModels(snapshot, Date.now()));
+};
+
+export const routes: RouteTable = {
+  'GET /v1/models': models,
+};
+
+export const handler = createHandler(routes);

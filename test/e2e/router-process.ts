@@ -1,0 +1,85 @@
+/**
+ * Starts the router the way a user does — the built emulator (`node dist/emulator/main.js`, what
+ * `npm start` runs) in its own process — on an ephemeral port with an in-memory table, and stops it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface RouterProcess {
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Everything the router printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const root = join(__dirname, '..', '..');
+const entry = join(root, 'dist', 'emulator', 'main.js');
+
+export async function startRouter(
+  env: Record<string, string> = {},
+  args: readonly string[] = [],
+): Promise<RouterProcess> {
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`);
+  const child = spawn(process.execPath, [entry, ...args], {
+    cwd: root,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      FLEET_PORT: '0',
+      FLEET_DATA_DIR: ':memory:',
+      FLEET_POLL_INTERVAL_MS: '250',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`router did not start in 15 s:\n${output}`)), 15_000);
+    const onData = () => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match?.[1] === undefined) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      resolve(match[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`router exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Retries `check` until it stops throwing (the router's snapshot is up to a second old by design). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
