@@ -24,6 +24,10 @@ let agent: SimAgent;
 let ollama: Ollama;
 let openai: OpenAI;
 
+/** A field the router adds to an SDK type that does not declare it (`details.fleet_nodes`, `fleet_node`). */
+const extra = (value: object | undefined, key: string): unknown =>
+  value === undefined ? undefined : Reflect.get(value, key);
+
 const catalog = (names: readonly string[]) => CATALOG.filter((entry) => names.includes(entry.name));
 
 interface FleetStatusBody {
@@ -107,22 +111,20 @@ describe('the router with a polled node and a node agent', () => {
     const byName = new Map(models.map((model) => [model.name, model]));
     const shared = byName.get('llama3.2:3b');
 
-    expect((shared?.details as unknown as { fleet_nodes: string[] }).fleet_nodes).toEqual(['plain', 'studio']);
+    expect(extra(shared?.details, 'fleet_nodes')).toEqual(['plain', 'studio']);
     expect(shared?.model).toBe('llama3.2:3b');
     expect(shared?.size).toBeGreaterThan(1e9);
     expect(shared?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(shared?.details.quantization_level).toBe('Q4_K_M');
-    expect((byName.get('qwen3:8b')?.details as unknown as { fleet_nodes: string[] }).fleet_nodes).toEqual(['plain']);
+    expect(extra(byName.get('qwen3:8b')?.details, 'fleet_nodes')).toEqual(['plain']);
     const image = byName.get('z-image-turbo');
     expect(image?.size).toBe(0);
-    expect((image?.details as unknown as { type: string }).type).toBe('image');
+    expect(extra(image?.details, 'type')).toBe('image');
   });
 
   it('lists one entry per node and loaded model through the ollama client', async () => {
     const { models } = await ollama.ps();
-    const entries = models
-      .map((model) => `${(model as unknown as { fleet_node: string }).fleet_node}/${model.name}`)
-      .sort();
+    const entries = models.map((model) => `${extra(model, 'fleet_node')}/${model.name}`).sort();
 
     expect(entries).toEqual(['plain/llama3.2:3b', 'studio/gemma3:12b']);
     for (const model of models) {
@@ -211,9 +213,7 @@ describe('the router with a polled node and a node agent', () => {
     plain.load('qwen3:8b');
 
     await eventually(async () => {
-      const entries = (await ollama.ps()).models.map(
-        (model) => `${(model as unknown as { fleet_node: string }).fleet_node}/${model.name}`,
-      );
+      const entries = (await ollama.ps()).models.map((model) => `${extra(model, 'fleet_node')}/${model.name}`);
       expect(entries).toContain('plain/qwen3:8b');
     });
   });
