@@ -50,8 +50,9 @@ export class LambdaResponseStream extends Writable {
   constructor(response: ServerResponse) {
     super();
     this.response = response;
+    // The client went away before the reply was complete: the handler's stream errors, as in AWS.
     response.on('close', () => {
-      if (!this.writableFinished) this.destroy(new Error('client disconnected'));
+      if (!response.writableFinished && !this.destroyed) this.destroy(new Error('client disconnected'));
     });
   }
 
@@ -81,7 +82,24 @@ export class LambdaResponseStream extends Writable {
     this.response.writeHead(this.prelude.statusCode ?? 200, headers);
   }
 
+  /**
+   * Coalesces what the handler writes in one turn of the event loop (headers, a chunk, the end) into one
+   * socket write; it goes out before the loop next waits for I/O, so no chunk is held back.
+   */
+  private corkForTick(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.response.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.response.uncork();
+    });
+  }
+
+  private corked = false;
+
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.corkForTick();
     if (!this.firstWriteDone) {
       this.firstWriteDone = true;
       this.sendHeaders();
@@ -110,6 +128,7 @@ export class LambdaResponseStream extends Writable {
     // Ending without a single write sends no prelude in AWS: status and headers are lost. Mirror it.
     if (!this.firstWriteDone) this.prelude = undefined;
     if (!this.response.headersSent) this.sendHeaders();
+    this.corkForTick();
     this.response.end(() => callback());
   }
 }

@@ -155,8 +155,10 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
   };
 
   const invoke = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://emulator');
-    const path = url.pathname;
+    const target = request.url ?? '/';
+    const question = target.indexOf('?');
+    const path = question === -1 ? target : target.slice(0, question);
+    const search = new URLSearchParams(question === -1 ? '' : target.slice(question + 1));
     const method = (request.method ?? 'GET').toUpperCase();
     const found = findRoute(options.table.routes, method, path);
     if (found === undefined || found === 'method') {
@@ -174,7 +176,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
       request,
       body,
       path,
-      search: url.searchParams,
+      search,
       resource: found.route.pattern.template,
       pathParameters: found.params,
       binaryMediaTypes: options.table.binaryMediaTypes,

@@ -5,7 +5,6 @@
  * - buffered: serverless-offline and unit tests; the chunks are collected into one API Gateway result.
  * `signal` aborts when the client goes away, so upstream work can stop at once.
  */
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
 export interface ResponseMeta {
@@ -30,12 +29,27 @@ export interface ResponseSink {
 /** Wraps the raw stream in the platform's prelude writer (`awslambda.HttpResponseStream.from`). */
 export type PreludeWriter = (stream: Writable, meta: ResponseMeta) => Writable;
 
+/** Resolves on the first of `events` (listeners are removed either way). */
+function firstOf(stream: Writable, events: readonly string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of events) stream.off(event, done);
+      resolve();
+    };
+    for (const event of events) stream.on(event, done);
+  });
+}
+
 export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter): ResponseSink {
-  const controller = new AbortController();
+  // Created on first use: most replies are written and ended without anyone watching for a disconnect.
+  let controller: AbortController | undefined;
+  let gone = false;
   let out: Writable | undefined;
   let ended = false;
   const onGone = () => {
-    if (!ended && !controller.signal.aborted) controller.abort(new Error('client disconnected'));
+    if (ended || gone) return;
+    gone = true;
+    controller?.abort(new Error('client disconnected'));
   };
   raw.on('close', onGone);
   // A destroyed stream emits 'error'; without a listener that would crash the process.
@@ -44,12 +58,6 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
   const open = (meta: ResponseMeta = { statusCode: 200 }): Writable => {
     out ??= withPrelude === undefined ? raw : withPrelude(raw, { ...meta, headers: { ...meta.headers } });
     return out;
-  };
-  const writeChunk = async (stream: Writable, chunk: string | Uint8Array) => {
-    if (controller.signal.aborted || stream.destroyed) return;
-    if (!stream.write(chunk)) {
-      await Promise.race([once(stream, 'drain'), once(controller.signal, 'abort')]);
-    }
   };
 
   return {
@@ -60,13 +68,21 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
     get ended() {
       return ended;
     },
-    signal: controller.signal,
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (gone) controller.abort(new Error('client disconnected'));
+      }
+      return controller.signal;
+    },
     start(meta) {
       if (out !== undefined) throw new Error('response already started');
       open(meta);
     },
     async write(chunk) {
-      await writeChunk(open(), chunk);
+      const stream = open();
+      if (gone || stream.destroyed) return;
+      if (!stream.write(chunk)) await firstOf(stream, ['drain', 'close']);
     },
     async end(chunk) {
       if (ended) return;
@@ -76,9 +92,7 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
       // The prelude is flushed on the first write only: always write, even an empty chunk.
       stream.write(chunk ?? '');
       stream.end();
-      if (!stream.writableFinished) {
-        await Promise.race([once(stream, 'finish'), once(stream, 'close')]).catch(() => undefined);
-      }
+      if (!stream.writableFinished) await firstOf(stream, ['finish', 'close']);
     },
   };
 }
