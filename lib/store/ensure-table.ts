@@ -1,0 +1,108 @@
+/**
+ * Creates the one table (DESIGN decision 4) where nothing creates it for us: the emulator's stand-in
+ * and tests. In AWS, serverless.yml declares it (with TTL on `expiresAt`, which code never sets).
+ * Idempotent and safe when several callers race: losing the CreateTable race is success.
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import { sleep } from './backoff';
+
+export const GSI1 = 'gsi1';
+
+export interface EnsureTableOptions {
+  /** How long to wait for ACTIVE. Default 60 s (real DynamoDB takes seconds; dynalite none). */
+  readonly timeoutMs?: number;
+}
+
+/** 'created' when this call created the table, 'existed' otherwise. */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: EnsureTableOptions = {},
+): Promise<'created' | 'existed'> {
+  let created = false;
+  if ((await describe(client, tableName)) === undefined) {
+    created = await create(client, tableName);
+  }
+  const table = await waitUntilActive(client, tableName, options.timeoutMs ?? 60_000);
+  checkSchema(table);
+  return created ? 'created' : 'existed';
+}
+
+async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
+  try {
+    const output = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return output.Table;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+/** True when this call created it; false when a racing caller got there first. */
+async function create(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  const string = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [string('pk'), string('sk'), string('gsi1pk'), string('gsi1sk')],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: GSI1,
+            KeySchema: [
+              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ResourceInUseException) return false;
+    throw error;
+  }
+}
+
+async function waitUntilActive(
+  client: DynamoDBClient,
+  tableName: string,
+  timeoutMs: number,
+): Promise<TableDescription> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    const table = await describe(client, tableName);
+    const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+    if (table?.TableStatus === 'ACTIVE' && indexesActive) return table;
+    if (Date.now() >= deadline) {
+      throw new Error(`table ${tableName} is ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`);
+    }
+    // dynalite flips to ACTIVE on the next tick; real DynamoDB takes seconds.
+    await sleep(Math.min(1000, 10 * 2 ** attempt));
+  }
+}
+
+/** An existing table made by hand with another key schema would fail later in confusing ways. */
+function checkSchema(table: TableDescription): void {
+  const keys = (table.KeySchema ?? []).map((key) => `${key.AttributeName}:${key.KeyType}`).join(',');
+  const gsi = table.GlobalSecondaryIndexes?.find((index) => index.IndexName === GSI1);
+  const gsiKeys = (gsi?.KeySchema ?? []).map((key) => `${key.AttributeName}:${key.KeyType}`).join(',');
+  if (keys !== 'pk:HASH,sk:RANGE' || gsiKeys !== 'gsi1pk:HASH,gsi1sk:RANGE') {
+    throw new Error(
+      `table ${table.TableName} has keys [${keys}] and ${GSI1} [${gsiKeys}]; expected pk/sk and gsi1pk/gsi1sk`,
+    );
+  }
+}

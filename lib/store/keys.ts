@@ -1,0 +1,46 @@
+/**
+ * The one place partition and sort keys are built (DESIGN decision 4: one table, pk/sk plus `gsi1`).
+ * Every kind of item gets one small function here, so a key shape is defined once and a typo cannot
+ * create a second, silently different partition. Pure.
+ */
+
+/** The primary key of one item. */
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/** Joins the parts of a composite key value. */
+export const KEY_SEPARATOR = '#';
+
+/** Partition holding every node record, one item per node (sort key = node id). */
+export const NODE_PARTITION = 'NODE';
+
+/** Sort key of singleton items whose partition already names them (locks, settings). */
+const SINGLETON_SORT_KEY = 'ITEM';
+
+/**
+ * Builds `PREFIX#part#part…`. Only the last part may contain the separator: an earlier one would make
+ * two different keys render to the same string, so it is refused.
+ */
+export function prefixedKey(prefix: string, ...parts: readonly string[]): string {
+  const all = [prefix, ...parts];
+  all.forEach((part, index) => {
+    if (part === '') throw new Error(`key part ${index} of "${all.join(KEY_SEPARATOR)}" is empty`);
+    if (index < all.length - 1 && part.includes(KEY_SEPARATOR)) {
+      throw new Error(`key part "${part}" may not contain "${KEY_SEPARATOR}"`);
+    }
+  });
+  return all.join(KEY_SEPARATOR);
+}
+
+/** A node record: all nodes share one partition so the fleet is read with one query. */
+export function nodeKey(nodeId: string): ItemKey {
+  if (nodeId === '') throw new Error('node id is empty');
+  return { pk: NODE_PARTITION, sk: nodeId };
+}
+
+/** A named lock (a model pull, a rollup run): one partition per lock, taken with a conditional put. */
+export function lockKey(name: string): ItemKey {
+  return { pk: prefixedKey('LOCK', name), sk: SINGLETON_SORT_KEY };
+}

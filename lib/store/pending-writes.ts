@@ -1,0 +1,101 @@
+/**
+ * The merge buffer behind the write-behind queue (DESIGN decision 5): puts collapsed per key (a later
+ * put replaces an earlier one — BatchWrite also refuses one key twice), counter increments to one key
+ * summed, and failed writes put back without undoing anything newer that arrived meanwhile.
+ */
+import type { CounterFields, CounterSet } from './counter-update';
+import { type DocItem, keyId } from './item';
+
+export interface CounterWrite {
+  readonly pk: string;
+  readonly sk: string;
+  readonly counters: Record<string, number>;
+  readonly set: Record<string, string | number>;
+}
+
+/**
+ * What a round takes: `all`, or only `full` batches — a partial batch and the counters then wait for
+ * the timer, so they fill up and merge more.
+ */
+export type TakeScope = 'all' | 'full';
+
+export interface PendingWrites {
+  /** True when the put replaced a queued put of the same key. */
+  put(item: DocItem): boolean;
+  /** True when the increments merged into a queued write of the same key. */
+  add(pk: string, sk: string, counters: CounterFields, set: CounterSet): boolean;
+  /** A put that failed in flight; ignored when a newer put of its key is queued. */
+  requeuePut(item: DocItem): void;
+  /** Increments that failed in flight; summed into any newer ones, whose `set` fields win. */
+  requeueCounters(write: CounterWrite): void;
+  takePuts(scope: TakeScope): DocItem[];
+  takeCounters(scope: TakeScope): CounterWrite[];
+  putCount(): number;
+  counterCount(): number;
+}
+
+function mergeInto(into: CounterWrite, counters: CounterFields, set: CounterSet): void {
+  for (const [name, amount] of Object.entries(counters)) into.counters[name] = (into.counters[name] ?? 0) + amount;
+  Object.assign(into.set, set);
+}
+
+export function createPendingWrites(batchSize: number): PendingWrites {
+  const puts = new Map<string, DocItem>();
+  let counters = new Map<string, CounterWrite>();
+
+  return {
+    put(item) {
+      const key = keyId(item.pk, item.sk);
+      const replaced = puts.has(key);
+      puts.set(key, item);
+      return replaced;
+    },
+    add(pk, sk, increments, set) {
+      for (const [name, amount] of Object.entries(increments)) {
+        if (!Number.isFinite(amount)) throw new Error(`counter "${name}" cannot be incremented by ${amount}`);
+      }
+      const key = keyId(pk, sk);
+      const existing = counters.get(key);
+      if (existing !== undefined) {
+        mergeInto(existing, increments, set);
+        return true;
+      }
+      counters.set(key, { pk, sk, counters: { ...increments }, set: { ...set } });
+      return false;
+    },
+    requeuePut(item) {
+      const key = keyId(item.pk, item.sk);
+      if (!puts.has(key)) puts.set(key, item);
+    },
+    requeueCounters(write) {
+      const key = keyId(write.pk, write.sk);
+      const newer = counters.get(key);
+      const merged: CounterWrite = {
+        pk: write.pk,
+        sk: write.sk,
+        counters: { ...write.counters },
+        set: { ...write.set },
+      };
+      if (newer !== undefined) mergeInto(merged, newer.counters, newer.set);
+      counters.set(key, merged);
+    },
+    takePuts(scope) {
+      const count = scope === 'all' ? puts.size : Math.floor(puts.size / batchSize) * batchSize;
+      const items: DocItem[] = [];
+      for (const [key, item] of puts) {
+        if (items.length >= count) break;
+        items.push(item);
+        puts.delete(key);
+      }
+      return items;
+    },
+    takeCounters(scope) {
+      if (scope === 'full' && counters.size < batchSize) return [];
+      const writes = [...counters.values()];
+      counters = new Map();
+      return writes;
+    },
+    putCount: () => puts.size,
+    counterCount: () => counters.size,
+  };
+}

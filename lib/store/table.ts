@@ -1,0 +1,199 @@
+/**
+ * A small typed wrapper over the real SDK for the one table (DESIGN decisions 4 and 6): the
+ * domain-neutral operations every repository needs — documents under keys, prefix queries that follow
+ * pages and skip expired items, conditional puts for locks, `ADD` counters, batched puts. Only plain
+ * item operations: no transactions, PartiQL or TTL administration (the stand-in lacks them).
+ */
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { sleep as realSleep } from './backoff';
+import { batchPut } from './batch-put';
+import { buildCounterUpdate, type CounterFields, type CounterSet } from './counter-update';
+import {
+  type AttributeMap,
+  type DocItem,
+  isLive,
+  itemKey,
+  marshalDocItem,
+  type StoredItem,
+  unmarshalItem,
+} from './item';
+import type { BatchWriteOutcome } from './store-errors';
+
+export interface QueryOptions {
+  /** Only sort keys starting with this (`begins_with`). */
+  readonly skPrefix?: string;
+  /** At most this many live items; pages are followed until it is reached. Default: all. */
+  readonly limit?: number;
+  /** Query `gsi1`: `pk` and `skPrefix` then apply to `gsi1pk` and `gsi1sk`. */
+  readonly index?: 'gsi1';
+  /** Ascending sort-key order unless false. */
+  readonly scanForward?: boolean;
+}
+
+export interface PutIfAbsentOptions {
+  /** Epoch seconds: an existing item whose `expiresAt` is below this counts as absent (lock takeover). */
+  readonly orExpiredBefore?: number;
+}
+
+export interface DeleteOptions {
+  /** Delete only if the stored `doc` is exactly this (a lock released only by its owner). */
+  readonly ifDoc?: string;
+}
+
+export interface Table {
+  readonly name: string;
+  putDoc(item: DocItem): Promise<void>;
+  /** The live item under this key, or undefined (absent or expired). */
+  getDoc(pk: string, sk: string): Promise<StoredItem | undefined>;
+  queryDocs(pk: string, options?: QueryOptions): Promise<StoredItem[]>;
+  /** True when an item was there and is now deleted; false when absent or `ifDoc` did not match. */
+  deleteItem(pk: string, sk: string, options?: DeleteOptions): Promise<boolean>;
+  /** Conditional put; false when an item holds the key (one that expired before `orExpiredBefore` does not). */
+  putIfAbsent(item: DocItem, options?: PutIfAbsentOptions): Promise<boolean>;
+  /** One UpdateItem: `ADD` each counter (creating the item if needed) and `SET` the extra fields. */
+  addCounters(pk: string, sk: string, counters: CounterFields, set?: CounterSet): Promise<void>;
+  /** BatchWriteItem in chunks of 25, re-sending unprocessed items; throws `BatchWriteIncompleteError`. */
+  batchPut(items: readonly DocItem[]): Promise<BatchWriteOutcome>;
+}
+
+export interface TableOptions {
+  /** Epoch ms; decides which items count as expired. */
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** BatchWrite chunks in flight at once. Default 4. */
+  readonly batchConcurrency?: number;
+  /** Rounds of re-sending unprocessed items before `batchPut` gives up on them. Default 8. */
+  readonly maxUnprocessedRounds?: number;
+}
+
+/** The live-item filter every read applies; real DynamoDB also returns expired, not-yet-reaped items. */
+const LIVE_FILTER = 'attribute_not_exists(#expiresAt) OR #expiresAt >= :now';
+
+export function openTable(client: DynamoDBClient, name: string, options: TableOptions = {}): Table {
+  const now = options.now ?? Date.now;
+  const nowSeconds = () => Math.floor(now() / 1000);
+  const batchContext = {
+    client,
+    tableName: name,
+    sleep: options.sleep ?? realSleep,
+    concurrency: options.batchConcurrency ?? 4,
+    maxUnprocessedRounds: options.maxUnprocessedRounds ?? 8,
+  };
+
+  return {
+    name,
+    async putDoc(item) {
+      await client.send(new PutItemCommand({ TableName: name, Item: marshalDocItem(item) }));
+    },
+    async getDoc(pk, sk) {
+      const output = await client.send(new GetItemCommand({ TableName: name, Key: itemKey(pk, sk) }));
+      const item = output.Item === undefined ? undefined : unmarshalItem(output.Item);
+      return item !== undefined && isLive(item, nowSeconds()) ? item : undefined;
+    },
+    queryDocs: (pk, queryOptions = {}) =>
+      queryAll(client, queryInput(name, pk, queryOptions, nowSeconds()), queryOptions.limit),
+    async deleteItem(pk, sk, deleteOptions = {}) {
+      const condition =
+        deleteOptions.ifDoc === undefined
+          ? {}
+          : {
+              ConditionExpression: '#doc = :doc',
+              ExpressionAttributeNames: { '#doc': 'doc' },
+              ExpressionAttributeValues: { ':doc': { S: deleteOptions.ifDoc } },
+            };
+      const deleted = client
+        .send(new DeleteItemCommand({ TableName: name, Key: itemKey(pk, sk), ReturnValues: 'ALL_OLD', ...condition }))
+        .then((output) => output.Attributes !== undefined);
+      return (await conditional(deleted)) ?? false;
+    },
+    async putIfAbsent(item, putOptions = {}) {
+      const takeover = putOptions.orExpiredBefore;
+      const command = new PutItemCommand({
+        TableName: name,
+        Item: marshalDocItem(item),
+        ConditionExpression:
+          takeover === undefined ? 'attribute_not_exists(#pk)' : 'attribute_not_exists(#pk) OR #expiresAt < :now',
+        ExpressionAttributeNames: takeover === undefined ? { '#pk': 'pk' } : { '#pk': 'pk', '#expiresAt': 'expiresAt' },
+        ...(takeover === undefined ? {} : { ExpressionAttributeValues: { ':now': { N: String(takeover) } } }),
+      });
+      return (await conditional(client.send(command).then(() => true))) ?? false;
+    },
+    async addCounters(pk, sk, counters, set = {}) {
+      const update = buildCounterUpdate(counters, set);
+      if (update === undefined) return;
+      await client.send(new UpdateItemCommand({ TableName: name, Key: itemKey(pk, sk), ...update }));
+    },
+    batchPut: (items) => batchPut(batchContext, items),
+  };
+}
+
+/** The request's value, or undefined when its condition did not hold. */
+async function conditional<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+function queryInput(tableName: string, pk: string, options: QueryOptions, nowSeconds: number): QueryCommandInput {
+  const [hash, range] = options.index === 'gsi1' ? ['gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
+  const names: Record<string, string> = { '#hash': hash, '#expiresAt': 'expiresAt' };
+  const values: AttributeMap = { ':hash': { S: pk }, ':now': { N: String(nowSeconds) } };
+  let keyCondition = '#hash = :hash';
+  if (options.skPrefix !== undefined) {
+    names['#range'] = range;
+    values[':prefix'] = { S: options.skPrefix };
+    keyCondition += ' AND begins_with(#range, :prefix)';
+  }
+  return {
+    TableName: tableName,
+    ...(options.index === undefined ? {} : { IndexName: options.index }),
+    KeyConditionExpression: keyCondition,
+    FilterExpression: LIVE_FILTER,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: options.scanForward ?? true,
+  };
+}
+
+/**
+ * Follows `LastEvaluatedKey` until `limit` live items are found or the partition ends. DynamoDB
+ * applies `Limit` before the expiry filter, so a page can hold fewer live items than asked for.
+ */
+async function queryAll(
+  client: DynamoDBClient,
+  input: QueryCommandInput,
+  limit: number | undefined,
+): Promise<StoredItem[]> {
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+    throw new Error(`limit must be a whole number, got ${limit}`);
+  const items: StoredItem[] = [];
+  let startKey: AttributeMap | undefined;
+  while (limit === undefined || items.length < limit) {
+    const output = await client.send(
+      new QueryCommand({
+        ...input,
+        ...(limit === undefined ? {} : { Limit: limit - items.length }),
+        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+      }),
+    );
+    for (const attributes of output.Items ?? []) {
+      const item = unmarshalItem(attributes);
+      if (item !== undefined) items.push(item);
+    }
+    startKey = output.LastEvaluatedKey;
+    if (startKey === undefined) break;
+  }
+  return items;
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from '@jest/globals';
+import { lockKey, NODE_PARTITION, nodeKey, prefixedKey } from '../../../lib/store/keys';
+
+describe('keys', () => {
+  it('puts every node in one partition, keyed by id', () => {
+    expect(nodeKey('10.0.1.10:11434')).toEqual({ pk: NODE_PARTITION, sk: '10.0.1.10:11434' });
+  });
+
+  it('gives each lock its own partition', () => {
+    expect(lockKey('pull#llama3.2:3b')).toEqual({ pk: 'LOCK#pull#llama3.2:3b', sk: 'ITEM' });
+  });
+
+  it('joins prefixed parts with #', () => {
+    expect(prefixedKey('USAGE', 'llama3.2:3b', '2026-01-01T10')).toBe('USAGE#llama3.2:3b#2026-01-01T10');
+  });
+
+  it('refuses a separator inside any part but the last, and empty parts', () => {
+    expect(() => prefixedKey('USAGE', 'a#b', 'c')).toThrow(/may not contain/);
+    expect(() => prefixedKey('USAGE', '')).toThrow(/empty/);
+    expect(() => nodeKey('')).toThrow(/empty/);
+  });
+});

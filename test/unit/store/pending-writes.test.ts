@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { createPendingWrites } from '../../../lib/store/pending-writes';
+
+const doc = (sk: string, value: string) => ({ pk: 'P', sk, doc: value });
+
+describe('pending writes', () => {
+  it('replaces a queued put of the same key and sums increments to the same key', () => {
+    const pending = createPendingWrites(25);
+
+    expect(pending.put(doc('a', '1'))).toBe(false);
+    expect(pending.put(doc('a', '2'))).toBe(true);
+    expect(pending.add('C', 'x', { n: 1 }, { model: 'a' })).toBe(false);
+    expect(pending.add('C', 'x', { n: 2, m: 1 }, { model: 'b' })).toBe(true);
+
+    expect(pending.takePuts('all')).toEqual([doc('a', '2')]);
+    expect(pending.takeCounters('all')).toEqual([{ pk: 'C', sk: 'x', counters: { n: 3, m: 1 }, set: { model: 'b' } }]);
+    expect(pending.putCount() + pending.counterCount()).toBe(0);
+  });
+
+  it('takes only whole batches in the full scope', () => {
+    const pending = createPendingWrites(2);
+    for (const sk of ['a', 'b', 'c', 'd', 'e']) pending.put(doc(sk, sk));
+    pending.add('C', 'x', { n: 1 }, {});
+
+    expect(pending.takePuts('full').map((item) => item.sk)).toEqual(['a', 'b', 'c', 'd']);
+    expect(pending.takeCounters('full')).toEqual([]);
+    expect(pending.putCount()).toBe(1);
+  });
+
+  it('puts failed writes back without undoing newer ones', () => {
+    const pending = createPendingWrites(25);
+    pending.put(doc('a', 'newer'));
+    pending.add('C', 'x', { n: 10 }, { model: 'newer' });
+
+    pending.requeuePut(doc('a', 'failed'));
+    pending.requeuePut(doc('b', 'failed'));
+    pending.requeueCounters({ pk: 'C', sk: 'x', counters: { n: 1 }, set: { model: 'failed', node: 'n1' } });
+
+    expect(pending.takePuts('all').map((item) => item.doc)).toEqual(['newer', 'failed']);
+    expect(pending.takeCounters('all')).toEqual([
+      { pk: 'C', sk: 'x', counters: { n: 11 }, set: { model: 'newer', node: 'n1' } },
+    ]);
+  });
+
+  it('refuses a non-finite increment', () => {
+    expect(() => createPendingWrites(25).add('C', 'x', { n: Number.POSITIVE_INFINITY }, {})).toThrow(/incremented/);
+  });
+});
