@@ -4,7 +4,6 @@
  * so after the events are compiled this rewrites each AWS_PROXY integration: `ResponseTransferMode:
  * STREAM` and the `2021-11-15 … /response-streaming-invocations` URI (DESIGN decision 2).
  */
-'use strict';
 
 class StreamTransferMode {
   constructor(serverless) {
@@ -17,8 +16,8 @@ class StreamTransferMode {
     let count = 0;
     for (const resource of Object.values(resources)) {
       if (resource.Type !== 'AWS::ApiGateway::Method') continue;
-      const integration = resource.Properties && resource.Properties.Integration;
-      if (!integration || integration.Type !== 'AWS_PROXY') continue;
+      const integration = resource.Properties?.Integration;
+      if (integration?.Type !== 'AWS_PROXY') continue;
       const functionLogicalId = findFunctionLogicalId(integration.Uri);
       if (functionLogicalId === undefined) continue;
       integration.ResponseTransferMode = 'STREAM';
