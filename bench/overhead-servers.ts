@@ -1,11 +1,13 @@
 /**
  * The servers the emulator-overhead benchmark compares, started in their own process so the load
- * generator does not share their event loop: a bare node:http server answering a small JSON body, and
- * the emulator serving the same answer through a streaming and a buffered Lambda handler built with
- * lib/http's wrapper — the path every real request takes.
+ * generator does not share their event loop: a bare node:http server answering a small JSON body; the
+ * emulator serving the same answer through a hand-written streaming Lambda handler (the emulator's own
+ * cost); and through a streaming and a buffered handler built with lib/http's wrapper (request view,
+ * routing, error rendering: the path every real request takes).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Writable } from 'node:stream';
 import { installAwsLambdaGlobal } from '../emulator/lambda-runtime';
 import type { EmulatorFunction } from '../emulator/routes';
 import { createEmulatorServer } from '../emulator/server';
@@ -21,8 +23,26 @@ function listen(server: Server): Promise<number> {
 
 export interface OverheadPorts {
   readonly bare: number;
+  readonly raw: number;
   readonly streaming: number;
   readonly buffered: number;
+}
+
+interface AwsLambdaStandIn {
+  streamifyResponse<T>(handler: T): T;
+  HttpResponseStream: { from(stream: Writable, prelude: object): Writable };
+}
+
+/** A hand-written streaming handler, as AWS documents them: what the emulator alone costs. */
+function rawStreamingHandler(text: string) {
+  const aws = Reflect.get(globalThis, 'awslambda') as AwsLambdaStandIn;
+  return aws.streamifyResponse(async (_event: unknown, stream: Writable) => {
+    const out = aws.HttpResponseStream.from(stream, {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    await new Promise<void>((resolve) => out.end(text, () => resolve()));
+  });
 }
 
 export async function startOverheadServers(): Promise<OverheadPorts> {
@@ -45,6 +65,7 @@ export async function startOverheadServers(): Promise<OverheadPorts> {
     scheduled: false,
   });
   const handlers: Record<string, unknown> = {
+    raw: rawStreamingHandler(text),
     streaming: createHandler(routes),
     buffered: createBufferedHandler(routes),
   };
@@ -60,6 +81,7 @@ export async function startOverheadServers(): Promise<OverheadPorts> {
 
   return {
     bare: await listen(bare),
+    raw: await listen(emulator('raw')),
     streaming: await listen(emulator('streaming')),
     buffered: await listen(emulator('buffered')),
   };

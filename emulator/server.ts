@@ -35,7 +35,16 @@ interface BufferedResult {
 type StreamingFn = (event: unknown, stream: LambdaResponseStream, context: Context) => Promise<unknown>;
 type BufferedFn = (event: unknown, context: Context) => Promise<BufferedResult | undefined>;
 
-function findRoute(routes: readonly EmulatorRoute[], method: string, path: string) {
+type FoundRoute = { route: EmulatorRoute; params: Record<string, string> };
+
+function findRoute(
+  routes: readonly EmulatorRoute[],
+  exact: ReadonlyMap<string, EmulatorRoute>,
+  method: string,
+  path: string,
+): FoundRoute | 'method' | undefined {
+  const direct = exact.get(`${method} ${path}`);
+  if (direct !== undefined) return { route: direct, params: {} };
   let pathMatched = false;
   for (const route of routes) {
     const params = route.pattern.match(path);
@@ -63,8 +72,17 @@ function sendError(response: ServerResponse, path: string, error: RouterError, c
   response.end(rendered.body);
 }
 
+const NO_BODY = Buffer.alloc(0);
+
+/** HTTP/1.1 framing: a request has a body only with a Content-Length above 0 or a Transfer-Encoding. */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Reads the body up to the Lambda limit; resolves undefined (after answering 413) when it is over. */
 function readBody(request: IncomingMessage, response: ServerResponse, path: string): Promise<Buffer | undefined> {
+  if (!hasBody(request)) return Promise.resolve(NO_BODY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -96,22 +114,33 @@ function readBody(request: IncomingMessage, response: ServerResponse, path: stri
   });
 }
 
-function lambdaContext(fn: EmulatorFunction, requestId: string): Context {
-  const deadline = Date.now() + fn.timeoutSeconds * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: fn.name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${fn.name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${fn.name}`,
-    logStreamName: 'emulator',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+/** The invocation context a handler receives; a class, so a request costs one small object. */
+class EmulatorContext implements Context {
+  callbackWaitsForEmptyEventLoop = false;
+  readonly functionName: string;
+  readonly functionVersion = '$LATEST';
+  readonly invokedFunctionArn: string;
+  readonly memoryLimitInMB = '1024';
+  readonly awsRequestId: string;
+  readonly logGroupName: string;
+  readonly logStreamName = 'emulator';
+  private readonly deadline: number;
+
+  constructor(fn: EmulatorFunction, requestId: string) {
+    this.functionName = fn.name;
+    this.invokedFunctionArn = `arn:aws:lambda:local:000000000000:function:${fn.name}`;
+    this.awsRequestId = requestId;
+    this.logGroupName = `/aws/lambda/${fn.name}`;
+    this.deadline = Date.now() + fn.timeoutSeconds * 1000;
+  }
+
+  getRemainingTimeInMillis(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
+
+  done(): void {}
+  fail(): void {}
+  succeed(): void {}
 }
 
 function writeBufferedResult(response: ServerResponse, result: BufferedResult | undefined): void {
@@ -145,6 +174,12 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
   const stage = options.stage ?? 'local';
   const log = options.log ?? ((line: string) => console.error(line));
   const handlers = new Map<string, unknown>();
+  // Templates without parameters are looked up directly; only the rest are matched in order.
+  const exactRoutes = new Map(
+    options.table.routes
+      .filter((route) => !route.pattern.template.includes('{'))
+      .map((route) => [`${route.method} ${route.pattern.template}`, route] as const),
+  );
   const handlerFor = (fn: EmulatorFunction) => {
     let handler = handlers.get(fn.name);
     if (handler === undefined) {
@@ -160,7 +195,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     const path = question === -1 ? target : target.slice(0, question);
     const search = new URLSearchParams(question === -1 ? '' : target.slice(question + 1));
     const method = (request.method ?? 'GET').toUpperCase();
-    const found = findRoute(options.table.routes, method, path);
+    const found = findRoute(options.table.routes, exactRoutes, method, path);
     if (found === undefined || found === 'method') {
       request.resume();
       const error =
@@ -183,7 +218,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
       stage,
     });
     const fn = found.route.function;
-    const context = lambdaContext(fn, event.requestContext.requestId);
+    const context = new EmulatorContext(fn, event.requestContext.requestId);
     const handler = handlerFor(fn);
     const timer = setTimeout(() => {
       log(`${fn.name}: Task timed out after ${fn.timeoutSeconds} seconds`);

@@ -1,7 +1,12 @@
-// Bundles every function listed in serverless.yml into dist/functions/<name>/index.js (one self-contained
-// file each, as Lambda receives it), plus the emulator and the benchmark, which run from node_modules.
+// Bundles every function listed in serverless.yml into dist/functions/<name>/index.js (one file, as
+// Lambda receives it), plus the emulator and the benchmark, which run from node_modules.
+//
+// The two heavy libraries, the AWS SDK's DynamoDB client and undici, are bundled on their own into
+// dist/functions/<name>/node_modules/<package>/index.js beside each handler. The handler requires them
+// on first use (lib/store/sdk.ts, lib/fleet/node-client.ts), so a cold start parses and runs only the
+// code it needs, and Node finds them there with no node_modules of the project.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -9,6 +14,7 @@ import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
+const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici'];
 
 const common = {
   bundle: true,
@@ -20,11 +26,37 @@ const common = {
   absWorkingDir: root,
 };
 
-const functionBuilds = Object.entries(serverless.functions).map(([name, fn]) => {
+const vendorFile = (name) => join(root, 'dist', 'vendor', name, 'index.js');
+await Promise.all(
+  LAZY_PACKAGES.map((name) =>
+    build({
+      ...common,
+      stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root },
+      outfile: vendorFile(name),
+      minify: true,
+      legalComments: 'none',
+      sourcemap: false,
+    }),
+  ),
+);
+
+const functionBuilds = Object.entries(serverless.functions).map(async ([name, fn]) => {
   const source = join('functions', `${name}.ts`);
   if (!existsSync(join(root, source))) throw new Error(`serverless.yml lists ${name}, but ${source} does not exist`);
   const outfile = `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.js`;
-  return build({ ...common, entryPoints: [source], outfile, minify: true, legalComments: 'none' });
+  await build({
+    ...common,
+    entryPoints: [source],
+    outfile,
+    minify: true,
+    legalComments: 'none',
+    external: LAZY_PACKAGES,
+  });
+  for (const name of LAZY_PACKAGES) {
+    const target = join(root, dirname(outfile), 'node_modules', name, 'index.js');
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(vendorFile(name), target);
+  }
 });
 
 const toolBuilds = [

@@ -3,7 +3,7 @@
  * time-outs (a dead node is known fast) and bounded header/body time-outs, every call abortable.
  * JSON replies are parsed in one place and returned as `unknown` for the caller's schema.
  */
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
 import { parseJson } from '../http/parse-json';
 
@@ -13,16 +13,31 @@ export interface NodeCallOptions {
   readonly signal?: AbortSignal;
 }
 
-const agent = new Agent({
-  connect: { timeout: 2000 },
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 120_000,
-  // Model loads can take minutes before the first byte; callers bound their own waits.
-  headersTimeout: 600_000,
-  bodyTimeout: 600_000,
-  connections: 256,
-  pipelining: 1,
-});
+type Undici = typeof import('undici');
+
+let undici: { readonly request: Undici['request']; readonly agent: Agent } | undefined;
+
+/**
+ * undici is half of a function bundle: it is loaded on the first call to a node, not at cold start,
+ * so invocations that never reach a node (heartbeats, status pages) do not pay for it.
+ */
+function client() {
+  if (undici === undefined) {
+    const { Agent: UndiciAgent, request }: Undici = require('undici');
+    const agent = new UndiciAgent({
+      connect: { timeout: 2000 },
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+      // Model loads can take minutes before the first byte; callers bound their own waits.
+      headersTimeout: 600_000,
+      bodyTimeout: 600_000,
+      connections: 256,
+      pipelining: 1,
+    });
+    undici = { request, agent };
+  }
+  return undici;
+}
 
 function describeError(error: unknown): string {
   if (error instanceof Error) {
@@ -45,7 +60,8 @@ export async function callNodeJson(
   options: NodeCallOptions & { readonly method?: 'GET' | 'POST'; readonly body?: unknown } = {},
 ): Promise<unknown> {
   const url = `${baseUrl}${path}`;
-  let response: Awaited<ReturnType<typeof request>>;
+  const { request, agent } = client();
+  let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
       dispatcher: agent,

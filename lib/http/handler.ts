@@ -10,7 +10,7 @@ import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
 import { familyForPath } from './family';
 import { renderError } from './render-error';
-import { type HttpRequest, type LambdaHttpEvent, toHttpRequest } from './request';
+import { type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
 import {
   type BufferedResult,
   createBufferedSink,
@@ -46,41 +46,48 @@ interface CompiledRoute {
   readonly route: Route;
 }
 
-function compileRoutes(routes: RouteTable): CompiledRoute[] {
-  return sortBySpecificity(
+interface CompiledTable {
+  /** `METHOD /template` → route, for the exact lookups that serve almost every request. */
+  readonly exact: ReadonlyMap<string, Route>;
+  /** Every route, most specific first, for matching paths against templates. */
+  readonly ordered: readonly CompiledRoute[];
+}
+
+function compileRoutes(routes: RouteTable): CompiledTable {
+  const ordered = sortBySpecificity(
     Object.entries(routes).map(([key, route]) => {
       const [method, template] = key.trim().split(/\s+/);
       if (method === undefined || template === undefined) throw new Error(`route key "${key}" is not "METHOD /path"`);
       return { method: method.toUpperCase(), pattern: compileRoutePattern(template), route };
     }),
   );
+  const exact = new Map(ordered.map((entry) => [`${entry.method} ${entry.pattern.template}`, entry.route]));
+  return { exact, ordered };
 }
 
-/** The route for a request, with path parameters taken from the template where the event has none. */
-function findRoute(routes: readonly CompiledRoute[], request: HttpRequest): { route: Route; request: HttpRequest } {
-  const method = request.method;
+interface FoundRoute {
+  readonly route: Route;
+  readonly params: Record<string, string> | undefined;
+}
+
+/** The route for a request: by the template API Gateway matched, else by matching the path. */
+function findRoute(table: CompiledTable, method: string, path: string, resource: string | undefined): FoundRoute {
+  const byResource = resource === undefined ? undefined : table.exact.get(`${method} ${resource}`);
+  if (byResource !== undefined && !resource?.includes('{')) return { route: byResource, params: undefined };
+  const byPath = table.exact.get(`${method} ${path}`);
+  if (byPath !== undefined) return { route: byPath, params: undefined };
   let pathMatched = false;
-  let fallback: { route: Route; params: Record<string, string> } | undefined;
-  for (const entry of routes) {
-    const params = entry.pattern.match(request.path);
+  let fallback: FoundRoute | undefined;
+  for (const entry of table.ordered) {
+    const params = entry.pattern.match(path);
     if (params === undefined) continue;
     pathMatched = true;
-    if (entry.method === method || entry.method === 'ANY') return withParams(entry.route, request, params);
+    if (entry.method === method || entry.method === 'ANY') return { route: entry.route, params };
     if (method === 'HEAD' && entry.method === 'GET') fallback ??= { route: entry.route, params };
   }
-  if (fallback !== undefined) return withParams(fallback.route, request, fallback.params);
-  if (!pathMatched) throw new NotFoundError(`no route for ${method} ${request.path}`);
-  throw new MethodNotAllowedError(`${method} is not allowed on ${request.path}`);
-}
-
-function withParams(route: Route, request: HttpRequest, params: Record<string, string>) {
-  if (Object.keys(params).length === 0) return { route, request };
-  return { route, request: { ...request, pathParameters: { ...params, ...request.pathParameters } } };
-}
-
-function pathOf(event: LambdaHttpEvent): string {
-  const raw = 'rawPath' in event ? event.rawPath : (event as { path?: string }).path;
-  return typeof raw === 'string' ? raw : '/';
+  if (fallback !== undefined) return fallback;
+  if (!pathMatched) throw new NotFoundError(`no route for ${method} ${path}`);
+  throw new MethodNotAllowedError(`${method} is not allowed on ${path}`);
 }
 
 function logFailure(error: RouterError, path: string): void {
@@ -106,10 +113,10 @@ async function fail(sink: ResponseSink, path: string, thrown: unknown): Promise<
 function createServe(routes: RouteTable, options: HandlerOptions) {
   const compiled = compileRoutes(routes);
   return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
-    const path = pathOf(event);
+    const { method, path, resource } = routingKeyOf(event);
     try {
-      const found = findRoute(compiled, toHttpRequest(event));
-      await found.route(found.request, sink);
+      const found = findRoute(compiled, method, path, resource);
+      await found.route(toHttpRequest(event, found.params), sink);
       if (!sink.ended) await sink.end();
     } catch (error) {
       await fail(sink, path, error);

@@ -50,15 +50,19 @@ function lowerCaseHeaders(
   return headers;
 }
 
+const NO_VALUES: Readonly<Record<string, string>> = Object.freeze({});
+
 function definedValues(record: Record<string, string | undefined> | null | undefined): Record<string, string> {
+  if (record === undefined || record === null) return NO_VALUES as Record<string, string>;
   const result: Record<string, string> = {};
-  if (record === undefined || record === null) return result;
   for (const [key, value] of Object.entries(record)) if (value !== undefined) result[key] = value;
   return result;
 }
 
+const EMPTY_BODY = Buffer.alloc(0);
+
 function decodeBody(body: string | null | undefined, isBase64Encoded: boolean): Buffer {
-  if (body === undefined || body === null || body === '') return Buffer.alloc(0);
+  if (body === undefined || body === null || body === '') return EMPTY_BODY;
   // A base64 body is 4/3 of its bytes: refuse before decoding something far over the limit.
   const approximateBytes = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
   if (approximateBytes > MAX_BODY_BYTES + 2) throw tooLarge();
@@ -77,50 +81,114 @@ function stripQuery(path: string): string {
   return bare === '' ? '/' : bare;
 }
 
-/** Builds the request view; throws `PayloadTooLargeError` for bodies over the Lambda limit. */
-export function toHttpRequest(event: LambdaHttpEvent): HttpRequest {
-  const view = isV2(event) ? fromV2(event) : fromV1(event);
-  return { ...view, header: (name: string) => view.headers[name.toLowerCase()] };
+/**
+ * Builds the request view; throws `PayloadTooLargeError` for bodies over the Lambda limit.
+ * `matchedParameters` come from the route template, for events that carry none (payload 2.0).
+ */
+export function toHttpRequest(
+  event: LambdaHttpEvent,
+  matchedParameters?: Readonly<Record<string, string>>,
+): HttpRequest {
+  const request = isV2(event) ? fromV2(event) : fromV1(event);
+  if (matchedParameters !== undefined && Object.keys(matchedParameters).length > 0) {
+    request.pathParameters = { ...matchedParameters, ...request.pathParameters };
+  }
+  return request;
 }
 
-function fromV1(event: APIGatewayProxyEvent): Omit<HttpRequest, 'header'> {
-  const multiQuery = event.multiValueQueryStringParameters;
-  const query: Record<string, string> = definedValues(event.queryStringParameters);
-  if (multiQuery !== null && multiQuery !== undefined) {
-    for (const [key, values] of Object.entries(multiQuery)) {
-      const last = values?.at(-1);
-      if (last !== undefined) query[key] = last;
+/** Method and path, read straight off the event: enough to pick a route before building the view. */
+export function routingKeyOf(event: LambdaHttpEvent): { method: string; path: string; resource: string | undefined } {
+  if (isV2(event)) {
+    const routeKey = event.routeKey;
+    return {
+      method: event.requestContext.http.method.toUpperCase(),
+      path: stripQuery(event.rawPath),
+      resource: routeKey !== undefined && routeKey !== '$default' ? routeKey.split(' ').at(-1) : undefined,
+    };
+  }
+  return { method: event.httpMethod.toUpperCase(), path: stripQuery(event.path), resource: event.resource };
+}
+
+/**
+ * A request whose header and query maps are built on first use: most routes read neither, and
+ * building them is most of what a request view costs. A class, so each request is one cheap object.
+ */
+class LazyRequest implements HttpRequest {
+  private headerMap: Record<string, string> | undefined;
+  private queryMap: Record<string, string> | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly resource: string | undefined,
+    public pathParameters: Readonly<Record<string, string>>,
+    readonly body: Buffer,
+    readonly sourceIp: string,
+    readonly requestId: string,
+    private readonly buildHeaders: () => Record<string, string>,
+    private readonly buildQuery: () => Record<string, string>,
+  ) {}
+
+  get headers(): Readonly<Record<string, string>> {
+    this.headerMap ??= this.buildHeaders();
+    return this.headerMap;
+  }
+
+  get query(): Readonly<Record<string, string>> {
+    this.queryMap ??= this.buildQuery();
+    return this.queryMap;
+  }
+
+  header(name: string): string | undefined {
+    this.headerMap ??= this.buildHeaders();
+    return this.headerMap[name.toLowerCase()];
+  }
+}
+
+function fromV1(event: APIGatewayProxyEvent): LazyRequest {
+  const buildQuery = () => {
+    const query: Record<string, string> = { ...definedValues(event.queryStringParameters) };
+    const multiQuery = event.multiValueQueryStringParameters;
+    if (multiQuery !== null && multiQuery !== undefined) {
+      for (const [key, values] of Object.entries(multiQuery)) {
+        const last = values?.at(-1);
+        if (last !== undefined) query[key] = last;
+      }
     }
-  }
-  return {
-    method: event.httpMethod.toUpperCase(),
-    path: stripQuery(event.path),
-    resource: event.resource,
-    headers: lowerCaseHeaders(event.headers, event.multiValueHeaders),
-    query,
-    pathParameters: definedValues(event.pathParameters),
-    body: decodeBody(event.body, event.isBase64Encoded),
-    sourceIp: event.requestContext?.identity?.sourceIp ?? '',
-    requestId: event.requestContext?.requestId ?? '',
+    return query;
   };
+  return new LazyRequest(
+    event.httpMethod.toUpperCase(),
+    stripQuery(event.path),
+    event.resource,
+    definedValues(event.pathParameters),
+    decodeBody(event.body, event.isBase64Encoded),
+    event.requestContext?.identity?.sourceIp ?? '',
+    event.requestContext?.requestId ?? '',
+    () => lowerCaseHeaders(event.headers, event.multiValueHeaders),
+    buildQuery,
+  );
 }
 
-function fromV2(event: APIGatewayProxyEventV2): Omit<HttpRequest, 'header'> {
-  const headers = lowerCaseHeaders(event.headers);
-  if (event.cookies !== undefined && event.cookies.length > 0 && headers['cookie'] === undefined) {
-    headers['cookie'] = event.cookies.join('; ');
-  }
+function fromV2(event: APIGatewayProxyEventV2): LazyRequest {
   const routeKey = event.routeKey;
   const resource = routeKey !== undefined && routeKey !== '$default' ? routeKey.split(' ').at(-1) : undefined;
-  return {
-    method: event.requestContext.http.method.toUpperCase(),
-    path: stripQuery(event.rawPath),
-    resource,
-    headers,
-    query: Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
-    pathParameters: definedValues(event.pathParameters),
-    body: decodeBody(event.body, event.isBase64Encoded),
-    sourceIp: event.requestContext.http.sourceIp,
-    requestId: event.requestContext.requestId,
+  const buildHeaders = () => {
+    const headers = lowerCaseHeaders(event.headers);
+    if (event.cookies !== undefined && event.cookies.length > 0 && headers['cookie'] === undefined) {
+      headers['cookie'] = event.cookies.join('; ');
+    }
+    return headers;
   };
+  return new LazyRequest(
+    event.requestContext.http.method.toUpperCase(),
+    stripQuery(event.rawPath),
+    resource,
+    definedValues(event.pathParameters),
+    decodeBody(event.body, event.isBase64Encoded),
+    event.requestContext.http.sourceIp,
+    event.requestContext.requestId,
+    buildHeaders,
+    () => Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
+  );
 }

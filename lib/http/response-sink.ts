@@ -46,6 +46,7 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
   let gone = false;
   let out: Writable | undefined;
   let ended = false;
+  let wrote = false;
   const onGone = () => {
     if (ended || gone) return;
     gone = true;
@@ -82,6 +83,7 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
     async write(chunk) {
       const stream = open();
       if (gone || stream.destroyed) return;
+      wrote = true;
       if (!stream.write(chunk)) await firstOf(stream, ['drain', 'close']);
     },
     async end(chunk) {
@@ -89,10 +91,13 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
       const stream = open();
       ended = true;
       if (stream.destroyed) return;
-      // The prelude is flushed on the first write only: always write, even an empty chunk.
-      stream.write(chunk ?? '');
-      stream.end();
-      if (!stream.writableFinished) await firstOf(stream, ['finish', 'close']);
+      // The prelude goes out with the first write only, so a reply ended without one still writes ''.
+      // The runtime fails an invocation whose stream is not finished: wait for it.
+      const last = chunk ?? (wrote ? undefined : '');
+      await new Promise<void>((resolve) => {
+        if (last === undefined) stream.end(() => resolve());
+        else stream.end(last, () => resolve());
+      });
     },
   };
 }

@@ -4,10 +4,11 @@
  * later put wins), a few chunks in flight at once, and `UnprocessedItems` re-sent with backoff. What
  * still could not be written is reported item by item, never silently lost.
  */
-import { BatchWriteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { backoffDelay } from './backoff';
 import { chunk, settleLimited } from './concurrency';
 import { type AttributeMap, type DocItem, keyId, marshalDocItem } from './item';
+import { dynamoSdk } from './sdk';
 import { BatchWriteIncompleteError, type BatchWriteOutcome } from './store-errors';
 
 export const MAX_BATCH_WRITE = 25;
@@ -56,7 +57,7 @@ async function writeChunk(context: BatchPutContext, entries: readonly Entry[]): 
     try {
       sent++;
       const output = await context.client.send(
-        new BatchWriteItemCommand({
+        new (dynamoSdk().BatchWriteItemCommand)({
           RequestItems: { [context.tableName]: requests.map((Item) => ({ PutRequest: { Item } })) },
         }),
       );

@@ -4,7 +4,8 @@
  * Lambda does. One client per endpoint is cached for the life of the process, because a warm Lambda
  * container reuses it and its keep-alive sockets across invocations.
  */
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { dynamoSdk } from './sdk';
 
 export interface DynamoClientConfig {
   /** Unset: the real service, found through the default AWS region and credential chain. */
@@ -63,7 +64,7 @@ export function createDynamoClient(config: DynamoClientConfig, env: Env = proces
   const cacheKey = `${config.dynamodbEndpoint ?? 'aws'}|${config.region ?? ''}`;
   let client = clients.get(cacheKey);
   if (client === undefined) {
-    client = new DynamoDBClient(clientConfig(config, env));
+    client = new (dynamoSdk().DynamoDBClient)(clientConfig(config, env));
     clients.set(cacheKey, client);
   }
   return client;

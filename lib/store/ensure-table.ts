@@ -3,15 +3,9 @@
  * and tests. In AWS, serverless.yml declares it (with TTL on `expiresAt`, which code never sets).
  * Idempotent and safe when several callers race: losing the CreateTable race is success.
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-  ResourceNotFoundException,
-  type TableDescription,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, TableDescription } from '@aws-sdk/client-dynamodb';
 import { sleep } from './backoff';
+import { dynamoSdk } from './sdk';
 
 export const GSI1 = 'gsi1';
 
@@ -37,10 +31,10 @@ export async function ensureTable(
 
 async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
   try {
-    const output = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const output = await client.send(new (dynamoSdk().DescribeTableCommand)({ TableName: tableName }));
     return output.Table;
   } catch (error) {
-    if (error instanceof ResourceNotFoundException) return undefined;
+    if (error instanceof dynamoSdk().ResourceNotFoundException) return undefined;
     throw error;
   }
 }
@@ -50,7 +44,7 @@ async function create(client: DynamoDBClient, tableName: string): Promise<boolea
   const string = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });
   try {
     await client.send(
-      new CreateTableCommand({
+      new (dynamoSdk().CreateTableCommand)({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: [string('pk'), string('sk'), string('gsi1pk'), string('gsi1sk')],
@@ -72,7 +66,7 @@ async function create(client: DynamoDBClient, tableName: string): Promise<boolea
     );
     return true;
   } catch (error) {
-    if (error instanceof ResourceInUseException) return false;
+    if (error instanceof dynamoSdk().ResourceInUseException) return false;
     throw error;
   }
 }

@@ -4,16 +4,7 @@
  * pages and skip expired items, conditional puts for locks, `ADD` counters, batched puts. Only plain
  * item operations: no transactions, PartiQL or TTL administration (the stand-in lacks them).
  */
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { sleep as realSleep } from './backoff';
 import { batchPut } from './batch-put';
 import { buildCounterUpdate, type CounterFields, type CounterSet } from './counter-update';
@@ -26,6 +17,7 @@ import {
   type StoredItem,
   unmarshalItem,
 } from './item';
+import { dynamoSdk } from './sdk';
 import type { BatchWriteOutcome } from './store-errors';
 
 export interface QueryOptions {
@@ -92,10 +84,10 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
   return {
     name,
     async putDoc(item) {
-      await client.send(new PutItemCommand({ TableName: name, Item: marshalDocItem(item) }));
+      await client.send(new (dynamoSdk().PutItemCommand)({ TableName: name, Item: marshalDocItem(item) }));
     },
     async getDoc(pk, sk) {
-      const output = await client.send(new GetItemCommand({ TableName: name, Key: itemKey(pk, sk) }));
+      const output = await client.send(new (dynamoSdk().GetItemCommand)({ TableName: name, Key: itemKey(pk, sk) }));
       const item = output.Item === undefined ? undefined : unmarshalItem(output.Item);
       return item !== undefined && isLive(item, nowSeconds()) ? item : undefined;
     },
@@ -111,13 +103,20 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
               ExpressionAttributeValues: { ':doc': { S: deleteOptions.ifDoc } },
             };
       const deleted = client
-        .send(new DeleteItemCommand({ TableName: name, Key: itemKey(pk, sk), ReturnValues: 'ALL_OLD', ...condition }))
+        .send(
+          new (dynamoSdk().DeleteItemCommand)({
+            TableName: name,
+            Key: itemKey(pk, sk),
+            ReturnValues: 'ALL_OLD',
+            ...condition,
+          }),
+        )
         .then((output) => output.Attributes !== undefined);
       return (await conditional(deleted)) ?? false;
     },
     async putIfAbsent(item, putOptions = {}) {
       const takeover = putOptions.orExpiredBefore;
-      const command = new PutItemCommand({
+      const command = new (dynamoSdk().PutItemCommand)({
         TableName: name,
         Item: marshalDocItem(item),
         ConditionExpression:
@@ -130,7 +129,7 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
     async addCounters(pk, sk, counters, set = {}) {
       const update = buildCounterUpdate(counters, set);
       if (update === undefined) return;
-      await client.send(new UpdateItemCommand({ TableName: name, Key: itemKey(pk, sk), ...update }));
+      await client.send(new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...update }));
     },
     batchPut: (items) => batchPut(batchContext, items),
   };
@@ -141,7 +140,7 @@ async function conditional<T>(request: Promise<T>): Promise<T | undefined> {
   try {
     return await request;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
+    if (error instanceof dynamoSdk().ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }
@@ -182,7 +181,7 @@ async function queryAll(
   let startKey: AttributeMap | undefined;
   while (limit === undefined || items.length < limit) {
     const output = await client.send(
-      new QueryCommand({
+      new (dynamoSdk().QueryCommand)({
         ...input,
         ...(limit === undefined ? {} : { Limit: limit - items.length }),
         ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),

@@ -22,6 +22,7 @@ const routes: RouteTable = {
   'POST /v1/chat/completions': async () => {
     throw new Error('database password is hunter2');
   },
+  'POST /v1/messages': (_request, response) => sendJson(response, { ok: true }),
   'GET /stream': async (_request, response) => {
     response.start({ statusCode: 200, headers: { 'content-type': 'application/x-ndjson' } });
     await response.write('{"n":1}\n');
@@ -125,6 +126,20 @@ describe('createBufferedHandler and createStreamingHandler', () => {
       });
     });
 
+    it('writes an empty chunk when a reply ends with no body, so the prelude still goes out', async () => {
+      const table: RouteTable = {
+        'GET /empty': async (_request, response) => {
+          response.start({ statusCode: 204 });
+          await response.end();
+        },
+      };
+
+      const reply = await host(table, makeHttpEvent({ path: '/empty' }));
+
+      expect(reply.body).toBe('');
+      if (name === 'buffered') expect(reply.statusCode).toBe(204);
+    });
+
     it('ends a stream the route left open', async () => {
       const reply = await host(routes, makeHttpEvent({ path: '/forgets-to-end' }));
 
@@ -148,12 +163,26 @@ describe('createBufferedHandler and createStreamingHandler', () => {
     });
   });
 
-  it('writes streamed chunks in order, each as written', async () => {
+  it('writes streamed chunks in order, each as written, and nothing more', async () => {
     const stream = new RecordingStream();
 
     await createStreamingHandler(routes)(makeHttpEvent({ path: '/stream' }), stream);
 
-    expect(stream.chunks.map((chunk) => chunk.toString())).toEqual(['{"n":1}\n', '{"n":2}\n', '']);
+    expect(stream.chunks.map((chunk) => chunk.toString())).toEqual(['{"n":1}\n', '{"n":2}\n']);
+  });
+
+  it('writes one empty chunk for a reply with no body, which is what sends the prelude in AWS', async () => {
+    const stream = new RecordingStream();
+    const table: RouteTable = {
+      'GET /empty': async (_request, response) => {
+        response.start({ statusCode: 204 });
+        await response.end();
+      },
+    };
+
+    await createStreamingHandler(table)(makeHttpEvent({ path: '/empty' }), stream);
+
+    expect(stream.chunks.map((chunk) => chunk.length)).toEqual([0]);
   });
 
   it('waits for the reader when the stream pushes back', async () => {
