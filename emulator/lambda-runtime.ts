@@ -48,7 +48,8 @@ export class LambdaResponseStream extends Writable {
   private firstWriteDone = false;
 
   constructor(response: ServerResponse) {
-    super();
+    // Strings go to the socket as strings: no Buffer copy per chunk.
+    super({ decodeStrings: false });
     this.response = response;
     // The client went away before the reply was complete: the handler's stream errors, as in AWS.
     response.on('close', () => {
@@ -76,10 +77,9 @@ export class LambdaResponseStream extends Writable {
       this.response.writeHead(200, { 'content-type': this.contentType });
       return;
     }
-    const headers: Record<string, string | string[]> = { ...this.prelude.headers };
-    if (this.prelude.cookies !== undefined && this.prelude.cookies.length > 0)
-      headers['set-cookie'] = this.prelude.cookies;
-    this.response.writeHead(this.prelude.statusCode ?? 200, headers);
+    const { statusCode, headers, cookies } = this.prelude;
+    const withCookies = cookies !== undefined && cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers;
+    this.response.writeHead(statusCode ?? 200, withCookies);
   }
 
   /**
@@ -98,7 +98,7 @@ export class LambdaResponseStream extends Writable {
 
   private corked = false;
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  override _write(chunk: Buffer | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.corkForTick();
     if (!this.firstWriteDone) {
       this.firstWriteDone = true;
@@ -108,7 +108,7 @@ export class LambdaResponseStream extends Writable {
       callback();
       return;
     }
-    if (this.response.write(chunk)) {
+    if (typeof chunk === 'string' ? this.response.write(chunk, encoding) : this.response.write(chunk)) {
       callback();
       return;
     }

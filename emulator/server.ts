@@ -11,6 +11,7 @@ import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, type Router
 import { familyForPath } from '../lib/http/family';
 import { renderError } from '../lib/http/render-error';
 import { MAX_BODY_BYTES } from '../lib/http/request';
+import { createDeadlines } from './deadlines';
 import { buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
 import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
@@ -144,6 +145,8 @@ class EmulatorContext implements Context {
 }
 
 function writeBufferedResult(response: ServerResponse, result: BufferedResult | undefined): void {
+  // Already answered (the invocation timed out, or the client left): the result goes nowhere, as in AWS.
+  if (response.headersSent || response.destroyed) return;
   const value = result ?? {};
   const body =
     value.body === undefined
@@ -174,6 +177,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
   const stage = options.stage ?? 'local';
   const log = options.log ?? ((line: string) => console.error(line));
   const handlers = new Map<string, unknown>();
+  const deadlines = createDeadlines();
   // Templates without parameters are looked up directly; only the rest are matched in order.
   const exactRoutes = new Map(
     options.table.routes
@@ -220,10 +224,10 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     const fn = found.route.function;
     const context = new EmulatorContext(fn, event.requestContext.requestId);
     const handler = handlerFor(fn);
-    const timer = setTimeout(() => {
+    const done = deadlines.add(Date.now() + fn.timeoutSeconds * 1000, () => {
       log(`${fn.name}: Task timed out after ${fn.timeoutSeconds} seconds`);
       integrationFailure(response, 504, 'Endpoint request timed out');
-    }, fn.timeoutSeconds * 1000);
+    });
     try {
       if (isStreamingHandler(handler)) {
         const stream = new LambdaResponseStream(response);
@@ -237,7 +241,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
         writeBufferedResult(response, await (handler as BufferedFn)(event, context));
       }
     } finally {
-      clearTimeout(timer);
+      done();
     }
   };
 

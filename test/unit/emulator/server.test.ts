@@ -70,11 +70,15 @@ const handlers: Record<string, unknown> = {
     async () => undefined,
   ),
   buffered: async () => ({ statusCode: 202, headers: { 'X-Kind': 'buffered' }, body: 'plain body' }),
+  slow: async () => {
+    await delay(2500);
+    return { statusCode: 200, body: 'too late' };
+  },
 };
 
 const table: EmulatorRouteTable = {
   binaryMediaTypes: ['multipart/form-data'],
-  functions: ['main', 'raw', 'unfinished', 'buffered'].map(fn),
+  functions: ['main', 'raw', 'unfinished', 'buffered', 'slow'].map(fn),
   routes: [
     ...['GET /stream', 'POST /echo/{id}', 'GET /hang', 'GET /big'].map((key) => {
       const [method, path] = key.split(' ') as [string, string];
@@ -83,6 +87,7 @@ const table: EmulatorRouteTable = {
     { method: 'GET', pattern: compileRoutePattern('/raw'), function: fn('raw') },
     { method: 'GET', pattern: compileRoutePattern('/unfinished'), function: fn('unfinished') },
     { method: 'GET', pattern: compileRoutePattern('/buffered'), function: fn('buffered') },
+    { method: 'GET', pattern: compileRoutePattern('/slow'), function: { ...fn('slow'), timeoutSeconds: 1 } },
   ],
 };
 
@@ -210,6 +215,13 @@ describe('createEmulatorServer', () => {
     expect(response.headers.get('x-kind')).toBe('buffered');
     expect(response.headers.get('content-length')).toBe('10');
     expect(await response.text()).toBe('plain body');
+  });
+
+  it("answers 504 when a handler runs past its function's time-out", async () => {
+    const response = await fetch(`${base}/slow`);
+
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ message: 'Endpoint request timed out' });
   });
 
   it('tells the handler when the client goes away', async () => {
