@@ -6,7 +6,7 @@ import { queuesFromSnapshot } from '../lib/fleet/views/queues-from-snapshot';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { readJson } from '../lib/http/parse-json';
 import { sendJson } from '../lib/http/reply';
-import { getServices } from '../lib/services';
+import { getServices, handlerOptions } from '../lib/services';
 import { isDrainHeartbeat, parseHeartbeat } from '../lib/wire/heartbeat';
 
 const status: Route = async (_request, response) => {
@@ -37,4 +37,4 @@ export const routes: RouteTable = {
   'POST /fleet/heartbeat': heartbeat,
 };
 
-export const handler = createHandler(routes);
+export const handler = createHandler(routes, handlerOptions());

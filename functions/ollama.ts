@@ -5,7 +5,7 @@ import { toApiTags } from '../lib/fleet/views/api-tags';
 import { ollamaApiVersion } from '../lib/fleet/views/api-version';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson, sendText } from '../lib/http/reply';
-import { getServices } from '../lib/services';
+import { getServices, handlerOptions } from '../lib/services';
 
 const snapshot = (): Promise<FleetSnapshot> => getServices().registry.snapshot();
 
@@ -31,4 +31,4 @@ export const routes: RouteTable = {
   'GET /api/ps': ps,
 };
 
-export const handler = createHandler(routes);
+export const handler = createHandler(routes, handlerOptions());

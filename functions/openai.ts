@@ -2,7 +2,7 @@
 import { toOpenAIModels } from '../lib/fleet/views/openai-models';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson } from '../lib/http/reply';
-import { getServices } from '../lib/services';
+import { getServices, handlerOptions } from '../lib/services';
 
 const models: Route = async (_request, response) => {
   const snapshot = await getServices().registry.snapshot();
@@ -13,4 +13,4 @@ export const routes: RouteTable = {
   'GET /v1/models': models,
 };
 
-export const handler = createHandler(routes);
+export const handler = createHandler(routes, handlerOptions());

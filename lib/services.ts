@@ -6,6 +6,7 @@
 import { type FleetConfig, getConfig } from './config';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
+import type { HandlerOptions } from './http/handler';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
 import { openTable, type Table } from './store/table';
@@ -27,4 +28,9 @@ export function getServices(): Services {
   const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
   services = { config, table, registry, describe };
   return services;
+}
+
+/** What every HTTP handler is wrapped with: the API keys it accepts. Read at cold start. */
+export function handlerOptions(): HandlerOptions {
+  return { apiKeys: getConfig().apiKeys };
 }

@@ -8,6 +8,7 @@
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
+import { createApiKeyCheck } from './api-keys';
 import { familyForPath } from './family';
 import { renderError } from './render-error';
 import { type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
@@ -28,6 +29,8 @@ export type RouteTable = Readonly<Record<string, Route>>;
 export interface HandlerOptions {
   /** Runs after the reply ended, inside the invocation (flushes written-behind items in AWS). */
   readonly afterResponse?: () => Promise<void>;
+  /** Accepted API keys; unset or empty = open (contract §2). */
+  readonly apiKeys?: readonly string[] | undefined;
 }
 
 interface AwsLambdaGlobal {
@@ -112,11 +115,14 @@ async function fail(sink: ResponseSink, path: string, thrown: unknown): Promise<
 
 function createServe(routes: RouteTable, options: HandlerOptions) {
   const compiled = compileRoutes(routes);
+  const checkApiKey = createApiKeyCheck(options.apiKeys);
   return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
     const { method, path, resource } = routingKeyOf(event);
     try {
       const found = findRoute(compiled, method, path, resource);
-      await found.route(toHttpRequest(event, found.params), sink);
+      const request = toHttpRequest(event, found.params);
+      checkApiKey?.(request);
+      await found.route(request, sink);
       if (!sink.ended) await sink.end();
     } catch (error) {
       await fail(sink, path, error);
