@@ -6,6 +6,7 @@
  * (decision 5) except on a cold start or after a long freeze.
  */
 import type { FleetConfig } from '../config';
+import { ServiceUnavailableError } from '../errors';
 import type { FullHeartbeat } from '../wire/heartbeat';
 import type { DescribeModels } from './describe-models';
 import { drainNode, nodeFromHeartbeat } from './from-heartbeat';
@@ -89,9 +90,19 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     return inFlight;
   };
 
+  /** A cold read that fails leaves the router with nothing to route by: that is a 503, not a crash. */
+  const refreshOrUnavailable = async (): Promise<FleetSnapshot> => {
+    try {
+      return await refresh();
+    } catch (error) {
+      if (built !== undefined) return built;
+      throw new ServiceUnavailableError('fleet state is unavailable: the table did not answer', { cause: error });
+    }
+  };
+
   const snapshot = async (): Promise<FleetSnapshot> => {
     const age = clock() - readAt;
-    if (built === undefined || age > config.snapshotMaxAgeMs * 5) return refresh();
+    if (built === undefined || age > config.snapshotMaxAgeMs * 5) return refreshOrUnavailable();
     if (age > config.snapshotMaxAgeMs) {
       // Serve the snapshot we have; the fresh one lands for the next request.
       refresh().catch((error: unknown) => log(`fleet snapshot refresh failed: ${String(error)}`));

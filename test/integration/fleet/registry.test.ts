@@ -136,6 +136,25 @@ describe('createFleetRegistry', () => {
     expect(model?.contextLength).toBe(40960);
   });
 
+  it('answers 503, not a crash, when the table cannot be read on a cold start', async () => {
+    const fleet = createFleetRegistry({
+      store: {
+        put: async () => undefined,
+        get: async () => undefined,
+        list: async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:8000');
+        },
+      },
+      config,
+      clock,
+    });
+
+    await expect(fleet.snapshot()).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringContaining('fleet state'),
+    });
+  });
+
   it('answers a drain for an unknown node without storing anything', async () => {
     const fleet = registry();
 
