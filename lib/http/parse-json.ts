@@ -4,6 +4,7 @@
  */
 import type * as z from 'zod';
 import { BadRequestError } from '../errors';
+import { parseWith } from '../wire/parse-with';
 import type { HttpRequest } from './request';
 
 export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
@@ -16,11 +17,6 @@ export function parseJson(text: string): ParseResult<unknown> {
   }
 }
 
-/** The dotted path of the first issue, e.g. `memory.total_gb` or `messages.0.content`. */
-export function issuePath(issue: z.core.$ZodIssue): string {
-  return issue.path.map(String).join('.');
-}
-
 /** Reads the body as JSON; 400 when it is missing or not JSON. */
 export function readJson(request: HttpRequest): unknown {
   if (request.body.length === 0) throw new BadRequestError('missing request body');
@@ -31,12 +27,8 @@ export function readJson(request: HttpRequest): unknown {
 
 /** Reads the body as JSON and validates it; 400 with the field named on any problem. */
 export function readJsonBody<T>(request: HttpRequest, schema: z.ZodType<T>): T {
-  const result = schema.safeParse(readJson(request));
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue === undefined ? '' : issuePath(issue);
-    const message = issue === undefined ? 'invalid request' : issue.message;
-    throw new BadRequestError(field === '' ? message : `${field}: ${message}`, field === '' ? undefined : field);
-  }
-  return result.data;
+  const result = parseWith(schema, readJson(request), 'invalid request');
+  if (result.ok) return result.value;
+  if (result.field === 'body') throw new BadRequestError(result.message);
+  throw new BadRequestError(`${result.field}: ${result.message}`, result.field);
 }

@@ -6,6 +6,7 @@
  * handler can answer 400 instead of the reference's 500. Pure.
  */
 import * as z from 'zod';
+import { parseWith, type WireParseResult } from './parse-with';
 
 const nodeId = z.string().trim().min(1, 'must be a non-empty string').max(256);
 const gigabytes = z.number().nonnegative();
@@ -134,9 +135,7 @@ export type FullHeartbeat = z.infer<typeof fullHeartbeatSchema>;
 export type DrainHeartbeat = z.infer<typeof drainHeartbeatSchema>;
 export type HeartbeatPayload = FullHeartbeat | DrainHeartbeat;
 
-export type HeartbeatParseResult =
-  | { readonly ok: true; readonly value: HeartbeatPayload }
-  | { readonly ok: false; readonly field: string; readonly message: string };
+export type HeartbeatParseResult = WireParseResult<HeartbeatPayload>;
 
 /** True for the drain message (it carries no metrics; a full heartbeat always has `cpu`). */
 export function isDrainHeartbeat(payload: HeartbeatPayload): payload is DrainHeartbeat {
@@ -154,13 +153,9 @@ function looksLikeDrain(body: unknown): boolean {
  * (`memory.total_gb`, `ollama.models_loaded.0.name`), or `body` when the body itself is not an object.
  */
 export function parseHeartbeat(body: unknown): HeartbeatParseResult {
-  const parsed = looksLikeDrain(body) ? drainHeartbeatSchema.safeParse(body) : fullHeartbeatSchema.safeParse(body);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined ? [] : issue.path.map(String);
-  return {
-    ok: false,
-    field: path.length === 0 ? 'body' : path.join('.'),
-    message: issue?.message ?? 'invalid heartbeat',
-  };
+  return parseWith<HeartbeatPayload>(
+    looksLikeDrain(body) ? drainHeartbeatSchema : fullHeartbeatSchema,
+    body,
+    'invalid heartbeat',
+  );
 }

@@ -5,6 +5,7 @@
  * so a newer Ollama's extra fields pass through. Parsers return a result and never throw. Pure.
  */
 import * as z from 'zod';
+import { parseWith, type WireParseResult } from './parse-with';
 
 const text = z.string().nullish();
 const number = z.number().nullish();
@@ -68,34 +69,20 @@ export type OllamaPsModel = NonNullable<OllamaPsResponse['models']>[number];
 export type OllamaVersionResponse = z.infer<typeof ollamaVersionResponseSchema>;
 export type OllamaShowResponse = z.infer<typeof ollamaShowResponseSchema>;
 
-export type OllamaParseResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly field: string; readonly message: string };
-
-function parseWith<T>(schema: z.ZodType<T>, body: unknown): OllamaParseResult<T> {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined ? [] : issue.path.map(String);
-  return {
-    ok: false,
-    field: path.length === 0 ? 'body' : path.join('.'),
-    message: issue?.message ?? 'invalid response',
-  };
-}
+export type OllamaParseResult<T> = WireParseResult<T>;
 
 export function parseOllamaTags(body: unknown): OllamaParseResult<OllamaTagsResponse> {
-  return parseWith(ollamaTagsResponseSchema, body);
+  return parseWith(ollamaTagsResponseSchema, body, 'invalid response');
 }
 
 export function parseOllamaPs(body: unknown): OllamaParseResult<OllamaPsResponse> {
-  return parseWith(ollamaPsResponseSchema, body);
+  return parseWith(ollamaPsResponseSchema, body, 'invalid response');
 }
 
 export function parseOllamaVersion(body: unknown): OllamaParseResult<OllamaVersionResponse> {
-  return parseWith(ollamaVersionResponseSchema, body);
+  return parseWith(ollamaVersionResponseSchema, body, 'invalid response');
 }
 
 export function parseOllamaShow(body: unknown): OllamaParseResult<OllamaShowResponse> {
-  return parseWith(ollamaShowResponseSchema, body);
+  return parseWith(ollamaShowResponseSchema, body, 'invalid response');
 }
