@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { loadConfig } from '../lib/config';
+import { runShutdownHooks } from '../lib/shutdown-hooks';
 import { createDynamoClient } from '../lib/store/client';
 import { ensureTable } from '../lib/store/ensure-table';
 import { startDynamo } from './dynamo';
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
         resolve();
       }, 3000).unref();
     });
+    // Every function bundle flushes what it wrote behind before the table goes away.
+    await runShutdownHooks();
     await dynamo?.close();
     process.exit(0);
   };

@@ -1,11 +1,15 @@
 /** The Ollama-style surface (spec §4.4): liveness probe, version, the fleet's models and loaded models. */
+
+import { BadRequestError } from '../lib/errors';
 import type { FleetSnapshot } from '../lib/fleet/node';
 import { toApiPs } from '../lib/fleet/views/api-ps';
 import { toApiTags } from '../lib/fleet/views/api-tags';
 import { ollamaApiVersion } from '../lib/fleet/views/api-version';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
+import { readJsonBody } from '../lib/http/parse-json';
 import { sendJson, sendText } from '../lib/http/reply';
 import { getServices, handlerOptions } from '../lib/services';
+import { ollamaShowRequestSchema } from '../lib/wire/ollama-show';
 
 const snapshot = (): Promise<FleetSnapshot> => getServices().registry.snapshot();
 
@@ -23,12 +27,20 @@ const ps: Route = async (_request, response) => {
   await sendJson(response, toApiPs(await snapshot()));
 };
 
+const show: Route = async (request, response) => {
+  const body = readJsonBody(request, ollamaShowRequestSchema);
+  const name = body.model ?? body.name;
+  if (name === undefined || name.trim() === '') throw new BadRequestError('model is required', 'model');
+  await sendJson(response, await getServices().showModel(await snapshot(), name.trim(), body.verbose === true));
+};
+
 export const routes: RouteTable = {
   'GET /': root,
   'HEAD /': root,
   'GET /api/version': version,
   'GET /api/tags': tags,
   'GET /api/ps': ps,
+  'POST /api/show': show,
 };
 
 export const handler = createHandler(routes, handlerOptions());

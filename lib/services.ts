@@ -3,19 +3,26 @@
  * registry, each built once per container on first use (a Lambda cold start) and reused by every
  * invocation. Handlers ask for what they need here; tests build their own with the factories.
  */
+import { createTraceRecorder, type TraceRecorder } from './analytics/trace';
 import { type FleetConfig, getConfig } from './config';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
+import { createShowModel, type ShowModel } from './fleet/show-model';
 import type { HandlerOptions } from './http/handler';
+import { onShutdown } from './shutdown-hooks';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
 import { openTable, type Table } from './store/table';
+import { createWriteBehind, type WriteBehind } from './store/write-behind';
 
 export interface Services {
   readonly config: FleetConfig;
   readonly table: Table;
   readonly registry: FleetRegistry;
   readonly describe: DescribeModels;
+  readonly writeBehind: WriteBehind;
+  readonly traces: TraceRecorder;
+  readonly showModel: ShowModel;
 }
 
 let services: Services | undefined;
@@ -26,11 +33,27 @@ export function getServices(): Services {
   const table = openTable(createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint }), config.table);
   const describe = createModelDescriber();
   const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
-  services = { config, table, registry, describe };
+  const writeBehind = createWriteBehind(table);
+  onShutdown(() => writeBehind.close());
+  services = {
+    config,
+    table,
+    registry,
+    describe,
+    writeBehind,
+    traces: createTraceRecorder(writeBehind),
+    showModel: createShowModel(),
+  };
   return services;
 }
 
-/** What every HTTP handler is wrapped with: the API keys it accepts. Read at cold start. */
+/** In AWS a container is frozen between invocations, so written-behind items go out before one ends. */
+const inLambda = process.env['AWS_LAMBDA_FUNCTION_NAME'] !== undefined;
+
+/** What every HTTP handler is wrapped with: the API keys it accepts, the end-of-invocation flush. */
 export function handlerOptions(): HandlerOptions {
-  return { apiKeys: getConfig().apiKeys };
+  const flush = async () => {
+    if (services !== undefined) await services.writeBehind.flush();
+  };
+  return { apiKeys: getConfig().apiKeys, ...(inLambda ? { afterResponse: flush } : {}) };
 }

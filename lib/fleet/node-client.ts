@@ -1,50 +1,16 @@
 /**
- * HTTP to nodes (DESIGN decision 7): one undici Agent with keep-alive pools per node, short connect
- * time-outs (a dead node is known fast) and bounded header/body time-outs, every call abortable.
- * JSON replies are parsed in one place and returned as `unknown` for the caller's schema.
+ * JSON calls to nodes (polls, `/api/show`): bounded in time, abortable, the reply parsed in one place and
+ * returned as `unknown` for the caller's schema; any failure is an `UpstreamError`.
  */
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
 import { parseJson } from '../http/parse-json';
+import { describeNetworkError, nodeHttp } from './node-http';
 
 export interface NodeCallOptions {
   /** Whole-call budget; the call is aborted after it. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
-}
-
-type Undici = typeof import('undici');
-
-let undici: { readonly request: Undici['request']; readonly agent: Agent } | undefined;
-
-/**
- * undici is half of a function bundle: it is loaded on the first call to a node, not at cold start,
- * so invocations that never reach a node (heartbeats, status pages) do not pay for it.
- */
-function client() {
-  if (undici === undefined) {
-    const { Agent: UndiciAgent, request }: Undici = require('undici');
-    const agent = new UndiciAgent({
-      connect: { timeout: 2000 },
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 120_000,
-      // Model loads can take minutes before the first byte; callers bound their own waits.
-      headersTimeout: 600_000,
-      bodyTimeout: 600_000,
-      connections: 256,
-      pipelining: 1,
-    });
-    undici = { request, agent };
-  }
-  return undici;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
-  }
-  return String(error);
 }
 
 function combinedSignal(options: NodeCallOptions): AbortSignal {
@@ -60,7 +26,7 @@ export async function callNodeJson(
   options: NodeCallOptions & { readonly method?: 'GET' | 'POST'; readonly body?: unknown } = {},
 ): Promise<unknown> {
   const url = `${baseUrl}${path}`;
-  const { request, agent } = client();
+  const { request, agent } = nodeHttp();
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
@@ -71,13 +37,13 @@ export async function callNodeJson(
       signal: combinedSignal(options),
     });
   } catch (error) {
-    throw new UpstreamError(`${url}: ${describeError(error)}`, undefined, { cause: error });
+    throw new UpstreamError(`${url}: ${describeNetworkError(error)}`, undefined, { cause: error });
   }
   let text: string;
   try {
     text = await response.body.text();
   } catch (error) {
-    throw new UpstreamError(`${url}: reading the reply failed: ${describeError(error)}`, response.statusCode, {
+    throw new UpstreamError(`${url}: reading the reply failed: ${describeNetworkError(error)}`, response.statusCode, {
       cause: error,
     });
   }

@@ -44,3 +44,29 @@ export function nodeKey(nodeId: string): ItemKey {
 export function lockKey(name: string): ItemKey {
   return { pk: prefixedKey('LOCK', name), sk: SINGLETON_SORT_KEY };
 }
+
+/** `2026-11-21`: traces and usage are partitioned by UTC day, so a day's items are one query. */
+export function dayOf(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/** A request trace: one partition per day, sorted by time; `gsi1` lists every trace newest-first. */
+export function traceKey(epochMs: number, requestId: string): ItemKey & { gsi1pk: string; gsi1sk: string } {
+  const time = new Date(epochMs).toISOString();
+  return {
+    pk: prefixedKey('TRACE', dayOf(epochMs)),
+    sk: prefixedKey(time, requestId),
+    gsi1pk: 'TRACE',
+    gsi1sk: prefixedKey(time, requestId),
+  };
+}
+
+/** Daily usage counters of one node and model. */
+export function usageKey(epochMs: number, nodeId: string, model: string): ItemKey {
+  return { pk: prefixedKey('USAGE', dayOf(epochMs)), sk: prefixedKey(nodeId.replaceAll(KEY_SEPARATOR, '_'), model) };
+}
+
+/** Daily usage counters of one tag. */
+export function tagUsageKey(epochMs: number, tag: string): ItemKey {
+  return { pk: prefixedKey('TAGUSAGE', dayOf(epochMs)), sk: tag === '' ? '(empty)' : tag };
+}

@@ -218,6 +218,35 @@ describe('the router with a polled node and a node agent', () => {
     });
   });
 
+  it("shows a model's metadata through the ollama client, from a node that has it, cached", async () => {
+    const showsBefore = plain.requests.filter((request) => request.path === '/api/show').length;
+
+    const first = await ollama.show({ model: 'qwen3:8b' });
+    const second = await ollama.show({ model: 'qwen3:8b' });
+    const showsAfter = plain.requests.filter((request) => request.path === '/api/show').length;
+
+    expect(first.capabilities).toEqual(expect.arrayContaining(['completion', 'tools', 'thinking']));
+    expect(Reflect.get(first.model_info, 'general.architecture')).toBe('qwen3');
+    expect(Reflect.get(first.model_info, 'qwen3.context_length')).toBeGreaterThan(0);
+    expect(second).toEqual(first);
+    expect(showsAfter - showsBefore).toBe(1);
+  });
+
+  it('answers /api/show for a sidecar model, 404 for an unknown one and 400 without a model', async () => {
+    const image = await ollama.show({ model: 'z-image-turbo' });
+    const unknown = await fetch(`${router.url}/api/show`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'nope:1b' }),
+    });
+    const missing = await fetch(`${router.url}/api/show`, { method: 'POST', body: '{}' });
+
+    expect(image.capabilities).toEqual(['image']);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: "model 'nope:1b' not found" });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({ error: 'model is required' });
+  });
+
   it('rejects a malformed heartbeat with 400 naming the field', async () => {
     const response = await fetch(`${router.url}/heartbeat`, {
       method: 'POST',

@@ -1,0 +1,85 @@
+/**
+ * Opens a streaming request to a node (`POST /api/chat`, `/api/generate`, …) and resolves when the
+ * node's response headers arrive — the "first byte" the dispatcher decides retries on. Connection
+ * failures and a first-byte time-out reject (retryable); the body is handed over unread, as an async
+ * iterable of chunks that the relay consumes at the client's pace, and `cancel()` frees the node's
+ * connection at once when the client goes away.
+ */
+import type { Dispatcher } from 'undici';
+import { UpstreamError } from '../errors';
+import { describeNetworkError, nodeHttp } from './node-http';
+
+export interface NodeReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Stops reading and closes the connection to the node; safe to call more than once. */
+  cancel(): void;
+}
+
+export interface NodeStreamOptions {
+  readonly signal?: AbortSignal;
+  /** How long the node may take to answer with headers (model loads are slow). */
+  readonly firstByteTimeoutMs?: number;
+}
+
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+export async function openNodeStream(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  options: NodeStreamOptions = {},
+): Promise<NodeReply> {
+  const { request, agent } = nodeHttp();
+  const url = `${baseUrl}${path}`;
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      headersTimeout: options.firstByteTimeoutMs ?? 300_000,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } catch (error) {
+    throw new UpstreamError(`${url}: ${describeNetworkError(error)}`, undefined, {
+      cause: error,
+      code: 'node_unreachable',
+    });
+  }
+  const stream = response.body;
+  let cancelled = false;
+  return {
+    status: response.statusCode,
+    headers: flattenHeaders(response.headers),
+    body: stream,
+    cancel() {
+      if (cancelled) return;
+      cancelled = true;
+      stream.destroy();
+    },
+  };
+}
+
+/** Reads a whole (small) reply body, for errors and non-streaming answers. */
+export async function readNodeBody(reply: NodeReply, limitBytes = 8 * 1024 * 1024): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of reply.body) {
+    size += chunk.length;
+    if (size > limitBytes) {
+      reply.cancel();
+      throw new UpstreamError(`the node's reply is larger than ${limitBytes} bytes`);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}

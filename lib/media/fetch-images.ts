@@ -1,0 +1,56 @@
+/**
+ * Fetches the http(s) image URLs of an OpenAI request (`image_url` parts), all at once, each bounded in
+ * time and size, so the node receives the image bytes it needs (Ollama takes base64, not URLs). The
+ * reference fetched them with a blocking call inside its event loop; here nothing waits but the request.
+ */
+import { BadRequestError } from '../errors';
+import { describeNetworkError, nodeHttp } from '../fleet/node-http';
+
+export interface FetchImagesOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+}
+
+const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+async function fetchOne(url: string, options: FetchImagesOptions): Promise<string> {
+  const { request, agent } = nodeHttp();
+  const signals = [AbortSignal.timeout(options.timeoutMs ?? 15_000)];
+  if (options.signal !== undefined) signals.push(options.signal);
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  try {
+    const response = await request(url, { dispatcher: agent, method: 'GET', signal: AbortSignal.any(signals) });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      throw new Error(`answered ${response.statusCode}`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        response.body.destroy();
+        throw new Error(`is larger than ${maxBytes} bytes`);
+      }
+      chunks.push(Buffer.from(chunk));
+    }
+    return Buffer.concat(chunks).toString('base64');
+  } catch (error) {
+    throw new BadRequestError(`image ${url} could not be fetched: ${describeNetworkError(error)}`, 'messages');
+  }
+}
+
+/** URL → base64 bytes, for every URL given; any failure is a 400 naming the URL. */
+export async function fetchImages(
+  urls: readonly string[],
+  options: FetchImagesOptions = {},
+): Promise<Map<string, string>> {
+  const unique = [...new Set(urls)];
+  for (const url of unique) {
+    if (!/^https?:\/\//i.test(url))
+      throw new BadRequestError(`image URL ${url} must be http(s) or a data: URI`, 'messages');
+  }
+  const bodies = await Promise.all(unique.map((url) => fetchOne(url, options)));
+  return new Map(unique.map((url, index) => [url, bodies[index] ?? '']));
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type SimNode, startSimNode } from '../../../emulator/sim';
+import { UpstreamError } from '../../../lib/errors';
+import { openNodeStream, readNodeBody } from '../../../lib/fleet/node-stream';
+
+let node: SimNode;
+
+beforeAll(async () => {
+  node = await startSimNode({ ttftMs: 5, tokensPerSecond: 200 });
+});
+
+afterAll(async () => {
+  await node.close();
+});
+
+const chat = { model: 'llama3.2:3b', messages: [{ role: 'user', content: 'hello there' }] };
+
+describe('openNodeStream', () => {
+  it('resolves at the headers and hands over the body as it streams', async () => {
+    const reply = await openNodeStream(node.url, '/api/chat', chat);
+    const lines = (await readNodeBody(reply)).toString().trim().split('\n');
+
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toContain('application/x-ndjson');
+    expect(lines.length).toBeGreaterThan(2);
+    expect(JSON.parse(lines.at(-1) ?? '{}').done).toBe(true);
+  });
+
+  it('passes a node error status through for the caller to judge', async () => {
+    node.faults.failNext(1, 503);
+
+    const reply = await openNodeStream(node.url, '/api/chat', chat);
+
+    expect(reply.status).toBe(503);
+    expect(JSON.parse((await readNodeBody(reply)).toString())).toEqual({ error: 'simulated failure' });
+  });
+
+  it('rejects with an UpstreamError when the node refuses connections', async () => {
+    await node.faults.refuseConnections(true);
+    await expect(openNodeStream(node.url, '/api/chat', chat)).rejects.toBeInstanceOf(UpstreamError);
+    await node.faults.refuseConnections(false);
+  });
+
+  it('rejects when the node does not answer within the first-byte time-out', async () => {
+    node.faults.hang(true);
+    await expect(openNodeStream(node.url, '/api/chat', chat, { firstByteTimeoutMs: 200 })).rejects.toBeInstanceOf(
+      UpstreamError,
+    );
+    node.faults.hang(false);
+  });
+
+  it('stops the node streaming when cancelled', async () => {
+    const reply = await openNodeStream(node.url, '/api/chat', { ...chat, options: { num_predict: 500 } });
+    const iterator = reply.body[Symbol.asyncIterator]();
+    await iterator.next();
+
+    reply.cancel();
+    reply.cancel();
+
+    // The body ends or errors at once: either way nothing more comes from the node.
+    const next = await iterator.next().then(
+      (result) => (result.done === true ? 'ended' : 'more'),
+      (error: unknown) => (error instanceof Error ? error.name : 'error'),
+    );
+    expect(['ended', 'AbortError']).toContain(next);
+  });
+});
