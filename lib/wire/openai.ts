@@ -1,0 +1,249 @@
+/**
+ * OpenAI Chat Completions on the wire (protocols §3): the request clients send to
+ * `/v1/chat/completions` as a zod schema, and the response, stream chunk and error shapes the router
+ * writes as TS types. The request is loose at every level (SDKs forward whatever the caller adds, and
+ * unknown top-level fields are forwarded to the node); the parts the translator reads are typed, so a
+ * wrong type is a 400 naming the field. Names follow openai-node. Pure.
+ */
+import * as z from 'zod';
+import { parseWith, type WireParseResult } from './parse-with';
+
+const text = z.string().nullish();
+const number = z.number().nullish();
+const integer = z.number().int().nullish();
+
+const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+
+const imagePartSchema = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({
+    /** `data:image/…;base64,…` or an `http(s)` URL the caller fetches before translating. */
+    url: z.string().min(1),
+    detail: z.enum(['auto', 'low', 'high']).nullish(),
+  }),
+});
+
+/** Modelled so the translator can answer 400 naming the part: nodes take text and images only. */
+const audioPartSchema = z.looseObject({
+  type: z.literal('input_audio'),
+  input_audio: z.looseObject({ data: z.string(), format: z.string() }),
+});
+const filePartSchema = z.looseObject({ type: z.literal('file'), file: z.looseObject({}) });
+const refusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+
+const userPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema, audioPartSchema, filePartSchema]);
+const assistantPartSchema = z.discriminatedUnion('type', [textPartSchema, refusalPartSchema]);
+
+/** `string | Part[]`; the message names both so a bad value says what is expected. */
+function contentOf<T extends z.ZodType>(part: T, expected: string) {
+  return z.union([z.string(), z.array(part)], { error: `expected a string or an array of ${expected} parts` });
+}
+
+const textContent = contentOf(textPartSchema, 'text');
+
+const toolCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
+
+const systemMessageSchema = z.looseObject({ role: z.literal('system'), content: textContent, name: text });
+const developerMessageSchema = z.looseObject({ role: z.literal('developer'), content: textContent, name: text });
+const userMessageSchema = z.looseObject({
+  role: z.literal('user'),
+  content: contentOf(userPartSchema, 'text, image_url'),
+  name: text,
+});
+const assistantMessageSchema = z.looseObject({
+  role: z.literal('assistant'),
+  content: contentOf(assistantPartSchema, 'text, refusal').nullish(),
+  refusal: text,
+  name: text,
+  tool_calls: z.array(toolCallSchema).nullish(),
+  /** Earlier reasoning sent back (DeepSeek/vLLM spell it `reasoning_content`, Ollama/OpenRouter `reasoning`). */
+  reasoning_content: text,
+  reasoning: text,
+});
+const toolMessageSchema = z.looseObject({
+  role: z.literal('tool'),
+  content: textContent,
+  tool_call_id: z.string(),
+});
+
+export const openAIChatMessageSchema = z.discriminatedUnion('role', [
+  systemMessageSchema,
+  developerMessageSchema,
+  userMessageSchema,
+  assistantMessageSchema,
+  toolMessageSchema,
+]);
+
+const functionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().min(1),
+    description: text,
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  }),
+});
+
+const toolChoiceSchema = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
+]);
+
+const responseFormatSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    json_schema: z.looseObject({
+      name: z.string(),
+      description: text,
+      schema: z.record(z.string(), z.unknown()).nullish(),
+      strict: z.boolean().nullish(),
+    }),
+  }),
+]);
+
+export const openAIReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+
+export const openAIChatRequestSchema = z.looseObject({
+  model: z.string().min(1, 'model is required'),
+  messages: z.array(openAIChatMessageSchema).nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+  temperature: number,
+  top_p: number,
+  seed: integer,
+  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  max_tokens: integer,
+  max_completion_tokens: integer,
+  frequency_penalty: number,
+  presence_penalty: number,
+  n: integer,
+  response_format: responseFormatSchema.nullish(),
+  tools: z.array(functionToolSchema).nullish(),
+  tool_choice: toolChoiceSchema.nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  reasoning_effort: openAIReasoningEffortSchema.nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: integer,
+  modalities: z.array(z.string()).nullish(),
+  // Deprecated function calling: typed only so the translator can reject it by name.
+  functions: z.array(z.unknown()).nullish(),
+  function_call: z.unknown().optional(),
+  // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
+  options: z.looseObject({ num_predict: integer, temperature: number }).nullish(),
+  think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
+  keep_alive: z.union([z.number(), z.string()]).nullish(),
+  format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
+  // The router's own fields (contract §4), never forwarded.
+  fallback_models: z.array(z.string()).nullish(),
+  // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
+  metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+  user: text,
+});
+
+export type OpenAIChatRequest = z.infer<typeof openAIChatRequestSchema>;
+export type OpenAIChatMessage = z.infer<typeof openAIChatMessageSchema>;
+export type OpenAIUserContentPart = z.infer<typeof userPartSchema>;
+export type OpenAIChatToolCallParam = z.infer<typeof toolCallSchema>;
+export type OpenAIReasoningEffort = z.infer<typeof openAIReasoningEffortSchema>;
+
+export function parseOpenAIChatRequest(body: unknown): WireParseResult<OpenAIChatRequest> {
+  return parseWith(openAIChatRequestSchema, body, 'invalid request');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What the router writes (protocols §3.2–3.4).
+
+export type OpenAIFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+export interface OpenAIToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+export interface OpenAIUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+  /** Present only when the node measured prefix-cache reuse (spec §4.1): 0 = measured, nothing reused. */
+  readonly prompt_tokens_details?: { readonly cached_tokens: number };
+}
+
+/** Per-token log probabilities, as the node reported them. */
+export interface OpenAILogprobs {
+  readonly content: readonly unknown[];
+}
+
+export interface OpenAIChatCompletionMessage {
+  readonly role: 'assistant';
+  readonly content: string | null;
+  readonly refusal: null;
+  readonly tool_calls?: readonly OpenAIToolCall[];
+  /** The model's thinking; non-standard (DeepSeek, vLLM and llama.cpp use this name). */
+  readonly reasoning_content?: string;
+}
+
+export interface OpenAIChatCompletion {
+  readonly id: string;
+  readonly object: 'chat.completion';
+  readonly created: number;
+  readonly model: string;
+  readonly choices: readonly [
+    {
+      readonly index: 0;
+      readonly message: OpenAIChatCompletionMessage;
+      readonly logprobs: OpenAILogprobs | null;
+      readonly finish_reason: OpenAIFinishReason;
+    },
+  ];
+  readonly usage: OpenAIUsage;
+}
+
+/** A streamed tool call: whole, since Ollama sends each call complete in one chunk. */
+export interface OpenAIToolCallDelta {
+  readonly index: number;
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+export interface OpenAIChatDelta {
+  readonly role?: 'assistant';
+  readonly content?: string;
+  readonly reasoning_content?: string;
+  readonly tool_calls?: readonly OpenAIToolCallDelta[];
+}
+
+export interface OpenAIChatChunkChoice {
+  readonly index: 0;
+  readonly delta: OpenAIChatDelta;
+  readonly logprobs: OpenAILogprobs | null;
+  readonly finish_reason: OpenAIFinishReason | null;
+}
+
+export interface OpenAIChatChunk {
+  readonly id: string;
+  readonly object: 'chat.completion.chunk';
+  readonly created: number;
+  readonly model: string;
+  /** Empty on the usage chunk. */
+  readonly choices: readonly OpenAIChatChunkChoice[];
+  /** With `stream_options.include_usage`: `null` on every chunk but the last, which carries it. */
+  readonly usage?: OpenAIUsage | null;
+}
+
+/** The error envelope (contract §4), before the first byte as the body and after it in band. */
+export const openAIErrorBodySchema = z.object({
+  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }),
+});
+
+export type OpenAIErrorBody = z.infer<typeof openAIErrorBodySchema>;
+
+/** An in-band stream failure: `data: {"error": {...}}` (protocols §3.3). */
+export type OpenAIStreamError = OpenAIErrorBody;
