@@ -4,7 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
-import { parseJson } from '../http/parse-json';
+import { parseJson } from '../wire/json';
 import { describeNetworkError, nodeHttp } from './node-http';
 
 export interface NodeCallOptions {

@@ -1,21 +1,9 @@
-/**
- * Parses request and upstream JSON in one place, returning a result instead of throwing, and turns a
- * zod failure into a `BadRequestError` naming the first bad field as a dotted path.
- */
+/** Reads a request body as JSON and validates it: a `BadRequestError` naming the first bad field on any problem. */
 import type * as z from 'zod';
 import { BadRequestError } from '../errors';
+import { parseJson } from '../wire/json';
 import { parseWith } from '../wire/parse-with';
 import type { HttpRequest } from './request';
-
-export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
-
-export function parseJson(text: string): ParseResult<unknown> {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : 'invalid JSON' };
-  }
-}
 
 /** Reads the body as JSON; 400 when it is missing or not JSON. */
 export function readJson(request: HttpRequest): unknown {

@@ -6,7 +6,7 @@
  * throws `APIError`). The bodies are the ones `renderError` sends before the first byte. Pure.
  */
 import type { RouterError } from '../errors';
-import { errorBody } from '../http/render-error';
+import { errorBody } from '../wire/error-body';
 import { encodeNdjson } from './ndjson';
 import { encodeSseData } from './sse';
 

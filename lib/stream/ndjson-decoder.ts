@@ -6,7 +6,7 @@
  * so the caller can answer it in band (contract §4). The line buffer is bounded: a line longer than
  * `maxLineBytes` is reported once as an error and the rest of it is discarded up to its newline. Pure.
  */
-import { parseJson } from '../http/parse-json';
+import { parseJson } from '../wire/json';
 
 export type DecodedLine =
   | { readonly ok: true; readonly value: unknown; readonly raw: string }

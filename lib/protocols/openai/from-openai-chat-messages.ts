@@ -12,7 +12,7 @@
  * Pure; throws only `BadRequestError` naming the field.
  */
 import { BadRequestError } from '../../errors';
-import { parseJson } from '../../http/parse-json';
+import { parseJson } from '../../wire/json';
 import type { OllamaMessage, OllamaToolCall } from '../../wire/ollama';
 import type { OpenAIChatMessage, OpenAIChatToolCallParam } from '../../wire/openai';
 

@@ -18,7 +18,7 @@
  * Pure.
  */
 import { type RouterError, UpstreamError } from '../../errors';
-import { errorBody } from '../../http/render-error';
+import { errorBody } from '../../wire/error-body';
 import type { OllamaChatChunk } from '../../wire/ollama';
 import {
   type OpenAIChatChunk,

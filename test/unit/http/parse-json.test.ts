@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import * as z from 'zod';
 import { BadRequestError } from '../../../lib/errors';
-import { parseJson, readJsonBody } from '../../../lib/http/parse-json';
+import { readJsonBody } from '../../../lib/http/parse-json';
 import { toHttpRequest } from '../../../lib/http/request';
+import { parseJson } from '../../../lib/wire/json';
 import { makeHttpEvent } from '../../helpers/events';
 
 const schema = z.looseObject({ model: z.string().min(1), messages: z.array(z.looseObject({ content: z.string() })) });

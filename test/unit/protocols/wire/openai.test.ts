@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RouterError } from '../../../../lib/errors';
-import { errorBody } from '../../../../lib/http/render-error';
+import { errorBody } from '../../../../lib/wire/error-body';
 import { openAIErrorBodySchema, parseOpenAIChatRequest } from '../../../../lib/wire/openai';
 
 describe('parseOpenAIChatRequest', () => {
