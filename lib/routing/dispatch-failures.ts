@@ -1,0 +1,88 @@
+/**
+ * What went wrong while dispatching one request, and the error the client gets when nothing worked
+ * (issue: routing item 3; contract §4 "a 503 that retrying cannot fix carries x-should-retry: false").
+ * 404 when none of the models tried exists on any node, offline ones included, naming each model.
+ * Otherwise 503 with Retry-After, `retryable` (→ `x-should-retry`) true only when waiting can help:
+ * a queue was full or timed out, or a node was offline, draining, short of memory. It is false when
+ * every node refused the request for good (wrong kind of model, no vision, no tools) or failed while
+ * the router tried it — the router has already retried on other nodes, and SDK retries on top (two
+ * each, protocols §1.8) would only multiply the load on a fleet that is failing (anchor §9, retry storms).
+ */
+import { NotFoundError, type RouterError, ServiceUnavailableError } from '../errors';
+import type { FleetSnapshot } from '../fleet/node';
+import { describeElimination, isPermanentElimination } from './eliminate';
+import { modelOnAnyNode } from './model-presence';
+import type { Elimination } from './placement-table';
+
+export type FailureKind = 'eliminated' | 'queue-full' | 'queue-timeout' | 'unreachable' | 'server-error';
+
+export interface AttemptFailure {
+  readonly nodeId: string;
+  readonly model: string;
+  readonly kind: FailureKind;
+  readonly detail: string;
+  /** Waiting and asking again could succeed. */
+  readonly clientRetryHelps: boolean;
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+/** How many failures the 503 message lists before "and N more". */
+const LISTED = 5;
+
+function quoted(models: readonly string[]): string {
+  return models.map((model) => `'${model}'`).join(', ');
+}
+
+export class DispatchLog {
+  readonly failures: AttemptFailure[] = [];
+  /** Attempts that reached a node (or tried to) and failed: what `maxRetries` bounds. */
+  sendFailures = 0;
+  private readonly unreachable = new Set<string>();
+
+  eliminated(model: string, eliminations: readonly Elimination[]): void {
+    for (const { nodeId, reason } of eliminations) {
+      this.failures.push({
+        nodeId,
+        model,
+        kind: 'eliminated',
+        detail: describeElimination(reason),
+        clientRetryHelps: !isPermanentElimination(reason),
+      });
+    }
+  }
+
+  failed(failure: AttemptFailure): void {
+    this.failures.push(failure);
+    if (failure.kind === 'unreachable' || failure.kind === 'server-error') this.sendFailures += 1;
+    if (failure.kind === 'unreachable') this.unreachable.add(failure.nodeId);
+  }
+
+  /** A node that could not be reached is not tried again for a fallback model. */
+  isUnreachable(nodeId: string): boolean {
+    return this.unreachable.has(nodeId);
+  }
+
+  toError(snapshot: FleetSnapshot, tried: readonly string[]): RouterError {
+    const list = tried.length > 1 ? ` (tried: ${tried.join(', ')})` : '';
+    const known = tried.filter((model) => modelOnAnyNode(snapshot, model));
+    if (this.failures.length === 0 && known.length === 0) {
+      return new NotFoundError(`model ${quoted(tried)} not found on any node${list}`, 'model_not_found');
+    }
+    if (this.failures.length === 0) {
+      return new ServiceUnavailableError(`model ${quoted(known)} is only on nodes that are offline${list}`, {
+        code: 'no_node_available',
+        retryable: true,
+      });
+    }
+    const shown = this.failures.slice(0, LISTED).map((failure) => `${failure.nodeId}: ${failure.detail}`);
+    if (this.failures.length > LISTED) shown.push(`and ${this.failures.length - LISTED} more`);
+    const waits = this.failures.flatMap((failure) =>
+      failure.retryAfterSeconds === undefined ? [] : [failure.retryAfterSeconds],
+    );
+    return new ServiceUnavailableError(`no node can take model ${quoted(tried)} now${list}: ${shown.join('; ')}`, {
+      code: 'no_node_available',
+      retryable: this.failures.some((failure) => failure.clientRetryHelps),
+      ...(waits.length > 0 ? { retryAfterSeconds: Math.min(...waits) } : {}),
+    });
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The retry/fallback loop (issue: routing item 3; anchor §2.4–2.5): for the requested model, then each
+ * of `fallback_models` in order, rank the nodes and try candidates best first. A full queue moves on to
+ * the next candidate; a connection error, a time-out before the first byte or a 5xx moves on too and
+ * counts as a retry, up to `maxRetries`; a 4xx is the client's and comes back as is. A model whose
+ * candidates are all used up is "unavailable" and the next fallback is tried. Nothing to try: 404 or
+ * 503 (./dispatch-failures). The served attempt keeps its queue slot: the caller relays the body and
+ * releases the slot when the stream ends, which records the request's duration for the scorer.
+ * Every decision is known before the first byte, so every X-Fleet-* header can be final.
+ */
+import type { FleetSnapshot } from '../fleet/node';
+import type { AffinityTracker } from './affinity';
+import type { ConcurrencyOverrides } from './concurrency-limit';
+import { DispatchLog } from './dispatch-failures';
+import type { LatencyStats } from './latency-stats';
+import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
+import { rankNodes } from './rank-nodes';
+import { throwIfAborted } from './request-aborted';
+import type { RoutingRequest } from './routing-request';
+import type { ScoreBreakdown } from './score';
+import type { NodeAttempt, NodeReply, NodeTransport } from './transport';
+import { tryCandidate } from './try-candidate';
+
+export interface DispatcherOptions {
+  /** The current fleet snapshot (the registry's; at most a second old). */
+  readonly snapshot: () => FleetSnapshot | Promise<FleetSnapshot>;
+  readonly queues: QueueManager;
+  readonly affinity: AffinityTracker;
+  readonly latency: LatencyStats;
+  /** Failed attempts allowed beyond the first (FLEET_MAX_RETRIES). */
+  readonly maxRetries: number;
+  readonly send: NodeTransport;
+  readonly concurrencyOverrides?: ConcurrencyOverrides;
+  readonly clock?: () => number;
+}
+
+/** Why the request went where it went: what the X-Fleet-* headers and the trace report. */
+export interface RoutingDecision {
+  readonly nodeId: string;
+  /** The winner's total (X-Fleet-Score). */
+  readonly score: number;
+  readonly breakdown: ScoreBreakdown;
+  /** Failed attempts before this one (X-Fleet-Retries). */
+  readonly retries: number;
+  /** The entry of `fallback_models` that served, when the requested model did not. */
+  readonly fallbackModel?: string;
+  /** `matched`: back on the conversation's pinned node; `new`: elsewhere; absent: no conversation. */
+  readonly affinity?: 'matched' | 'new';
+  readonly requestedModel: string;
+  /** The model's name on the node that served. */
+  readonly servedModel: string;
+}
+
+export interface DispatchResult {
+  readonly reply: NodeReply;
+  readonly attempt: NodeAttempt;
+  /** Release when the stream ends: `completed` records the duration, `failed`/`cancelled` do not. */
+  readonly slot: Slot;
+  readonly decision: RoutingDecision;
+}
+
+export type Dispatch = (request: RoutingRequest, signal: AbortSignal) => Promise<DispatchResult>;
+
+/** The queue slot, plus the duration observation the scorer's wait estimate learns from. */
+function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock: () => number): Slot {
+  let released = false;
+  return {
+    nodeId: slot.nodeId,
+    model: slot.model,
+    release(outcome: SlotOutcome = 'completed') {
+      if (released) return;
+      released = true;
+      if (outcome === 'completed') options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
+      slot.release(outcome);
+    },
+  };
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatch {
+  const clock = options.clock ?? Date.now;
+  const { queues, latency, affinity, send } = options;
+
+  return async function dispatch(request, signal) {
+    throwIfAborted(signal);
+    const snapshot = await options.snapshot();
+    throwIfAborted(signal);
+    const key = request.conversationKey;
+    const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
+    const models = [...new Set([request.model, ...request.fallbackModels])];
+    const log = new DispatchLog();
+    const tried: string[] = [];
+
+    for (const model of models) {
+      tried.push(model);
+      const context = {
+        now: clock(),
+        queues,
+        latency,
+        pinnedNodeId,
+        concurrencyOverrides: options.concurrencyOverrides,
+      };
+      const ranking = rankNodes(snapshot, request, context, model);
+      log.eliminated(model, ranking.eliminated);
+      for (const candidate of ranking.ranked) {
+        if (log.sendFailures > options.maxRetries) throw log.toError(snapshot, tried);
+        if (log.isUnreachable(candidate.node.id)) continue;
+        const outcome = await tryCandidate(candidate, { queues, send, clock }, signal);
+        if (outcome.kind === 'failed') {
+          log.failed(outcome.failure);
+          continue;
+        }
+        const { reply, attempt, sentAt } = outcome;
+        const ok = reply.status < 400;
+        if (ok) {
+          latency.recordFirstByte(attempt.node.id, attempt.model, clock() - sentAt);
+          if (key !== undefined) affinity.pin(key, attempt.node.id);
+        }
+        const decision: RoutingDecision = {
+          nodeId: attempt.node.id,
+          score: candidate.score,
+          breakdown: candidate.breakdown,
+          retries: log.sendFailures,
+          ...(model !== request.model ? { fallbackModel: model } : {}),
+          ...(key !== undefined ? { affinity: pinnedNodeId === attempt.node.id ? 'matched' : 'new' } : {}),
+          requestedModel: request.model,
+          servedModel: attempt.model,
+        };
+        return { reply, attempt, slot: timedSlot(outcome.slot, sentAt, options, clock), decision };
+      }
+    }
+    throw log.toError(snapshot, tried);
+  };
+}

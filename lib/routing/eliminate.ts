@@ -1,0 +1,75 @@
+/**
+ * Stage 1 of routing (issue: routing items 1 and 5; anchor §2.2): the rules that take a node out of
+ * the running for a model before any scoring. A node the model is not placed on is never scored at all
+ * (the snapshot's `placements` index holds only online and degraded nodes that have it): that is the
+ * "model absent" rule, applied by lookup. The rest are checked here, first failing rule wins; offline
+ * and draining are checked again so a snapshot built any other way cannot slip one through. Pure.
+ */
+import type { ModelPlacement } from '../fleet/node';
+import { modelKindFor, type RoutingRequest } from './routing-request';
+
+export type EliminationReason =
+  | 'offline'
+  | 'draining'
+  | 'memory-critical'
+  | 'wrong-kind'
+  | 'no-vision'
+  | 'no-tools'
+  | 'does-not-fit';
+
+const BYTES_PER_GIB = 2 ** 30;
+
+const DESCRIPTIONS: Readonly<Record<EliminationReason, string>> = {
+  offline: 'node is offline',
+  draining: 'node is draining',
+  'memory-critical': 'node is under critical memory pressure',
+  'wrong-kind': 'model does not do this kind of work',
+  'no-vision': 'model cannot read images',
+  'no-tools': 'model does not support tools',
+  'does-not-fit': 'model does not fit in free memory',
+};
+
+/** Reasons that no amount of waiting fixes: the request itself asks for what the model is not. */
+const PERMANENT: ReadonlySet<EliminationReason> = new Set(['wrong-kind', 'no-vision', 'no-tools']);
+
+export function describeElimination(reason: EliminationReason): string {
+  return DESCRIPTIONS[reason];
+}
+
+export function isPermanentElimination(reason: EliminationReason): boolean {
+  return PERMANENT.has(reason);
+}
+
+/**
+ * Polled nodes report no memory: they are never eliminated for fit. A model already hot on the node
+ * fits by definition; an unknown size (0) eliminates nothing.
+ */
+function fits(placement: ModelPlacement, resident: number): boolean {
+  const memory = placement.node.memory;
+  if (memory === undefined || placement.loaded !== undefined || resident <= 0) return true;
+  return memory.availableGb * BYTES_PER_GIB >= resident;
+}
+
+/**
+ * Why this placement cannot serve the request, or undefined when it can. `resident` is the model's
+ * real size in bytes on this node (./resident-size), 0 when unknown.
+ */
+export function eliminate(
+  placement: ModelPlacement,
+  request: Pick<RoutingRequest, 'kind' | 'needsVision' | 'needsTools'>,
+  resident: number,
+): EliminationReason | undefined {
+  const { node, model } = placement;
+  if (node.status === 'offline') return 'offline';
+  if (node.draining) return 'draining';
+  if (node.memory?.pressure === 'critical') return 'memory-critical';
+  if (placement.kind !== modelKindFor(request.kind)) return 'wrong-kind';
+  // Inferred capabilities never include vision: an undescribed model is treated as blind (issue item 5).
+  if (request.needsVision && (model === undefined || !model.capabilities.includes('vision'))) return 'no-vision';
+  // Tools are only ruled out when the node described the model; inferred capabilities say nothing about them.
+  if (request.needsTools === true && model?.described === true && !model.capabilities.includes('tools')) {
+    return 'no-tools';
+  }
+  if (!fits(placement, resident)) return 'does-not-fit';
+  return undefined;
+}

@@ -1,0 +1,111 @@
+/**
+ * Observed latency per node:model (issue: routing item 1, "expected wait from observed latency"): a
+ * rolling window of the last request durations and times to first byte, with their p75 kept up to
+ * date on every observation so the scorer's read is one lookup. The dispatcher records first bytes,
+ * the end of a stream records the duration. In memory, one per process: it is a routing hint, not a
+ * record (traces keep the record). Not pure (it holds state) but does no I/O.
+ */
+
+/** What the scorer reads. */
+export interface LatencyLookup {
+  /** p75 of whole-request durations in ms; undefined before the first observation. */
+  p75DurationMs(nodeId: string, model: string): number | undefined;
+}
+
+export interface LatencyEntry {
+  readonly nodeId: string;
+  readonly model: string;
+  readonly samples: number;
+  readonly p75DurationMs: number | undefined;
+  readonly p75FirstByteMs: number | undefined;
+}
+
+export interface LatencyStats extends LatencyLookup {
+  recordDuration(nodeId: string, model: string, ms: number): void;
+  recordFirstByte(nodeId: string, model: string, ms: number): void;
+  p75FirstByteMs(nodeId: string, model: string): number | undefined;
+  entries(): LatencyEntry[];
+}
+
+export interface LatencyStatsOptions {
+  /** Observations kept per node:model and kind (default 64). */
+  readonly window?: number;
+}
+
+/** A ring of the last `window` values and their p75, recomputed on write (reads are far more frequent). */
+class Rolling {
+  private readonly values: Float64Array;
+  private readonly scratch: Float64Array;
+  private next = 0;
+  count = 0;
+  p75: number | undefined;
+
+  constructor(window: number) {
+    this.values = new Float64Array(window);
+    this.scratch = new Float64Array(window);
+  }
+
+  add(value: number): void {
+    this.values[this.next] = value;
+    this.next = (this.next + 1) % this.values.length;
+    if (this.count < this.values.length) this.count += 1;
+    const sorted = this.scratch.subarray(0, this.count);
+    sorted.set(this.values.subarray(0, this.count));
+    sorted.sort();
+    // Nearest-rank p75.
+    this.p75 = sorted[Math.ceil(this.count * 0.75) - 1];
+  }
+}
+
+interface Stat {
+  readonly duration: Rolling;
+  readonly firstByte: Rolling;
+}
+
+export function createLatencyStats(options: LatencyStatsOptions = {}): LatencyStats {
+  const window = options.window ?? 64;
+  /** model → node id → stat: two gets and no key building on the scorer's read. */
+  const byModel = new Map<string, Map<string, Stat>>();
+
+  const find = (nodeId: string, model: string): Stat | undefined => byModel.get(model)?.get(nodeId);
+  const ensure = (nodeId: string, model: string): Stat => {
+    let byNode = byModel.get(model);
+    if (byNode === undefined) {
+      byNode = new Map();
+      byModel.set(model, byNode);
+    }
+    let stat = byNode.get(nodeId);
+    if (stat === undefined) {
+      stat = { duration: new Rolling(window), firstByte: new Rolling(window) };
+      byNode.set(nodeId, stat);
+    }
+    return stat;
+  };
+  const usable = (ms: number) => Number.isFinite(ms) && ms >= 0;
+
+  return {
+    recordDuration(nodeId, model, ms) {
+      if (usable(ms)) ensure(nodeId, model).duration.add(ms);
+    },
+    recordFirstByte(nodeId, model, ms) {
+      if (usable(ms)) ensure(nodeId, model).firstByte.add(ms);
+    },
+    p75DurationMs: (nodeId, model) => find(nodeId, model)?.duration.p75,
+    p75FirstByteMs: (nodeId, model) => find(nodeId, model)?.firstByte.p75,
+    entries() {
+      const entries: LatencyEntry[] = [];
+      for (const [model, byNode] of byModel) {
+        for (const [nodeId, stat] of byNode) {
+          entries.push({
+            nodeId,
+            model,
+            samples: stat.duration.count,
+            p75DurationMs: stat.duration.p75,
+            p75FirstByteMs: stat.firstByte.p75,
+          });
+        }
+      }
+      return entries;
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * One node:model queue (issue: routing item 2): at most `limit` slots held at once, everyone else
+ * waiting in arrival order until a slot frees, their wait bounded in time, and a waiter whose client
+ * went away removed at once. A slot is held until `release()` — the end of the node's stream — so in
+ * flight is what the node is really running (the reference's queue released at once and limited
+ * nothing: anchor §2.6). Counts what happened to every request for the status pages. Holds state; the
+ * clock and the timer come in.
+ */
+import { ServiceUnavailableError } from '../errors';
+import type { QueueEntry } from '../fleet/views/fleet-status';
+import { RequestAbortedError } from './request-aborted';
+
+/** How a slot's use ended: only completed uses teach the queue how long a slot is held. */
+export type SlotOutcome = 'completed' | 'failed' | 'cancelled';
+
+export interface Slot {
+  readonly nodeId: string;
+  readonly model: string;
+  /** Frees the slot for the next waiter; later calls do nothing. */
+  release(outcome?: SlotOutcome): void;
+}
+
+export interface QueueState extends QueueEntry {
+  readonly completed: number;
+  readonly failed: number;
+  readonly cancelled: number;
+  /** Turned away because the queue was full. */
+  readonly rejected: number;
+  readonly timedOut: number;
+}
+
+/** Runs `callback` after `ms`; returns a function that cancels it. Tests pass a manual one. */
+export type Schedule = (callback: () => void, ms: number) => () => void;
+
+export interface QueueEnvironment {
+  readonly clock: () => number;
+  readonly schedule: Schedule;
+  /** Called after every change of depth (the manager keeps its set of busy queues with it). */
+  readonly changed: (queue: NodeModelQueue) => void;
+}
+
+interface Waiter {
+  readonly grant: () => void;
+  readonly cleanup: () => void;
+}
+
+/** Weight of the newest hold time in the running average behind Retry-After. */
+const HOLD_SMOOTHING = 0.2;
+const MAX_RETRY_AFTER_SECONDS = 60;
+
+export class NodeModelQueue {
+  limit = 1;
+  inFlight = 0;
+  completed = 0;
+  failed = 0;
+  cancelled = 0;
+  rejected = 0;
+  timedOut = 0;
+  private readonly waiters: Waiter[] = [];
+  /** Running average of how long a completed request held its slot; undefined before the first. */
+  private holdMs: number | undefined;
+
+  constructor(
+    readonly nodeId: string,
+    readonly model: string,
+    private readonly env: QueueEnvironment,
+  ) {}
+
+  get pending(): number {
+    return this.waiters.length;
+  }
+
+  get depth(): number {
+    return this.waiters.length + this.inFlight;
+  }
+
+  /** The limit follows what the node reports now; a raised one admits waiters at once, in order. */
+  setLimit(limit: number): void {
+    this.limit = Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : 1;
+    this.pump();
+  }
+
+  /** A slot now, when one is free and nobody is waiting before us. */
+  takeIfFree(): Slot | undefined {
+    if (this.waiters.length > 0 || this.inFlight >= this.limit) return undefined;
+    const slot = this.take();
+    this.env.changed(this);
+    return slot;
+  }
+
+  /** A guess at when a slot frees for a newcomer: average hold × (waiters + 1) / slots; 1 s before any. */
+  retryAfterSeconds(): number {
+    if (this.holdMs === undefined) return 1;
+    const seconds = Math.ceil((this.holdMs * (this.waiters.length + 1)) / this.limit / 1000);
+    return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, seconds));
+  }
+
+  reject(): ServiceUnavailableError {
+    this.rejected += 1;
+    return new ServiceUnavailableError(
+      `the queue for model '${this.model}' on node '${this.nodeId}' is full (${this.waiters.length} waiting)`,
+      { code: 'queue_full', retryAfterSeconds: this.retryAfterSeconds() },
+    );
+  }
+
+  /** Waits in line for a slot; rejects on time-out (503) or when `signal` aborts (499). */
+  wait(timeoutMs: number, signal: AbortSignal | undefined): Promise<Slot> {
+    return new Promise<Slot>((resolve, reject) => {
+      let cancelTimer = () => {};
+      const onAbort = () => leave(new RequestAbortedError());
+      const waiter: Waiter = {
+        grant: () => resolve(this.take()),
+        cleanup: () => {
+          cancelTimer();
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      const leave = (error: Error) => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        waiter.cleanup();
+        this.env.changed(this);
+        reject(error);
+      };
+      this.waiters.push(waiter);
+      this.env.changed(this);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      cancelTimer = this.env.schedule(() => {
+        this.timedOut += 1;
+        const where = `model '${this.model}' on node '${this.nodeId}'`;
+        const message = `timed out after ${timeoutMs} ms waiting for a slot for ${where}`;
+        leave(
+          new ServiceUnavailableError(message, { code: 'queue_timeout', retryAfterSeconds: this.retryAfterSeconds() }),
+        );
+      }, timeoutMs);
+    });
+  }
+
+  state(): QueueState {
+    return {
+      nodeId: this.nodeId,
+      model: this.model,
+      pending: this.waiters.length,
+      inFlight: this.inFlight,
+      concurrency: this.limit,
+      completed: this.completed,
+      failed: this.failed,
+      cancelled: this.cancelled,
+      rejected: this.rejected,
+      timedOut: this.timedOut,
+    };
+  }
+
+  private take(): Slot {
+    this.inFlight += 1;
+    const acquiredAt = this.env.clock();
+    let released = false;
+    return {
+      nodeId: this.nodeId,
+      model: this.model,
+      release: (outcome: SlotOutcome = 'completed') => {
+        if (released) return;
+        released = true;
+        this.inFlight -= 1;
+        this[outcome] += 1;
+        if (outcome === 'completed') this.learnHold(this.env.clock() - acquiredAt);
+        this.pump();
+        this.env.changed(this);
+      },
+    };
+  }
+
+  private learnHold(held: number): void {
+    this.holdMs = this.holdMs === undefined ? held : this.holdMs + HOLD_SMOOTHING * (held - this.holdMs);
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.limit) {
+      const next = this.waiters.shift();
+      if (next === undefined) return;
+      next.cleanup();
+      next.grant();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Routing's eliminate-and-score stage (issue: routing item 1; anchor §2.1–2.3): the nodes that can
+ * serve one model for one request, best first, each with its score explained, and every node
+ * eliminated with its reason. Only nodes holding the model are looked at (the snapshot's `placements`
+ * index). Every survivor gets a total — from the snapshot's precomputed table (./placement-table) plus
+ * the few busy or pinned nodes (./load-signals) — and only the best `top` are kept (a bounded insertion,
+ * no sort of the fleet) and explained with the signal functions. Ties go to the lower queue depth, then
+ * more free memory, then the lower node id — never to whichever node registered first.
+ * Budget: 1,000 nodes in ≤ 100 µs (DESIGN; bench/rank-nodes.ts). Pure.
+ */
+import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
+import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
+import { type Elimination, type PlacementTable, placementTable } from './placement-table';
+import type { RoutingRequest } from './routing-request';
+import { type ScoreBreakdown, scoreCandidate } from './score';
+import { contextFitFor } from './signals';
+
+export interface RankContext extends LoadContext {
+  /** How many of the best candidates to keep and explain (default 16). */
+  readonly top?: number;
+}
+
+export interface RankedCandidate {
+  readonly node: NodeView;
+  readonly placement: ModelPlacement;
+  /** The model's name on this node: what to send it and what its queue is keyed by. */
+  readonly model: string;
+  readonly score: number;
+  readonly breakdown: ScoreBreakdown;
+  /** Requests queued plus running on this node:model when it was ranked. */
+  readonly depth: number;
+  /** Requests it runs at once on the model. */
+  readonly limit: number;
+}
+
+export interface Ranking {
+  /** The model ranked for (the request's model or one of its fallbacks). */
+  readonly model: string;
+  /** The best candidates, best first; at most `top`. */
+  readonly ranked: readonly RankedCandidate[];
+  readonly eliminated: readonly Elimination[];
+  /** Candidates that survived elimination (may exceed `ranked.length`). */
+  readonly eligible: number;
+}
+
+export const DEFAULT_TOP = 16;
+
+/** Kept best-first: placement index, total, depth. */
+interface Best {
+  readonly index: number[];
+  readonly total: number[];
+  readonly depth: number[];
+}
+
+/** True when placement a (total, depth) ranks before placement b: score, depth, free memory, node id. */
+function before(
+  table: PlacementTable,
+  a: number,
+  totalA: number,
+  depthA: number,
+  b: number,
+  totalB: number,
+  depthB: number,
+) {
+  if (totalA !== totalB) return totalA > totalB;
+  if (depthA !== depthB) return depthA < depthB;
+  const memoryA = table.freeMemory[a] ?? 0;
+  const memoryB = table.freeMemory[b] ?? 0;
+  if (memoryA !== memoryB) return memoryA > memoryB;
+  return (table.idOrder[a] ?? 0) < (table.idOrder[b] ?? 0);
+}
+
+function keep(best: Best, top: number, table: PlacementTable, index: number, total: number, depth: number): void {
+  let slot = best.index.length;
+  while (slot > 0) {
+    const at = slot - 1;
+    if (!before(table, index, total, depth, best.index[at] ?? 0, best.total[at] ?? 0, best.depth[at] ?? 0)) break;
+    slot = at;
+  }
+  if (slot >= top) return;
+  best.index.splice(slot, 0, index);
+  best.total.splice(slot, 0, total);
+  best.depth.splice(slot, 0, depth);
+  if (best.index.length > top) {
+    best.index.pop();
+    best.total.pop();
+    best.depth.pop();
+  }
+}
+
+/** Context-fit points per distinct loaded window, for this request's prompt estimate. */
+function contextPoints(table: PlacementTable, tokens: number | undefined): Float64Array {
+  const points = new Float64Array(table.windows.length);
+  table.windows.forEach((window, at) => {
+    points[at] = contextFitFor(window > 0 ? window : undefined, tokens).points;
+  });
+  return points;
+}
+
+/**
+ * Every survivor's total, keeping the best `top`. Sums in the order `scoreCandidate` does, so a total
+ * here is bit for bit the explained one. `load` is all zeros except at busy or pinned nodes.
+ */
+function totals(
+  table: PlacementTable,
+  out: Uint8Array,
+  load: LoadPoints,
+  context: Float64Array,
+  now: number,
+  top: number,
+) {
+  const best: Best = { index: [], total: [], depth: [] };
+  const size = table.placements.length;
+  for (let index = 0; index < size; index += 1) {
+    if (out[index] === 1) continue;
+    const thermal = now <= (table.warmUntil[index] ?? 0) ? table.thermalWarm[index] : table.thermalCold[index];
+    const total =
+      (thermal ?? 0) +
+      (table.memoryFit[index] ?? 0) +
+      (load.queue[index] ?? 0) +
+      (load.wait[index] ?? 0) +
+      (table.roleAffinity[index] ?? 0) +
+      (context[table.windowOf[index] ?? 0] ?? 0) +
+      (load.session[index] ?? 0);
+    keep(best, top, table, index, total, load.depth[index] ?? 0);
+  }
+  return best;
+}
+
+export function rankNodes(
+  snapshot: FleetSnapshot,
+  request: RoutingRequest,
+  context: RankContext,
+  model: string = request.model,
+): Ranking {
+  const table = placementTable(snapshot, model);
+  if (table === undefined) return { model, ranked: [], eliminated: [], eligible: 0 };
+  const profile = table.profile(request);
+  const load = loadPoints(table, profile, context);
+  try {
+    const top = Math.max(1, context.top ?? DEFAULT_TOP);
+    const best = totals(
+      table,
+      profile.out,
+      table.scratch,
+      contextPoints(table, request.promptTokens),
+      context.now,
+      top,
+    );
+    const ranked = best.index.map((index, position): RankedCandidate => {
+      const input = loadInput(table, index, best.depth[position] ?? 0, request.promptTokens, context);
+      const { total, breakdown } = scoreCandidate(input);
+      return {
+        node: input.node,
+        placement: input.placement,
+        model: input.model,
+        score: total,
+        breakdown,
+        depth: input.depth,
+        limit: input.limit,
+      };
+    });
+    return { model, ranked, eliminated: profile.eliminated, eligible: profile.eligible };
+  } finally {
+    if (load !== undefined) clearLoad(load);
+  }
+}

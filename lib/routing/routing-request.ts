@@ -1,0 +1,39 @@
+/**
+ * What the router routes by (issue: routing items 1, 3, 5): the requested model and its fallbacks, the
+ * kind of work, the capabilities the request needs, a prompt-size estimate and the conversation key.
+ * Family-neutral: each family's handler builds one from its own body (OpenAI, Anthropic, Ollama) and
+ * nothing here knows about wire shapes. Pure types and one mapping.
+ */
+import type { ModelKind } from '../fleet/node';
+
+/** The kind of work, which decides the kind of model that may serve it. */
+export type RoutingKind = 'chat' | 'embedding' | 'rerank' | 'image' | 'transcription';
+
+export interface RoutingRequest {
+  /** The model as the client named it (`llama3`, `llama3:latest`, `qwen3:32b`). */
+  readonly model: string;
+  /** `fallback_models`, tried in order when `model` is unavailable. */
+  readonly fallbackModels: readonly string[];
+  readonly kind: RoutingKind;
+  /** The request carries images: only models with the `vision` capability may serve it. */
+  readonly needsVision: boolean;
+  /** The request declares tools: models a node described without `tools` are eliminated. */
+  readonly needsTools?: boolean;
+  /** Estimated prompt tokens (text and images), for the context-fit signal; absent when not estimated. */
+  readonly promptTokens?: number;
+  /** See `conversationKey` in ./affinity; absent where affinity does not apply (embeddings, rerank…). */
+  readonly conversationKey?: string;
+}
+
+const MODEL_KIND: Readonly<Record<RoutingKind, ModelKind>> = {
+  chat: 'llm',
+  embedding: 'embedding',
+  rerank: 'rerank',
+  image: 'image',
+  transcription: 'transcription',
+};
+
+/** The kind of model that may serve this kind of work. */
+export function modelKindFor(kind: RoutingKind): ModelKind {
+  return MODEL_KIND[kind];
+}

@@ -1,0 +1,25 @@
+/**
+ * What the dispatcher needs from the node client (issue: routing item 3): send one attempt and resolve
+ * when the node's response headers arrive (the first byte), reject on a connection error or a connect /
+ * first-byte time-out. `NodeReply` is the shape `lib/fleet/node-stream` returns, so its
+ * `openNodeStream` plugs in behind a small adapter that picks the path and body. Pure types.
+ */
+import type { ModelPlacement, NodeView } from '../fleet/node';
+
+export interface NodeReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Stops reading and closes the connection to the node; safe to call more than once. */
+  cancel(): void;
+}
+
+export interface NodeAttempt {
+  readonly node: NodeView;
+  readonly placement: ModelPlacement;
+  /** The model's name on this node: send this one (it may carry the `:latest` the client left out). */
+  readonly model: string;
+}
+
+/** Aborting `signal` (the client went away) must abort the request to the node. */
+export type NodeTransport = (attempt: NodeAttempt, signal: AbortSignal) => Promise<NodeReply>;

@@ -1,0 +1,173 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  type AffinityStore,
+  conversationKey,
+  createAffinityTracker,
+  type StoredPin,
+} from '../../../lib/routing/affinity';
+import { T0 } from '../../helpers/factories';
+
+const turn = { model: 'llama3.2:3b', tags: [], systemPrompt: 'You are terse.', firstUserTurn: 'Hello' };
+
+describe('conversationKey', () => {
+  it('is the session tag when the request carries one', () => {
+    expect(conversationKey({ ...turn, tags: ['team:a', 'session:abc', 'session:def'] })).toBe('session:abc');
+  });
+
+  it('ignores an empty session tag', () => {
+    expect(conversationKey({ ...turn, tags: ['session:'] })).toMatch(/^conv:/);
+  });
+
+  it('is a stable hash of the model, the system prompt and the first user turn', () => {
+    const key = conversationKey(turn);
+    expect(key).toMatch(/^conv:[A-Za-z0-9_-]{22}$/);
+    expect(conversationKey({ ...turn, tags: ['team:a'] })).toBe(key);
+  });
+
+  it('differs when the first turn, the system prompt or the model differs', () => {
+    const key = conversationKey(turn);
+    expect(conversationKey({ ...turn, firstUserTurn: 'Hello!' })).not.toBe(key);
+    expect(conversationKey({ ...turn, systemPrompt: 'You are verbose.' })).not.toBe(key);
+    expect(conversationKey({ ...turn, systemPrompt: undefined })).not.toBe(key);
+    expect(conversationKey({ ...turn, model: 'qwen3:8b' })).not.toBe(key);
+  });
+
+  it('does not run fields together', () => {
+    const a = conversationKey({ model: 'm', tags: [], systemPrompt: 'ab', firstUserTurn: 'c' });
+    const b = conversationKey({ model: 'm', tags: [], systemPrompt: 'a', firstUserTurn: 'bc' });
+    expect(a).not.toBe(b);
+  });
+
+  it('is absent when there is no user turn and no session tag', () => {
+    expect(conversationKey({ model: 'm', tags: [] })).toBeUndefined();
+    expect(conversationKey({ model: 'm', tags: [], firstUserTurn: '' })).toBeUndefined();
+  });
+});
+
+function clockAt(start = T0) {
+  let now = start;
+  return { clock: () => now, advance: (ms: number) => (now += ms) };
+}
+
+/** A store kept in a map, recording saves; `load` answers when the test lets it. */
+function memoryStore(pins: Record<string, StoredPin> = {}) {
+  const saves: [string, string, number][] = [];
+  const loads: string[] = [];
+  const store: AffinityStore = {
+    load: async (key) => {
+      loads.push(key);
+      return pins[key];
+    },
+    save: (key, nodeId, expiresAt) => {
+      saves.push([key, nodeId, expiresAt]);
+    },
+  };
+  return { store, saves, loads };
+}
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('createAffinityTracker', () => {
+  it('remembers the node a conversation was served by', () => {
+    const tracker = createAffinityTracker({ clock: clockAt().clock });
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+    tracker.pin('conv:1', 'gpu2');
+    expect(tracker.pinned('conv:1')).toBe('gpu2');
+    tracker.pin('conv:1', 'gpu3');
+    expect(tracker.pinned('conv:1')).toBe('gpu3');
+  });
+
+  it('forgets a pin after 15 minutes without a new turn', () => {
+    const time = clockAt();
+    const tracker = createAffinityTracker({ clock: time.clock });
+    tracker.pin('conv:1', 'gpu2');
+    time.advance(899_999);
+    expect(tracker.pinned('conv:1')).toBe('gpu2');
+    time.advance(1);
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+    expect(tracker.size).toBe(0);
+  });
+
+  it('renews the TTL on every pin', () => {
+    const time = clockAt();
+    const tracker = createAffinityTracker({ clock: time.clock });
+    tracker.pin('conv:1', 'gpu2');
+    time.advance(600_000);
+    tracker.pin('conv:1', 'gpu2');
+    time.advance(600_000);
+    expect(tracker.pinned('conv:1')).toBe('gpu2');
+  });
+
+  it('stays within its bound, dropping the oldest pin first', () => {
+    const tracker = createAffinityTracker({ maxEntries: 3, clock: clockAt().clock });
+    for (const key of ['a', 'b', 'c']) tracker.pin(key, 'gpu1');
+    tracker.pin('a', 'gpu1'); // a is now the newest
+    tracker.pin('d', 'gpu1');
+    expect(tracker.size).toBe(3);
+    expect(tracker.pinned('b')).toBeUndefined();
+    expect(['a', 'c', 'd'].map((key) => tracker.pinned(key))).toEqual(['gpu1', 'gpu1', 'gpu1']);
+  });
+
+  it('holds 2,000 conversations by default', () => {
+    const tracker = createAffinityTracker({ clock: clockAt().clock });
+    for (let index = 0; index < 2500; index += 1) tracker.pin(`conv:${index}`, 'gpu1');
+    expect(tracker.size).toBe(2000);
+    expect(tracker.pinned('conv:499')).toBeUndefined();
+    expect(tracker.pinned('conv:500')).toBe('gpu1');
+  });
+
+  it('never makes routing wait for the store: a miss answers now and learns in the background', async () => {
+    const time = clockAt();
+    const { store, loads } = memoryStore({ 'conv:1': { nodeId: 'gpu4', expiresAt: T0 + 60_000 } });
+    const tracker = createAffinityTracker({ clock: time.clock, store });
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+    await flush();
+    expect(loads).toEqual(['conv:1']);
+    expect(tracker.pinned('conv:1')).toBe('gpu4');
+    time.advance(60_000);
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+  });
+
+  it('ignores a stored pin that has expired, and a late answer once pinned here', async () => {
+    const { store } = memoryStore({
+      old: { nodeId: 'gpu4', expiresAt: T0 - 1 },
+      raced: { nodeId: 'gpu4', expiresAt: T0 + 60_000 },
+    });
+    const tracker = createAffinityTracker({ clock: clockAt().clock, store });
+    tracker.pinned('old');
+    tracker.pinned('raced');
+    tracker.pin('raced', 'gpu1');
+    await flush();
+    expect(tracker.pinned('old')).toBeUndefined();
+    expect(tracker.pinned('raced')).toBe('gpu1');
+  });
+
+  it('shares a new or moved pin through the store, an unchanged one at most every half TTL', () => {
+    const time = clockAt();
+    const { store, saves } = memoryStore();
+    const tracker = createAffinityTracker({ clock: time.clock, store });
+    tracker.pin('conv:1', 'gpu1');
+    time.advance(60_000);
+    tracker.pin('conv:1', 'gpu1');
+    tracker.pin('conv:1', 'gpu2');
+    time.advance(450_001);
+    tracker.pin('conv:1', 'gpu2');
+    expect(saves).toEqual([
+      ['conv:1', 'gpu1', T0 + 900_000],
+      ['conv:1', 'gpu2', T0 + 60_000 + 900_000],
+      ['conv:1', 'gpu2', T0 + 510_001 + 900_000],
+    ]);
+  });
+
+  it('logs a store that fails and carries on', async () => {
+    const lines: string[] = [];
+    const store: AffinityStore = { load: () => Promise.reject(new Error('table down')), save: () => {} };
+    const tracker = createAffinityTracker({ clock: clockAt().clock, store, log: (line) => lines.push(line) });
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+    await flush();
+    expect(lines).toEqual(['affinity: loading pin conv:1 failed: Error: table down']);
+    tracker.pin('conv:1', 'gpu1');
+    expect(tracker.pinned('conv:1')).toBe('gpu1');
+  });
+});

@@ -1,0 +1,322 @@
+import { describe, expect, it } from '@jest/globals';
+import { NotFoundError, ServiceUnavailableError } from '../../../lib/errors';
+import type { NodeRecord } from '../../../lib/fleet/node';
+import { createAffinityTracker } from '../../../lib/routing/affinity';
+import { createDispatcher } from '../../../lib/routing/dispatcher';
+import { createLatencyStats } from '../../../lib/routing/latency-stats';
+import { createQueueManager, type QueueManagerOptions } from '../../../lib/routing/queue-manager';
+import { RequestAbortedError } from '../../../lib/routing/request-aborted';
+import type { RoutingRequest } from '../../../lib/routing/routing-request';
+import type { NodeReply, NodeTransport } from '../../../lib/routing/transport';
+import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
+import { agentNode, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
+
+const MODEL = 'llama3.2:3b';
+/** What a fake node does with a request: answer with a status, refuse, time out, or hang until aborted. */
+type Behaviour = number | 'refused' | 'timeout' | 'hang';
+
+const hot = (id: string, overrides: Partial<NodeRecord> = {}) =>
+  agentNode({ id, loaded: [makeLoadedModel()], ...overrides });
+
+interface Setup {
+  readonly records: readonly NodeRecord[];
+  readonly behaviour?: Readonly<Record<string, Behaviour>>;
+  readonly maxRetries?: number;
+  readonly queueOptions?: Omit<QueueManagerOptions, 'schedule' | 'clock'>;
+}
+
+function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {} }: Setup) {
+  const timers = manualTimers();
+  const snapshot = snapshotOf(records);
+  const queues = createQueueManager({ ...queueOptions, schedule: timers.schedule, clock: timers.clock });
+  const affinity = createAffinityTracker({ clock: timers.clock });
+  const latency = createLatencyStats();
+  const calls: string[] = [];
+  const cancelled: string[] = [];
+  const signals: AbortSignal[] = [];
+  const send: NodeTransport = (attempt, signal) => {
+    const id = attempt.node.id;
+    calls.push(`${id}/${attempt.model}`);
+    signals.push(signal);
+    const what = behaviour[id] ?? 200;
+    if (what === 'refused') return Promise.reject(new Error(`connect ECONNREFUSED ${attempt.node.url}`));
+    if (what === 'timeout') return Promise.reject(new Error('no first byte within 300000 ms'));
+    if (what === 'hang') {
+      return new Promise<NodeReply>((_, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('aborted'))),
+      );
+    }
+    timers.advance(40);
+    const reply: NodeReply = {
+      status: what,
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: (async function* () {
+        yield new TextEncoder().encode('{"done":true}\n');
+      })(),
+      cancel: () => cancelled.push(id),
+    };
+    return Promise.resolve(reply);
+  };
+  const dispatch = createDispatcher({
+    snapshot: () => snapshot,
+    queues,
+    affinity,
+    latency,
+    maxRetries,
+    send,
+    clock: timers.clock,
+  });
+  const run = (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) =>
+    dispatch(request, signal);
+  return { run, queues, affinity, latency, calls, cancelled, signals, timers };
+}
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('createDispatcher', () => {
+  it('sends to the best node and holds its slot until the caller releases it', async () => {
+    const { run, queues, latency, calls, timers } = setup({ records: [agentNode({ id: 'cold' }), hot('hot')] });
+    const result = await run();
+    expect(calls).toEqual([`hot/${MODEL}`]);
+    expect(result.reply.status).toBe(200);
+    expect(result.attempt.node.id).toBe('hot');
+    expect(result.decision).toEqual({
+      nodeId: 'hot',
+      score: expect.any(Number),
+      breakdown: expect.objectContaining({ thermal: { points: 50, reason: 'model is loaded' } }),
+      retries: 0,
+      requestedModel: MODEL,
+      servedModel: MODEL,
+    });
+    expect(queues.depth('hot', MODEL)).toBe(1);
+    expect(latency.p75FirstByteMs('hot', MODEL)).toBe(40);
+    timers.advance(2000);
+    result.slot.release();
+    result.slot.release();
+    expect(queues.depth('hot', MODEL)).toBe(0);
+    expect(latency.p75DurationMs('hot', MODEL)).toBe(2040);
+  });
+
+  it('reports the winner score', async () => {
+    const { run } = setup({ records: [hot('a')] });
+    const { decision } = await run();
+    const sum = Object.values(decision.breakdown).reduce((total, signal) => total + signal.points, 0);
+    expect(decision.score).toBeCloseTo(sum, 10);
+  });
+
+  it('records no duration for a stream that failed or was cancelled', async () => {
+    const { run, latency, queues } = setup({ records: [hot('a')] });
+    (await run()).slot.release('failed');
+    (await run()).slot.release('cancelled');
+    expect(latency.p75DurationMs('a', MODEL)).toBeUndefined();
+    expect(queues.entries()[0]).toMatchObject({ failed: 1, cancelled: 1, inFlight: 0 });
+  });
+
+  it.each([
+    ['a refused connection', 'refused'],
+    ['a first-byte time-out', 'timeout'],
+    ['a 500', 500],
+    ['a 503', 503],
+  ] as const)('retries on another node after %s', async (_, behaviour) => {
+    const { run, calls, queues } = setup({ records: [hot('a'), hot('b')], behaviour: { a: behaviour } });
+    const result = await run();
+    expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`]);
+    expect(result.decision).toMatchObject({ nodeId: 'b', retries: 1 });
+    expect(queues.depth('a', MODEL)).toBe(0);
+    expect(queues.entries().find((entry) => entry.nodeId === 'a')).toMatchObject({ failed: 1 });
+  });
+
+  it('closes the body of a 5xx it moves on from', async () => {
+    const { run, cancelled } = setup({ records: [hot('a'), hot('b')], behaviour: { a: 502 } });
+    await run();
+    expect(cancelled).toEqual(['a']);
+  });
+
+  it.each([400, 404, 413])('never retries a %i: it goes back to the caller as is', async (status) => {
+    const { run, calls, affinity } = setup({ records: [hot('a'), hot('b')], behaviour: { a: status } });
+    const result = await run(makeRequest({ conversationKey: 'session:x' }));
+    expect(calls).toEqual([`a/${MODEL}`]);
+    expect(result.reply.status).toBe(status);
+    expect(result.decision.retries).toBe(0);
+    expect(affinity.pinned('session:x')).toBeUndefined();
+  });
+
+  it('gives up with 503 after maxRetries retries, and tells clients not to retry', async () => {
+    const records = ['a', 'b', 'c', 'd'].map((id) => hot(id));
+    const behaviour = { a: 'refused', b: 500, c: 'timeout', d: 'refused' } as const;
+    const { run, calls, queues } = setup({ records, behaviour, maxRetries: 2 });
+    const error = await run().catch((caught: unknown) => caught);
+    expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `c/${MODEL}`]);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ status: 503, retryable: false, retryAfterSeconds: 1, code: 'no_node_available' });
+    expect((error as Error).message).toBe(
+      "no node can take model 'llama3.2:3b' now: a: unreachable (connect ECONNREFUSED http://10.0.0.5:11434); " +
+        'b: answered 500; c: unreachable (no first byte within 300000 ms)',
+    );
+    expect(queues.entries().every((entry) => entry.inFlight === 0 && entry.pending === 0)).toBe(true);
+  });
+
+  it('makes one attempt when maxRetries is 0', async () => {
+    const { run, calls } = setup({ records: [hot('a'), hot('b')], behaviour: { a: 'refused' }, maxRetries: 0 });
+    await expect(run()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(calls).toEqual([`a/${MODEL}`]);
+  });
+
+  it('falls back to the first fallback model some node has, and reports it', async () => {
+    const qwen = agentNode({ id: 'q', models: [makeNodeModel({ name: 'qwen3:8b' })] });
+    const { run, calls } = setup({ records: [qwen, hot('a')] });
+    const result = await run(makeRequest({ model: 'missing:1b', fallbackModels: ['qwen3:8b', MODEL] }));
+    expect(calls).toEqual(['q/qwen3:8b']);
+    expect(result.decision).toMatchObject({
+      fallbackModel: 'qwen3:8b',
+      requestedModel: 'missing:1b',
+      servedModel: 'qwen3:8b',
+      retries: 0,
+    });
+  });
+
+  it('falls back when every node of the primary model fails, not trying a dead node twice', async () => {
+    const both = hot('a', { models: [makeNodeModel(), makeNodeModel({ name: 'qwen3:8b' })] });
+    const qwen = agentNode({ id: 'q', models: [makeNodeModel({ name: 'qwen3:8b' })] });
+    const { run, calls } = setup({ records: [both, qwen], behaviour: { a: 'refused' } });
+    const result = await run(makeRequest({ fallbackModels: ['qwen3:8b'] }));
+    expect(calls).toEqual([`a/${MODEL}`, 'q/qwen3:8b']);
+    expect(result.decision).toMatchObject({ nodeId: 'q', fallbackModel: 'qwen3:8b', retries: 1 });
+  });
+
+  it('answers 404 naming every model tried when no node has any of them', async () => {
+    const { run, calls } = setup({ records: [hot('a')] });
+    const error = await run(makeRequest({ model: 'x:1b', fallbackModels: ['y:2b'] })).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404, code: 'model_not_found' });
+    expect((error as Error).message).toBe("model 'x:1b', 'y:2b' not found on any node (tried: x:1b, y:2b)");
+    expect(calls).toEqual([]);
+  });
+
+  it('answers 404 for a single unknown model without a tried list', async () => {
+    const { run } = setup({ records: [hot('a')] });
+    await expect(run(makeRequest({ model: 'x:1b' }))).rejects.toThrow("model 'x:1b' not found on any node");
+  });
+
+  it('answers a retryable 503 when the model is only on offline nodes', async () => {
+    const offline = hot('gone', { lastSeenAt: 0 });
+    const { run } = setup({ records: [offline] });
+    await expect(run()).rejects.toMatchObject({
+      status: 503,
+      retryable: true,
+      message: "model 'llama3.2:3b' is only on nodes that are offline",
+    });
+  });
+
+  it('moves past a full queue to the next node without counting a retry', async () => {
+    const { run, calls, queues } = setup({ records: [hot('a'), hot('b')], queueOptions: { maxPending: 0 } });
+    const held = await queues.acquire('a', MODEL, 1);
+    const result = await run();
+    expect(calls).toEqual([`b/${MODEL}`]);
+    expect(result.decision).toMatchObject({ nodeId: 'b', retries: 0 });
+    held.release();
+  });
+
+  it('answers a retryable 503 with Retry-After when every queue is full', async () => {
+    const { run, queues, calls } = setup({ records: [hot('a'), hot('b')], queueOptions: { maxPending: 0 } });
+    await queues.acquire('a', MODEL, 1);
+    await queues.acquire('b', MODEL, 1);
+    await expect(run()).rejects.toMatchObject({ status: 503, retryable: true, retryAfterSeconds: 1 });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers a 503 no retry can fix when every node refuses the request for good', async () => {
+    const { run } = setup({ records: [hot('a')] });
+    await expect(run(makeRequest({ needsVision: true }))).rejects.toMatchObject({
+      status: 503,
+      retryable: false,
+      message: "no node can take model 'llama3.2:3b' now: a: model cannot read images",
+    });
+  });
+
+  it('routes a request with images to a vision model among the fallbacks', async () => {
+    const llava = agentNode({
+      id: 'v',
+      models: [makeNodeModel({ name: 'llava:7b', capabilities: ['completion', 'vision'], described: true })],
+    });
+    const { run, calls } = setup({ records: [hot('a'), llava] });
+    const result = await run(makeRequest({ needsVision: true, fallbackModels: ['llava:7b'] }));
+    expect(calls).toEqual(['v/llava:7b']);
+    expect(result.decision.fallbackModel).toBe('llava:7b');
+  });
+
+  it('waits in the queue for a slot, in order', async () => {
+    const { run, queues, calls } = setup({ records: [hot('a')] });
+    const held = await queues.acquire('a', MODEL, 1);
+    const pending = run();
+    await settle();
+    expect(calls).toEqual([]);
+    expect(queues.depth('a', MODEL)).toBe(2);
+    held.release();
+    const result = await pending;
+    expect(calls).toEqual([`a/${MODEL}`]);
+    result.slot.release();
+  });
+
+  it('frees everything when the client goes away while queued', async () => {
+    const { run, queues, calls } = setup({ records: [hot('a')] });
+    const held = await queues.acquire('a', MODEL, 1);
+    const controller = new AbortController();
+    const pending = run(makeRequest(), controller.signal);
+    await settle();
+    expect(queues.depth('a', MODEL)).toBe(2);
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(queues.depth('a', MODEL)).toBe(1);
+    expect(calls).toEqual([]);
+    held.release();
+    expect(queues.depth('a', MODEL)).toBe(0);
+  });
+
+  it('aborts the node request and frees the slot when the client goes away before the first byte', async () => {
+    const { run, queues, signals, calls } = setup({ records: [hot('a'), hot('b')], behaviour: { a: 'hang' } });
+    const controller = new AbortController();
+    const pending = run(makeRequest(), controller.signal);
+    await settle();
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ status: 499 });
+    expect(signals[0]?.aborted).toBe(true);
+    expect(calls).toEqual([`a/${MODEL}`]);
+    expect(queues.entries()).toEqual([expect.objectContaining({ nodeId: 'a', inFlight: 0, cancelled: 1 })]);
+  });
+
+  it('refuses at once a request whose client is already gone', async () => {
+    const { run, calls } = setup({ records: [hot('a')] });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(run(makeRequest(), controller.signal)).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(calls).toEqual([]);
+  });
+
+  it('reports affinity new, pins the conversation, then matched on the next turn', async () => {
+    const { run, affinity } = setup({ records: [hot('a'), hot('b')] });
+    const first = await run(makeRequest({ conversationKey: 'session:chat-1' }));
+    expect(first.decision.affinity).toBe('new');
+    expect(affinity.pinned('session:chat-1')).toBe('a');
+    first.slot.release();
+    // b is now as good as a, but the conversation goes back to a.
+    const second = await run(makeRequest({ conversationKey: 'session:chat-1' }));
+    expect(second.decision).toMatchObject({ nodeId: 'a', affinity: 'matched' });
+    expect(second.decision.breakdown.session_affinity.points).toBe(20);
+  });
+
+  it('reports affinity new when the pinned node was not the one that served', async () => {
+    const { run, affinity } = setup({ records: [hot('a'), hot('b')], behaviour: { b: 'refused' } });
+    affinity.pin('session:chat-2', 'b');
+    const result = await run(makeRequest({ conversationKey: 'session:chat-2' }));
+    expect(result.decision).toMatchObject({ nodeId: 'a', affinity: 'new', retries: 1 });
+    expect(affinity.pinned('session:chat-2')).toBe('a');
+  });
+
+  it('leaves affinity out when the request has no conversation', async () => {
+    const { run } = setup({ records: [hot('a')] });
+    expect((await run()).decision).not.toHaveProperty('affinity');
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { createLatencyStats } from '../../../lib/routing/latency-stats';
+
+describe('createLatencyStats', () => {
+  it('knows nothing before the first observation', () => {
+    const stats = createLatencyStats();
+    expect(stats.p75DurationMs('gpu1', 'm')).toBeUndefined();
+    expect(stats.p75FirstByteMs('gpu1', 'm')).toBeUndefined();
+  });
+
+  it('keeps the nearest-rank p75 of durations and of first bytes per node:model', () => {
+    const stats = createLatencyStats();
+    for (const ms of [400, 100, 300, 200]) stats.recordDuration('gpu1', 'm', ms);
+    stats.recordFirstByte('gpu1', 'm', 50);
+    stats.recordDuration('gpu2', 'm', 9000);
+    expect(stats.p75DurationMs('gpu1', 'm')).toBe(300);
+    expect(stats.p75FirstByteMs('gpu1', 'm')).toBe(50);
+    expect(stats.p75DurationMs('gpu2', 'm')).toBe(9000);
+    expect(stats.p75DurationMs('gpu1', 'other')).toBeUndefined();
+  });
+
+  it('rolls: only the last `window` observations count', () => {
+    const stats = createLatencyStats({ window: 4 });
+    for (const ms of [10_000, 10_000, 10_000, 10_000, 100, 100, 100]) stats.recordDuration('gpu1', 'm', ms);
+    // Window: 10 000, 100, 100, 100.
+    expect(stats.p75DurationMs('gpu1', 'm')).toBe(100);
+    stats.recordDuration('gpu1', 'm', 100);
+    expect(stats.p75DurationMs('gpu1', 'm')).toBe(100);
+  });
+
+  it('ignores observations that are not durations', () => {
+    const stats = createLatencyStats();
+    stats.recordDuration('gpu1', 'm', Number.NaN);
+    stats.recordDuration('gpu1', 'm', -5);
+    stats.recordDuration('gpu1', 'm', Number.POSITIVE_INFINITY);
+    expect(stats.p75DurationMs('gpu1', 'm')).toBeUndefined();
+  });
+
+  it('lists every node:model it has seen', () => {
+    const stats = createLatencyStats();
+    stats.recordDuration('gpu1', 'm', 100);
+    stats.recordFirstByte('gpu2', 'm', 20);
+    expect(stats.entries()).toEqual([
+      { nodeId: 'gpu1', model: 'm', samples: 1, p75DurationMs: 100, p75FirstByteMs: undefined },
+      { nodeId: 'gpu2', model: 'm', samples: 0, p75DurationMs: undefined, p75FirstByteMs: 20 },
+    ]);
+  });
+});
