@@ -19,22 +19,29 @@ interface Prelude {
 
 type Marked = { [STREAMING_SYMBOL]?: string };
 
+/**
+ * Adds the streaming API to `globalThis.awslambda`. The object may exist already: the AWS SDK creates an
+ * empty one for its invoke store when it loads, so the methods are added to it, not skipped.
+ */
 export function installAwsLambdaGlobal(): void {
-  if (Reflect.get(globalThis, 'awslambda') !== undefined) return;
-  const awslambda = {
-    streamifyResponse<T extends object>(handler: T): T {
+  const existing: unknown = Reflect.get(globalThis, 'awslambda');
+  const target = (typeof existing === 'object' && existing !== null ? existing : {}) as Record<string, unknown>;
+  if (typeof target['streamifyResponse'] !== 'function') {
+    target['streamifyResponse'] = <T extends object>(handler: T): T => {
       (handler as Marked)[STREAMING_SYMBOL] = 'response';
       return handler;
-    },
-    HttpResponseStream: {
+    };
+  }
+  if (target['HttpResponseStream'] === undefined) {
+    target['HttpResponseStream'] = {
       from(stream: LambdaResponseStream, prelude: Prelude): LambdaResponseStream {
         stream.setContentType('application/vnd.awslambda.http-integration-response');
         stream.setPrelude(prelude);
         return stream;
       },
-    },
-  };
-  Reflect.set(globalThis, 'awslambda', awslambda);
+    };
+  }
+  Reflect.set(globalThis, 'awslambda', target);
 }
 
 export function isStreamingHandler(handler: unknown): boolean {

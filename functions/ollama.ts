@@ -1,5 +1,6 @@
 /** The Ollama-style surface (spec §4.4): liveness probe, version, the fleet's models and loaded models. */
 
+import { serveOllamaChat } from '../lib/chat/ollama-chat';
 import { BadRequestError } from '../lib/errors';
 import type { FleetSnapshot } from '../lib/fleet/node';
 import { toApiPs } from '../lib/fleet/views/api-ps';
@@ -41,6 +42,8 @@ export const routes: RouteTable = {
   'GET /api/tags': tags,
   'GET /api/ps': ps,
   'POST /api/show': show,
+  'POST /api/chat': (request, response) => serveOllamaChat(request, response, 'chat'),
+  'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
 };
 
 export const handler = createHandler(routes, handlerOptions());

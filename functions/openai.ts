@@ -1,4 +1,5 @@
 /** The OpenAI-style surface (spec §4.2). */
+import { serveOpenAIChat } from '../lib/chat/openai-chat';
 import { toOpenAIModels } from '../lib/fleet/views/openai-models';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson } from '../lib/http/reply';
@@ -11,6 +12,7 @@ const models: Route = async (_request, response) => {
 
 export const routes: RouteTable = {
   'GET /v1/models': models,
+  'POST /v1/chat/completions': serveOpenAIChat,
 };
 
 export const handler = createHandler(routes, handlerOptions());

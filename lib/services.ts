@@ -9,7 +9,11 @@ import { createModelDescriber, type DescribeModels } from './fleet/describe-mode
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createShowModel, type ShowModel } from './fleet/show-model';
 import type { HandlerOptions } from './http/handler';
+import { type AffinityTracker, createAffinityTracker } from './routing/affinity';
+import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
+import { createQueueManager, type QueueManager } from './routing/queue-manager';
 import { onShutdown } from './shutdown-hooks';
+import { createAffinityRepository } from './store/affinity-repository';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
 import { openTable, type Table } from './store/table';
@@ -23,6 +27,14 @@ export interface Services {
   readonly writeBehind: WriteBehind;
   readonly traces: TraceRecorder;
   readonly showModel: ShowModel;
+  readonly routing: RoutingState;
+}
+
+/** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
+export interface RoutingState {
+  readonly queues: QueueManager;
+  readonly latency: LatencyStats;
+  readonly affinity: AffinityTracker;
 }
 
 let services: Services | undefined;
@@ -43,6 +55,11 @@ export function getServices(): Services {
     writeBehind,
     traces: createTraceRecorder(writeBehind),
     showModel: createShowModel(),
+    routing: {
+      queues: createQueueManager(),
+      latency: createLatencyStats(),
+      affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
+    },
   };
   return services;
 }

@@ -33,7 +33,8 @@ export interface Trace {
   readonly servedModel?: string;
   readonly nodeId?: string;
   readonly score?: number;
-  readonly scoreBreakdown?: Readonly<Record<string, number>>;
+  /** Points and reason per routing signal. */
+  readonly scoreBreakdown?: Readonly<Record<string, { readonly points: number; readonly reason: string }>>;
   readonly latencyMs: number;
   readonly timeToFirstTokenMs?: number;
   readonly promptTokens?: number;

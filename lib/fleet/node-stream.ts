@@ -56,6 +56,9 @@ export async function openNodeStream(
     });
   }
   const stream = response.body;
+  // Cancelling destroys the body with an AbortError; a reader sees it through its iterator, and this
+  // listener keeps an unread body's error from crashing the process.
+  stream.on('error', () => undefined);
   let cancelled = false;
   return {
     status: response.statusCode,

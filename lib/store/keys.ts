@@ -70,3 +70,8 @@ export function usageKey(epochMs: number, nodeId: string, model: string): ItemKe
 export function tagUsageKey(epochMs: number, tag: string): ItemKey {
   return { pk: prefixedKey('TAGUSAGE', dayOf(epochMs)), sk: tag === '' ? '(empty)' : tag };
 }
+
+/** A conversation's pin to the node that served it (routing affinity), shared by every instance. */
+export function affinityKey(conversationKey: string): ItemKey {
+  return { pk: 'AFFINITY', sk: conversationKey };
+}

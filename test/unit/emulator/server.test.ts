@@ -254,3 +254,21 @@ describe('createEmulatorServer', () => {
     expect(seen.writes).toBe(200);
   });
 });
+
+describe('installAwsLambdaGlobal', () => {
+  it('adds the streaming API to an awslambda object the AWS SDK created first', () => {
+    const saved: unknown = Reflect.get(globalThis, 'awslambda');
+    // What @aws/lambda-invoke-store does when the SDK loads.
+    Reflect.set(globalThis, 'awslambda', { invokeStore: true });
+    try {
+      installAwsLambdaGlobal();
+      const installed = Reflect.get(globalThis, 'awslambda') as Record<string, unknown>;
+
+      expect(installed['invokeStore']).toBe(true);
+      expect(typeof installed['streamifyResponse']).toBe('function');
+      expect(typeof installed['HttpResponseStream']).toBe('object');
+    } finally {
+      Reflect.set(globalThis, 'awslambda', saved);
+    }
+  });
+});

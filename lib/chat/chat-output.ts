@@ -1,0 +1,36 @@
+/**
+ * How a routed chat reply is written in the client's family. The relay (./relay-chat) reads the node's
+ * NDJSON stream and hands each parsed line here; an output turns lines into the bytes it writes as they
+ * come (streaming) or into one body at the end, and knows how to report a failure after the first byte.
+ */
+import type { RouterError } from '../errors';
+import type { DecodedLine } from '../stream/ndjson-decoder';
+
+export interface ParsedChunk<Chunk> {
+  readonly ok: true;
+  readonly chunk: Chunk;
+}
+
+export interface ChatOutcome {
+  readonly promptTokens?: number;
+  readonly completionTokens?: number;
+  readonly finishReason?: string;
+}
+
+export interface ChatOutput<Chunk> {
+  readonly streaming: boolean;
+  /** The content type of a streaming reply. */
+  readonly contentType: string;
+  parseLine(line: DecodedLine): ParsedChunk<Chunk> | { readonly ok: false; readonly error: RouterError };
+  /** Streaming: the bytes to write for this node line now ('' for nothing). Non-streaming: collects it. */
+  push(chunk: Chunk, raw: string): string;
+  /**
+   * The node's stream ended: streaming, the closing bytes; non-streaming, the whole body and its extra
+   * headers. Throws `UpstreamError` when the node never sent its last line.
+   */
+  end(): { readonly body: string; readonly headers?: Readonly<Record<string, string>> };
+  /** The bytes that report a failure in band, after the first byte. */
+  fail(error: RouterError): string;
+  /** Tokens and finish reason, once the last line was seen. */
+  outcome(): ChatOutcome;
+}

@@ -1,0 +1,79 @@
+/**
+ * `POST /api/chat` and `POST /api/generate` (spec §4.4): validate, merge tags, strip the router's own
+ * fields, route, and relay. The node is always asked to stream, so the router sees the first token and
+ * every line; a client that asked for one object gets the lines collected into one.
+ */
+import { BadRequestError } from '../errors';
+import { readJson } from '../http/parse-json';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { mergeTags } from '../routing/tags';
+import {
+  ollamaStreamRequested,
+  parseOllamaClientChatRequest,
+  parseOllamaClientGenerateRequest,
+  stripRouterFields,
+} from '../wire/ollama';
+import type { WireParseResult } from '../wire/parse-with';
+import { chatRoutingRequest } from './chat-routing-request';
+import { createOllamaOutput } from './ollama-output';
+import { serveChat } from './serve-chat';
+
+function requireModel(body: unknown): void {
+  const model = typeof body === 'object' && body !== null ? Reflect.get(body, 'model') : undefined;
+  if (model === undefined || model === null || model === '') throw new BadRequestError('model is required', 'model');
+}
+
+function valid<T>(result: WireParseResult<T>): T {
+  if (result.ok) return result.value;
+  throw new BadRequestError(
+    result.field === 'body' ? result.message : `${result.field}: ${result.message}`,
+    result.field,
+  );
+}
+
+export async function serveOllamaChat(
+  request: HttpRequest,
+  response: ResponseSink,
+  endpoint: 'chat' | 'generate',
+): Promise<void> {
+  const raw = readJson(request);
+  requireModel(raw);
+  const body =
+    endpoint === 'chat' ? valid(parseOllamaClientChatRequest(raw)) : valid(parseOllamaClientGenerateRequest(raw));
+  const tags = mergeTags({
+    metadataTags: body.metadata?.tags,
+    headerValue: request.header('x-service-tags'),
+    user: body.user,
+  });
+  const messages =
+    'messages' in body && Array.isArray(body.messages)
+      ? body.messages
+      : [
+          ...('system' in body && typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : []),
+          {
+            role: 'user',
+            content: 'prompt' in body && typeof body.prompt === 'string' ? body.prompt : '',
+            images: 'images' in body && Array.isArray(body.images) ? body.images : [],
+          },
+        ];
+  const forwarded = stripRouterFields(body);
+  const streaming = ollamaStreamRequested(body);
+  await serveChat({
+    request,
+    response,
+    style: endpoint === 'chat' ? 'ollama-chat' : 'ollama-generate',
+    family: 'ollama',
+    tags,
+    routing: chatRoutingRequest({
+      model: body.model,
+      fallbackModels: body.fallback_models ?? [],
+      tags,
+      messages,
+      tools: 'tools' in body && Array.isArray(body.tools) ? body.tools.length : 0,
+    }),
+    nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
+    nodeBody: (model) => ({ ...forwarded, model, stream: true }),
+    output: () => createOllamaOutput(endpoint, streaming, body.options),
+  });
+}

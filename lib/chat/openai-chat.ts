@@ -1,0 +1,70 @@
+/**
+ * `POST /v1/chat/completions` (spec §4.2): validate, fetch image URLs (bounded, concurrent), translate
+ * to an Ollama chat request, route and relay as OpenAI's body or chunk stream. The node always streams;
+ * a client that did not ask for a stream gets the lines collected into one completion.
+ */
+import { randomUUID } from 'node:crypto';
+import { BadRequestError } from '../errors';
+import { readJson } from '../http/parse-json';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { fetchImages } from '../media/fetch-images';
+import { fromOpenAIChatRequest, imageUrlsToFetch } from '../protocols/openai/from-openai-chat-request';
+import { mergeTags } from '../routing/tags';
+import { getServices } from '../services';
+import { parseOpenAIChatRequest } from '../wire/openai';
+import { chatRoutingRequest } from './chat-routing-request';
+import { createOpenAIOutput } from './openai-output';
+import { serveChat } from './serve-chat';
+
+export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
+  const raw = readJson(request);
+  const model = typeof raw === 'object' && raw !== null ? Reflect.get(raw, 'model') : undefined;
+  if (model === undefined || model === null || model === '') throw new BadRequestError('model is required', 'model');
+  const parsed = parseOpenAIChatRequest(raw);
+  if (!parsed.ok) {
+    throw new BadRequestError(
+      parsed.field === 'body' ? parsed.message : `${parsed.field}: ${parsed.message}`,
+      parsed.field,
+    );
+  }
+  const body = parsed.value;
+  const tags = mergeTags({
+    metadataTags: body.metadata?.tags,
+    headerValue: request.header('x-service-tags'),
+    user: body.user,
+  });
+  const images = await fetchImages(imageUrlsToFetch(body), { signal: response.signal });
+  const snapshot = await getServices().registry.snapshot();
+  const thinkingCapable = (snapshot.placements.get(body.model) ?? []).some((placement) =>
+    placement.model?.capabilities.includes('thinking'),
+  );
+  const canonical = fromOpenAIChatRequest(body, { images, thinking: { capable: thinkingCapable } });
+  const id = `chatcmpl-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+  const created = Math.floor(Date.now() / 1000);
+  await serveChat({
+    request,
+    response,
+    style: 'openai-chat',
+    family: 'openai',
+    tags,
+    routing: chatRoutingRequest({
+      model: body.model,
+      fallbackModels: body.fallback_models ?? [],
+      tags,
+      messages: canonical.messages,
+      tools: canonical.tools?.length ?? 0,
+    }),
+    nodePath: '/api/chat',
+    nodeBody: (served) => ({ ...canonical, model: served, stream: true }),
+    output: (served) =>
+      createOpenAIOutput({
+        id,
+        created,
+        model: served,
+        streaming: body.stream === true,
+        includeUsage: body.stream_options?.include_usage === true,
+        options: canonical.options,
+      }),
+  });
+}

@@ -1,0 +1,184 @@
+/**
+ * Serves one routed chat or generate request end to end: dispatch (rank, queue, retry, fall back),
+ * relay the node's NDJSON through the family's output as it comes — with back-pressure, stopping the
+ * node at once when the client leaves — release the queue slot when the stream ends, and write the
+ * trace whatever happened (completed, failed, client_disconnected, incomplete).
+ */
+import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
+import { RouterError, toRouterError } from '../errors';
+import { readNodeBody } from '../fleet/node-stream';
+import { renderError } from '../http/render-error';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { contextOverflow } from '../protocols/diagnostic-headers';
+import { createDispatcher, type DispatchResult } from '../routing/dispatcher';
+import type { RoutingRequest } from '../routing/routing-request';
+import { getServices } from '../services';
+import { createNdjsonDecoder } from '../stream/ndjson-decoder';
+import { parseJson } from '../wire/json';
+import type { ChatOutput } from './chat-output';
+import { fleetHeaders } from './fleet-headers';
+import { openChatStream } from './open-chat-stream';
+
+export interface ServeChatInput<Chunk> {
+  readonly request: HttpRequest;
+  readonly response: ResponseSink;
+  readonly style: RequestStyle;
+  readonly family: 'ollama' | 'openai';
+  readonly routing: RoutingRequest;
+  readonly tags: readonly string[];
+  readonly nodePath: '/api/chat' | '/api/generate';
+  /** The body for the node, naming the model as that node has it. */
+  nodeBody(model: string): unknown;
+  output(servedModel: string): ChatOutput<Chunk>;
+}
+
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<void> {
+  const { request, response, routing } = input;
+  const services = getServices();
+  const startedAt = Date.now();
+  const trace = (fields: Partial<Trace> & { status: TraceStatus }) =>
+    services.traces.record({
+      requestId: request.requestId,
+      startedAt,
+      style: input.style,
+      requestedModel: routing.model,
+      latencyMs: Date.now() - startedAt,
+      retries: 0,
+      tags: input.tags,
+      clientIp: request.sourceIp,
+      ...fields,
+    });
+
+  const dispatch = createDispatcher({
+    snapshot: () => services.registry.snapshot(),
+    ...services.routing,
+    maxRetries: services.config.maxRetries,
+    send: (attempt, signal) => openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), signal),
+  });
+  let result: DispatchResult;
+  try {
+    result = await dispatch(routing, response.signal);
+  } catch (error) {
+    const routerError = toRouterError(error);
+    trace({ status: response.signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
+    throw routerError;
+  }
+  await relay(input, result, startedAt, trace);
+}
+
+type TraceFn = (fields: Partial<Trace> & { status: TraceStatus }) => void;
+
+async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult, startedAt: number, trace: TraceFn) {
+  const { response, routing } = input;
+  const { reply, decision, slot, attempt } = result;
+  const loaded = attempt.placement.loaded?.contextLength;
+  const overflow =
+    routing.promptTokens !== undefined && loaded !== undefined
+      ? contextOverflow(routing.promptTokens, loaded)
+      : undefined;
+  const headers = fleetHeaders(decision, overflow);
+  const routed: Partial<Trace> = {
+    nodeId: decision.nodeId,
+    servedModel: decision.servedModel,
+    score: decision.score,
+    scoreBreakdown: decision.breakdown,
+    retries: decision.retries,
+    ...(decision.fallbackModel !== undefined ? { fallbackModel: decision.fallbackModel } : {}),
+  };
+
+  if (reply.status >= 400) {
+    await answerNodeRefusal(input, reply.status, await readNodeBody(reply).catch(() => Buffer.alloc(0)), headers);
+    slot.release('failed');
+    trace({ ...routed, status: 'failed', error: `node answered ${reply.status}` });
+    return;
+  }
+
+  const output = input.output(decision.servedModel);
+  const decoder = createNdjsonDecoder({ maxLineBytes: MAX_LINE_BYTES });
+  const signal = response.signal;
+  const stop = () => reply.cancel();
+  signal.addEventListener('abort', stop, { once: true });
+  let timeToFirstTokenMs: number | undefined;
+  const handle = async (lines: ReturnType<typeof decoder.push>) => {
+    for (const line of lines) {
+      const parsed = output.parseLine(line);
+      if (!parsed.ok) throw parsed.error;
+      timeToFirstTokenMs ??= Date.now() - startedAt;
+      const bytes = output.push(parsed.chunk, line.raw);
+      if (bytes !== '') await response.write(bytes);
+    }
+  };
+
+  let status: TraceStatus = 'completed';
+  let failure: RouterError | undefined;
+  try {
+    if (output.streaming)
+      response.start({ statusCode: 200, headers: { ...headers, ...streamHeaders(output.contentType) } });
+    for await (const bytes of reply.body) {
+      await handle(decoder.push(bytes));
+      if (signal.aborted) break;
+    }
+    if (!signal.aborted) {
+      await handle(decoder.end());
+      const end = output.end();
+      if (output.streaming) await response.end(end.body);
+      else {
+        response.start({
+          statusCode: 200,
+          headers: { ...headers, 'content-type': 'application/json; charset=utf-8', ...end.headers },
+        });
+        await response.end(end.body);
+      }
+    }
+  } catch (error) {
+    failure = toRouterError(error);
+    if (!signal.aborted) {
+      status = output.streaming ? 'incomplete' : 'failed';
+      if (!output.streaming) throw failure;
+      await response.write(output.fail(failure));
+      await response.end();
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    if (signal.aborted) status = 'client_disconnected';
+    reply.cancel();
+    slot.release(status === 'completed' ? 'completed' : status === 'client_disconnected' ? 'cancelled' : 'failed');
+    trace({
+      ...routed,
+      ...output.outcome(),
+      status,
+      ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs } : {}),
+      ...(failure !== undefined && status !== 'client_disconnected' ? { error: failure.message } : {}),
+    });
+  }
+}
+
+function streamHeaders(contentType: string): Record<string, string> {
+  return { 'content-type': contentType, 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
+}
+
+/** A node's 4xx is the client's: its status and message, in the client's family shape. */
+async function answerNodeRefusal<Chunk>(
+  input: ServeChatInput<Chunk>,
+  status: number,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<void> {
+  const parsed = parseJson(body.toString('utf8'));
+  const message =
+    parsed.ok &&
+    typeof parsed.value === 'object' &&
+    parsed.value !== null &&
+    typeof Reflect.get(parsed.value, 'error') === 'string'
+      ? (Reflect.get(parsed.value, 'error') as string)
+      : `the node answered ${status}`;
+  const rendered = renderError(
+    input.family,
+    new RouterError(status, message, { code: 'node_refused', retryable: false }),
+  );
+  input.response.start({ statusCode: rendered.statusCode, headers: { ...headers, ...rendered.headers } });
+  await input.response.end(rendered.body);
+}
