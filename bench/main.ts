@@ -1,30 +1,29 @@
 /**
  * `npm run bench`: measures what DESIGN.md budgets, in one run, as ratios and differences between
- * targets measured side by side and interleaved (these machines are shared and noisy).
- * Now: the emulator's per-request overhead against a bare node:http server (budget ≤ 20 µs), and the
- * cold start of every function bundle (≤ 150 ms).
+ * targets measured side by side and interleaved (these machines are shared and noisy): the router
+ * against a bare Node proxy in front of the same fast node, the time to rank 1,000 nodes, the
+ * emulator's own per-request cost, and the cold start of every function bundle.
  */
 
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { startDynamo } from '../emulator/dynamo';
+import { startBareProxy } from './bare-proxy';
 import { measureColdStarts } from './cold-start';
+import { startFastNode } from './fast-node';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { processCpuMicros } from './process-cpu';
+import { measureRankNodes } from './rank-nodes';
+import { routerBench } from './router-bench';
 import { sequentialMedianMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
+import type { Verdict } from './verdict';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const SEQUENTIAL = Number(process.env['BENCH_SEQUENTIAL'] ?? 3000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
-
-interface Verdict {
-  readonly what: string;
-  readonly measured: string;
-  readonly budget: string;
-  readonly ok: boolean;
-}
 
 async function startChild(): Promise<{ ports: OverheadPorts; pid: number; stop(): void }> {
   const child = spawn(process.execPath, [__filename, 'serve-overhead'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -99,6 +98,16 @@ async function emulatorOverhead(): Promise<Verdict[]> {
   return verdicts;
 }
 
+function rankVerdict(): Verdict {
+  const { microsPerRank, nodes } = measureRankNodes();
+  return {
+    what: `scoring: rank ${nodes} nodes`,
+    measured: `${formatNumber(microsPerRank)} µs`,
+    budget: '≤ 100 µs',
+    ok: microsPerRank <= 100,
+  };
+}
+
 function coldStarts(): Verdict[] {
   const root = join(__dirname, '..', '..');
   const { baselineMs, bundles } = measureColdStarts(root);
@@ -112,12 +121,25 @@ function coldStarts(): Verdict[] {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'serve-overhead') {
+  const role = process.argv[2];
+  if (role === 'serve-overhead') {
     const ports = await startOverheadServers();
     process.stdout.write(`${JSON.stringify(ports)}\n`);
     return;
   }
-  const verdicts = [...(await emulatorOverhead()), ...coldStarts()];
+  if (role === 'serve-dynamo') {
+    process.stdout.write(`${(await startDynamo({ dataDir: ':memory:', port: 0 })).endpoint}\n`);
+    return;
+  }
+  if (role === 'serve-node') {
+    process.stdout.write(`${(await startFastNode()).url}\n`);
+    return;
+  }
+  if (role === 'serve-proxy') {
+    process.stdout.write(`${(await startBareProxy(process.argv[3] ?? '')).url}\n`);
+    return;
+  }
+  const verdicts = [...(await routerBench()), rankVerdict(), ...(await emulatorOverhead()), ...coldStarts()];
   console.log('\nBudgets');
   for (const verdict of verdicts) {
     console.log(`${verdict.ok ? 'PASS' : 'FAIL'}  ${verdict.what}: ${verdict.measured} (budget ${verdict.budget})`);

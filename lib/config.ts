@@ -24,6 +24,8 @@ export interface FleetConfig {
   readonly corsOrigins: readonly string[] | undefined;
   readonly maxRetries: number;
   readonly apiKeys: readonly string[] | undefined;
+  /** Requests a node runs at once per model, by node id, over what the node reports (default 1). */
+  readonly nodeConcurrency: ReadonlyMap<string, number>;
   /** Node liveness (contract §3): degraded after this long without a good poll or heartbeat… */
   readonly degradedAfterMs: number;
   /** …and offline after this long. */
@@ -66,7 +68,22 @@ const envSchema = z.object({
   FLEET_CORS_ORIGINS: listText.optional(),
   FLEET_MAX_RETRIES: integerText(0, 10).default(2),
   FLEET_API_KEYS: listText.optional(),
+  FLEET_NODE_CONCURRENCY: listText.default([]),
 });
+
+/** `gpu1=4,gpu2=2`: requests each node runs at once per model. */
+function parseNodeConcurrency(entries: readonly string[]): Map<string, number> {
+  const limits = new Map<string, number>();
+  for (const entry of entries) {
+    const [id, value] = entry.split('=').map((part) => part.trim());
+    const limit = Number(value);
+    if (id === undefined || id === '' || !Number.isInteger(limit) || limit < 1 || limit > 1024) {
+      throw new Error(`FLEET_NODE_CONCURRENCY: "${entry}" is not node-id=whole number from 1 to 1024`);
+    }
+    limits.set(id, limit);
+  }
+  return limits;
+}
 
 /** Parses one `FLEET_NODES` entry: `url` or `id=url`; the id defaults to the URL's host:port. */
 export function parseListedNode(entry: string): ListedNode {
@@ -118,6 +135,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     corsOrigins: value.FLEET_CORS_ORIGINS,
     maxRetries: value.FLEET_MAX_RETRIES,
     apiKeys: value.FLEET_API_KEYS,
+    nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
     snapshotMaxAgeMs: 1000,

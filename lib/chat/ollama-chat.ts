@@ -1,7 +1,7 @@
 /**
  * `POST /api/chat` and `POST /api/generate` (spec §4.4): validate, merge tags, strip the router's own
- * fields, route, and relay. The node is always asked to stream, so the router sees the first token and
- * every line; a client that asked for one object gets the lines collected into one.
+ * fields, route, and relay. The node is asked exactly what the client asked (stream or one object); its
+ * one-object answer goes through the same relay as a stream of one line.
  */
 import { BadRequestError } from '../errors';
 import { readJson } from '../http/parse-json';
@@ -73,7 +73,7 @@ export async function serveOllamaChat(
       tools: 'tools' in body && Array.isArray(body.tools) ? body.tools.length : 0,
     }),
     nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
-    nodeBody: (model) => ({ ...forwarded, model, stream: true }),
+    nodeBody: (model) => ({ ...forwarded, model, stream: streaming }),
     output: () => createOllamaOutput(endpoint, streaming, body.options),
   });
 }

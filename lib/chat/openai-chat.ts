@@ -1,7 +1,7 @@
 /**
  * `POST /v1/chat/completions` (spec §4.2): validate, fetch image URLs (bounded, concurrent), translate
- * to an Ollama chat request, route and relay as OpenAI's body or chunk stream. The node always streams;
- * a client that did not ask for a stream gets the lines collected into one completion.
+ * to an Ollama chat request, route and relay as OpenAI's body or chunk stream. The node streams when the
+ * client does; its one-object answer goes through the same relay as a stream of one line.
  */
 import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../errors';
@@ -56,7 +56,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
       tools: canonical.tools?.length ?? 0,
     }),
     nodePath: '/api/chat',
-    nodeBody: (served) => ({ ...canonical, model: served, stream: true }),
+    nodeBody: (served) => ({ ...canonical, model: served, stream: body.stream === true }),
     output: (served) =>
       createOpenAIOutput({
         id,

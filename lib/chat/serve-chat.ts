@@ -56,6 +56,7 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
     snapshot: () => services.registry.snapshot(),
     ...services.routing,
     maxRetries: services.config.maxRetries,
+    concurrencyOverrides: services.config.nodeConcurrency,
     send: (attempt, signal) => openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), signal),
   });
   let result: DispatchResult;

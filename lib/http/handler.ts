@@ -94,7 +94,8 @@ function findRoute(table: CompiledTable, method: string, path: string, resource:
 }
 
 function logFailure(error: RouterError, path: string): void {
-  if (error.status < 500) return;
+  // A 503 is the fleet saying "busy" (queues full, nodes away): expected under load, and in the trace.
+  if (error.status < 500 || error.status === 503) return;
   const cause = error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause ?? '');
   console.error(JSON.stringify({ level: 'error', path, status: error.status, message: error.message, cause }));
 }

@@ -1,0 +1,66 @@
+/** Starting the benchmark's parties in their own processes, each printing its URL on its first line. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface Started {
+  readonly url: string;
+  readonly pid: number;
+  stop(): void;
+}
+
+function firstMatch(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  const lines = createInterface({ input: child.stdout ?? process.stdin });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start`)), 20_000);
+    lines.on('line', (line) => {
+      const found = pattern.exec(line);
+      if (found?.[1] === undefined) return;
+      clearTimeout(timer);
+      resolve(found[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+  });
+}
+
+/** This script again, in the role named by `args` (see main.ts). */
+export async function startRole(args: readonly string[]): Promise<Started> {
+  const child = spawn(process.execPath, [join(__dirname, 'main.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await firstMatch(child, /^(http:\/\/\S+)$/, args[0] ?? 'role');
+  return { url, pid: child.pid ?? 0, stop: () => child.kill() };
+}
+
+/** The router as `npm start` runs it, polling one node, on a table in another process. */
+export interface RouterSettings {
+  readonly nodes: string;
+  readonly concurrency: string;
+  readonly dynamodbEndpoint: string;
+}
+
+export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
+  const root = join(__dirname, '..', '..');
+  const child = spawn(process.execPath, [join(root, 'dist', 'emulator', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      FLEET_PORT: '0',
+      FLEET_NODES: settings.nodes,
+      FLEET_NODE_CONCURRENCY: settings.concurrency,
+      FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,
+      FLEET_POLL_INTERVAL_MS: '1000',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await firstMatch(child, /listening on (http:\/\/\S+)/, 'router');
+  return { url, pid: child.pid ?? 0, stop: () => child.kill('SIGTERM') };
+}
+
+/** Peak resident memory of a process so far (VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const found = /VmHWM:\s+(\d+) kB/.exec(status);
+  return found?.[1] === undefined ? Number.NaN : Number(found[1]) / 1024;
+}

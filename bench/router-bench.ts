@@ -1,0 +1,148 @@
+/**
+ * The router against the floor (DESIGN budgets, issue: npm run bench): the fast node called directly,
+ * behind a bare Node proxy, and behind the router, measured side by side and interleaved. Sequential
+ * added latency (median of round medians), closed-loop throughput at c=16 and c=64, streaming first
+ * byte and lines in vs out, and the router's peak memory.
+ */
+import autocannon from 'autocannon';
+import { BENCH_MODEL, STREAM_LINES } from './fast-node';
+import { peakRssMb, startRole, startRouterProcess } from './processes';
+import { sequentialMedianMicros } from './sequential-probe';
+import { formatNumber, median } from './stats';
+import { streamProbe } from './stream-probe';
+import type { Verdict } from './verdict';
+
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+const SEQUENTIAL = Number(process.env['BENCH_SEQUENTIAL'] ?? 1500);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
+
+const chatBody = (stream: boolean) =>
+  JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'benchmark' }], stream });
+
+async function waitForModel(routerUrl: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const tags = (await (await fetch(`${routerUrl}/api/tags`)).json()) as { models: { name: string }[] };
+    if (tags.models.some((model) => model.name === BENCH_MODEL)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the router never listed the benchmark node');
+}
+
+type Target = 'direct' | 'proxy' | 'router';
+
+export async function routerBench(): Promise<Verdict[]> {
+  const node = await startRole(['serve-node']);
+  const proxy = await startRole(['serve-proxy', node.url]);
+  // The table lives outside the router, as DynamoDB does for a Lambda; the fast node runs every request
+  // at once, as a proxy lets it, and the router is told so.
+  const dynamo = await startRole(['serve-dynamo']);
+  const router = await startRouterProcess({
+    nodes: `bench=${node.url}`,
+    concurrency: 'bench=256',
+    dynamodbEndpoint: dynamo.url,
+  });
+  try {
+    await waitForModel(router.url);
+    const urls: Record<Target, string> = { direct: node.url, proxy: proxy.url, router: router.url };
+    const targets: Target[] = ['direct', 'proxy', 'router'];
+    const latency: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    const c16: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    const c64: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    const firstByte: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    let linesOk = true;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const order = targets.map((_, index) => targets[(index + round) % targets.length] as Target);
+      for (const target of order)
+        latency[target].push(await sequentialMedianMicros(`${urls[target]}/api/chat`, SEQUENTIAL, chatBody(false)));
+      for (const [connections, results] of [
+        [16, c16],
+        [64, c64],
+      ] as const) {
+        for (const target of order) {
+          const result = await autocannon({
+            url: `${urls[target]}/api/chat`,
+            method: 'POST',
+            body: chatBody(false),
+            headers: { 'content-type': 'application/json' },
+            connections,
+            duration: SECONDS,
+          });
+          if (result.errors > 0 || result.non2xx > 0)
+            throw new Error(`${target} c=${connections}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+          results[target].push(result.requests.average);
+        }
+      }
+      for (const target of order) {
+        const probe = await streamProbe(`${urls[target]}/api/chat`, chatBody(true), 100);
+        firstByte[target].push(probe.firstByteMs);
+        if (probe.minLines !== STREAM_LINES || probe.maxLines !== STREAM_LINES) linesOk = false;
+      }
+    }
+    const rss = peakRssMb(router.pid);
+    return report({ latency, c16, c64, firstByte, linesOk, rss });
+  } finally {
+    router.stop();
+    proxy.stop();
+    node.stop();
+    dynamo.stop();
+  }
+}
+
+interface Figures {
+  readonly latency: Record<Target, number[]>;
+  readonly c16: Record<Target, number[]>;
+  readonly c64: Record<Target, number[]>;
+  readonly firstByte: Record<Target, number[]>;
+  readonly linesOk: boolean;
+  readonly rss: number;
+}
+
+function report(figures: Figures): Verdict[] {
+  const m = (values: number[]) => median(values);
+  console.log('\nRouter vs bare proxy (the fast node behind each; median of round medians)');
+  console.log('target      sequential µs   req/s c=16   req/s c=64   stream first byte ms');
+  for (const target of ['direct', 'proxy', 'router'] as const) {
+    console.log(
+      `${target.padEnd(12)}${formatNumber(m(figures.latency[target])).padStart(13)}${formatNumber(m(figures.c16[target]), 0).padStart(13)}${formatNumber(m(figures.c64[target]), 0).padStart(13)}${formatNumber(m(figures.firstByte[target]), 2).padStart(23)}`,
+    );
+  }
+  const direct = m(figures.latency.direct);
+  const proxyAdded = m(figures.latency.proxy) - direct;
+  const routerAdded = m(figures.latency.router) - direct;
+  const share64 = m(figures.c64.router) / m(figures.c64.proxy);
+  const firstByteGap = m(figures.firstByte.router) - m(figures.firstByte.proxy);
+  return [
+    {
+      what: 'added latency, non-streaming chat, sequential keep-alive',
+      measured: `router +${formatNumber(routerAdded)} µs vs proxy +${formatNumber(proxyAdded)} µs (${formatNumber(routerAdded / proxyAdded, 2)}×)`,
+      budget: '≤ 1.6× the bare proxy',
+      ok: routerAdded <= 1.6 * proxyAdded,
+    },
+    {
+      what: 'throughput, closed loop c=64, non-streaming chat',
+      measured: `${formatNumber(share64 * 100, 0)} % of the bare proxy (c=16: ${formatNumber((m(figures.c16.router) / m(figures.c16.proxy)) * 100, 0)} %)`,
+      budget: '≥ 50 %',
+      ok: share64 >= 0.5,
+    },
+    {
+      what: 'streaming first byte after the bare proxy',
+      measured: `${formatNumber(firstByteGap, 2)} ms`,
+      budget: '≤ 1 ms',
+      ok: firstByteGap <= 1,
+    },
+    {
+      what: 'streaming chunks in = chunks out',
+      measured: figures.linesOk
+        ? `${STREAM_LINES} lines in, ${STREAM_LINES} out, every request`
+        : 'lines lost or merged',
+      budget: 'equal',
+      ok: figures.linesOk,
+    },
+    {
+      what: 'router peak RSS during the runs',
+      measured: `${formatNumber(figures.rss)} MB`,
+      budget: '≤ 150 MB',
+      ok: figures.rss <= 150,
+    },
+  ];
+}
