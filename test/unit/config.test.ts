@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig, parseListedNode } from '../../lib/config';
+
+describe('loadConfig', () => {
+  it('has the contract defaults with nothing set', () => {
+    const config = loadConfig({});
+
+    expect(config).toMatchObject({
+      port: 11435,
+      host: '127.0.0.1',
+      nodes: [],
+      pollIntervalMs: 2000,
+      dataDir: './.fleet-data',
+      dynamodbEndpoint: undefined,
+      table: 'fleet-router',
+      imageGeneration: false,
+      transcription: false,
+      corsOrigins: undefined,
+      maxRetries: 2,
+      apiKeys: undefined,
+      degradedAfterMs: 15_000,
+      offlineAfterMs: 30_000,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      FLEET_PORT: '8080',
+      FLEET_HOST: '0.0.0.0',
+      FLEET_NODES: 'gpu1=http://10.0.0.5:11434, 10.0.0.6:11434',
+      FLEET_POLL_INTERVAL_MS: '500',
+      FLEET_DATA_DIR: ':memory:',
+      FLEET_DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      FLEET_TABLE: 'fleet-test',
+      FLEET_IMAGE_GENERATION: 'true',
+      FLEET_TRANSCRIPTION: '1',
+      FLEET_CORS_ORIGINS: 'http://localhost:*,https://app.example',
+      FLEET_MAX_RETRIES: '0',
+      FLEET_API_KEYS: 'a,b',
+      FLEET_NODE_CONCURRENCY: 'gpu1=4',
+    });
+
+    expect(config.port).toBe(8080);
+    expect(config.nodes).toEqual([
+      { id: 'gpu1', url: 'http://10.0.0.5:11434' },
+      { id: '10.0.0.6:11434', url: 'http://10.0.0.6:11434' },
+    ]);
+    expect(config.imageGeneration).toBe(true);
+    expect(config.transcription).toBe(true);
+    expect(config.corsOrigins).toEqual(['http://localhost:*', 'https://app.example']);
+    expect(config.maxRetries).toBe(0);
+    expect(config.apiKeys).toEqual(['a', 'b']);
+    expect(config.nodeConcurrency.get('gpu1')).toBe(4);
+  });
+
+  it.each([
+    ['FLEET_PORT', 'eleven'],
+    ['FLEET_PORT', '70000'],
+    ['FLEET_MAX_RETRIES', '-1'],
+    ['FLEET_IMAGE_GENERATION', 'maybe'],
+    ['FLEET_DYNAMODB_ENDPOINT', 'not a url'],
+    ['FLEET_TABLE', 'a b'],
+    ['FLEET_NODE_CONCURRENCY', 'gpu1=0'],
+    ['FLEET_NODES', 'ftp://10.0.0.5'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses a node id listed twice', () => {
+    expect(() => loadConfig({ FLEET_NODES: 'a=http://x:1,a=http://y:1' })).toThrow('listed twice');
+  });
+});
+
+describe('parseListedNode', () => {
+  it('keeps a path prefix and drops a trailing slash', () => {
+    expect(parseListedNode('proxy=https://gpu.example/ollama/')).toEqual({
+      id: 'proxy',
+      url: 'https://gpu.example/ollama',
+    });
+  });
+});
