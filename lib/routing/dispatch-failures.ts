@@ -2,13 +2,14 @@
  * What went wrong while dispatching one request, and the error the client gets when nothing worked
  * (issue: routing item 3; contract §4 "a 503 that retrying cannot fix carries x-should-retry: false").
  * 404 when none of the models tried exists on any node, offline ones included, naming each model.
- * Otherwise 503 with Retry-After, `retryable` (→ `x-should-retry`) true only when waiting can help:
+ * 400 when every node holding a model tried refused the request itself (it carries images and the model
+ * has no vision, tools the model cannot use, or asks a chat of an embedder). Otherwise 503 with Retry-After, `retryable` (→ `x-should-retry`) true only when waiting can help:
  * a queue was full or timed out, or a node was offline, draining, short of memory. It is false when
  * every node refused the request for good (wrong kind of model, no vision, no tools) or failed while
  * the router tried it — the router has already retried on other nodes, and SDK retries on top (two
  * each, protocols §1.8) would only multiply the load on a fleet that is failing (anchor §9, retry storms).
  */
-import { NotFoundError, type RouterError, ServiceUnavailableError } from '../errors';
+import { BadRequestError, NotFoundError, type RouterError, ServiceUnavailableError } from '../errors';
 import type { FleetSnapshot } from '../fleet/node';
 import { describeElimination, isPermanentElimination } from './eliminate';
 import { modelOnAnyNode } from './model-presence';
@@ -23,8 +24,13 @@ export interface AttemptFailure {
   readonly detail: string;
   /** Waiting and asking again could succeed. */
   readonly clientRetryHelps: boolean;
+  /** The model cannot do what the request asks (wrong kind, no vision, no tools): the request is at fault. */
+  readonly requestMismatch?: boolean;
   readonly retryAfterSeconds?: number | undefined;
 }
+
+/** Eliminations that say the request asks what the model cannot do, whatever the node. */
+const REQUEST_MISMATCH: ReadonlySet<string> = new Set(['wrong-kind', 'no-vision', 'no-tools']);
 
 /** How many failures the 503 message lists before "and N more". */
 const LISTED = 5;
@@ -47,6 +53,7 @@ export class DispatchLog {
         kind: 'eliminated',
         detail: describeElimination(reason),
         clientRetryHelps: !isPermanentElimination(reason),
+        requestMismatch: REQUEST_MISMATCH.has(reason),
       });
     }
   }
@@ -76,6 +83,13 @@ export class DispatchLog {
     }
     const shown = this.failures.slice(0, LISTED).map((failure) => `${failure.nodeId}: ${failure.detail}`);
     if (this.failures.length > LISTED) shown.push(`and ${this.failures.length - LISTED} more`);
+    if (this.failures.every((failure) => failure.requestMismatch === true)) {
+      // Like Ollama's 400 "does not support vision": no node or retry can serve this request as asked.
+      return new BadRequestError(
+        `model ${quoted(tried)} cannot serve this request${list}: ${shown.join('; ')}`,
+        'model',
+      );
+    }
     const waits = this.failures.flatMap((failure) =>
       failure.retryAfterSeconds === undefined ? [] : [failure.retryAfterSeconds],
     );

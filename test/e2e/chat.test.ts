@@ -11,6 +11,7 @@ import { eventually, type RouterProcess, startRouter } from './router-process';
 
 let first: SimNode;
 let second: SimNode;
+let vision: SimNode;
 let router: RouterProcess;
 let ollama: Ollama;
 let openai: OpenAI;
@@ -29,12 +30,13 @@ beforeAll(async () => {
   const models = catalog(['llama3.2:3b', 'qwen3:8b']);
   first = await startSimNode({ id: 'a', models, loaded: ['llama3.2:3b'], ttftMs: 20, tokensPerSecond: 50 });
   second = await startSimNode({ id: 'b', models, loaded: ['llama3.2:3b'], ttftMs: 20, tokensPerSecond: 50 });
-  router = await startRouter({ FLEET_NODES: `a=${first.url},b=${second.url}` });
+  vision = await startSimNode({ id: 'v', models: catalog(['llava:7b']), ttftMs: 20, tokensPerSecond: 50 });
+  router = await startRouter({ FLEET_NODES: `a=${first.url},b=${second.url},v=${vision.url}` });
   ollama = new Ollama({ host: router.url });
   openai = new OpenAI({ baseURL: `${router.url}/v1`, apiKey: 'unused', maxRetries: 0 });
   await eventually(async () => {
     const { models: listed } = await ollama.list();
-    expect(listed.map((model) => model.name)).toContain('qwen3:8b');
+    expect(listed.map((model) => model.name)).toEqual(expect.arrayContaining(['qwen3:8b', 'llava:7b']));
   });
 }, 30_000);
 
@@ -42,7 +44,11 @@ afterAll(async () => {
   await router?.stop();
   await first?.close();
   await second?.close();
+  await vision?.close();
 });
+
+/** A 1×1 PNG, as clients attach images. */
+const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('routed chat', () => {
   it('answers /api/chat through the ollama client, whole and streamed', async () => {
@@ -225,6 +231,65 @@ describe('routed chat', () => {
     expect(call?.type).toBe('function');
     expect(call?.type === 'function' ? call.function.name : undefined).toBe('get_weather');
     expect(typeof (call?.type === 'function' ? call.function.arguments : undefined)).toBe('string');
+  });
+
+  it('sends a request with images only to a vision model, and refuses images for a model without vision', async () => {
+    const seeing = await openai.chat.completions.create({
+      model: 'llava:7b',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is in this picture' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL}` } },
+          ],
+        },
+      ],
+    });
+    const blind = await fetch(`${router.url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama3.2:3b', messages: [{ role: 'user', content: 'look', images: [PIXEL] }] }),
+    });
+
+    expect(seeing.choices[0]?.message.content).toContain('[1 image]');
+    expect(vision.requests.some((request) => request.path === '/api/chat')).toBe(true);
+    expect(blind.status).toBe(400);
+    expect(((await blind.json()) as { error: string }).error).toContain('cannot serve this request');
+  });
+
+  it('stops the node and frees the slot when the client goes away mid-stream', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${router.url}/api/chat`, {
+      method: 'POST',
+      signal: controller.signal,
+      body: JSON.stringify({
+        model: 'llama3.2:3b',
+        metadata: { tags: ['session:leaver'] },
+        messages: [{ role: 'user', content: 'a long answer please' }],
+        options: { num_predict: 400 },
+      }),
+    });
+    const node = response.headers.get('x-fleet-node');
+    await response.body?.getReader().read();
+    controller.abort();
+
+    // The session pins the next turn to the same node, which has one slot: the turn is answered at
+    // once only if the abandoned stream (8 s of tokens) was stopped and its slot freed.
+    const started = Date.now();
+    const next = await fetch(`${router.url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({
+        model: 'llama3.2:3b',
+        metadata: { tags: ['session:leaver'] },
+        messages: [{ role: 'user', content: 'after' }],
+        stream: false,
+      }),
+    });
+    await next.json();
+
+    expect(next.headers.get('x-fleet-node')).toBe(node);
+    expect(next.headers.get('x-fleet-affinity')).toBe('matched');
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('reports a failure after the first byte in band', async () => {

@@ -227,12 +227,13 @@ describe('createDispatcher', () => {
     expect(calls).toEqual([]);
   });
 
-  it('answers a 503 no retry can fix when every node refuses the request for good', async () => {
+  it('answers 400 when the model cannot serve the request as asked (images for a model without vision)', async () => {
     const { run } = setup({ records: [hot('a')] });
     await expect(run(makeRequest({ needsVision: true }))).rejects.toMatchObject({
-      status: 503,
+      status: 400,
       retryable: false,
-      message: "no node can take model 'llama3.2:3b' now: a: model cannot read images",
+      param: 'model',
+      message: "model 'llama3.2:3b' cannot serve this request: a: model cannot read images",
     });
   });
 
