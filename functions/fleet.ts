@@ -2,6 +2,7 @@
 import { BadRequestError } from '../lib/errors';
 import { toFleetQueue } from '../lib/fleet/views/fleet-queue';
 import { toFleetStatus } from '../lib/fleet/views/fleet-status';
+import { mergeQueues } from '../lib/fleet/views/merge-queues';
 import { queuesFromSnapshot } from '../lib/fleet/views/queues-from-snapshot';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { readJson } from '../lib/http/parse-json';
@@ -9,14 +10,22 @@ import { sendJson } from '../lib/http/reply';
 import { getServices, handlerOptions } from '../lib/services';
 import { isDrainHeartbeat, parseHeartbeat } from '../lib/wire/heartbeat';
 
+/** The snapshot and the queues: the router's own, from every instance, over what nodes report. */
+async function fleetState() {
+  const { registry, queueStates } = getServices();
+  const now = Date.now();
+  const [snapshot, routed] = await Promise.all([registry.snapshot(), queueStates.live(now)]);
+  return { snapshot, queues: mergeQueues(queuesFromSnapshot(snapshot), routed), now };
+}
+
 const status: Route = async (_request, response) => {
-  const snapshot = await getServices().registry.snapshot();
-  await sendJson(response, toFleetStatus(snapshot, queuesFromSnapshot(snapshot), Date.now()));
+  const { snapshot, queues, now } = await fleetState();
+  await sendJson(response, toFleetStatus(snapshot, queues, now));
 };
 
 const queue: Route = async (_request, response) => {
-  const snapshot = await getServices().registry.snapshot();
-  await sendJson(response, toFleetQueue(snapshot, queuesFromSnapshot(snapshot), Date.now()));
+  const { snapshot, queues, now } = await fleetState();
+  await sendJson(response, toFleetQueue(snapshot, queues, now));
 };
 
 const heartbeat: Route = async (request, response) => {

@@ -3,6 +3,7 @@
  * registry, each built once per container on first use (a Lambda cold start) and reused by every
  * invocation. Handlers ask for what they need here; tests build their own with the factories.
  */
+import { randomUUID } from 'node:crypto';
 import { createTraceRecorder, type TraceRecorder } from './analytics/trace';
 import { type FleetConfig, getConfig } from './config';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
@@ -16,10 +17,14 @@ import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
+import { createQueueStateRepository, type QueueStateRepository } from './store/queue-state-repository';
 import { openTable, type Table } from './store/table';
 import { createWriteBehind, type WriteBehind } from './store/write-behind';
 
 export interface Services {
+  /** Publishes this instance's queue depths for every instance's status views (throttled, written behind). */
+  publishQueues(): void;
+  readonly queueStates: QueueStateRepository;
   readonly config: FleetConfig;
   readonly table: Table;
   readonly registry: FleetRegistry;
@@ -39,6 +44,39 @@ export interface RoutingState {
 
 let services: Services | undefined;
 
+/** This container's id among the router's instances. */
+const INSTANCE_ID = randomUUID();
+
+/**
+ * At most one publication a second; while requests are queued or in flight, again every few seconds so
+ * the published state does not expire under a long stream.
+ */
+function createQueuePublisher(queues: QueueManager, states: QueueStateRepository): () => void {
+  let last = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const publish = (): void => {
+    const now = Date.now();
+    const wait = last + 1000 - now;
+    if (wait > 0) {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        publish();
+      }, wait).unref();
+      return;
+    }
+    last = now;
+    const entries = queues.entries();
+    states.publish(INSTANCE_ID, entries, now);
+    if (timer === undefined && entries.some((entry) => entry.pending + entry.inFlight > 0)) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        publish();
+      }, 5000).unref();
+    }
+  };
+  return publish;
+}
+
 export function getServices(): Services {
   if (services !== undefined) return services;
   const config = getConfig();
@@ -47,6 +85,8 @@ export function getServices(): Services {
   const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
   const writeBehind = createWriteBehind(table);
   onShutdown(() => writeBehind.close());
+  const queues = createQueueManager();
+  const queueStates = createQueueStateRepository(table, writeBehind);
   services = {
     config,
     table,
@@ -55,8 +95,10 @@ export function getServices(): Services {
     writeBehind,
     traces: createTraceRecorder(writeBehind),
     showModel: createShowModel(),
+    queueStates,
+    publishQueues: createQueuePublisher(queues, queueStates),
     routing: {
-      queues: createQueueManager(),
+      queues,
       latency: createLatencyStats(),
       affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
     },

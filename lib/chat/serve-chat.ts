@@ -67,7 +67,12 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
     trace({ status: response.signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
     throw routerError;
   }
-  await relay(input, result, startedAt, trace);
+  services.publishQueues();
+  try {
+    await relay(input, result, startedAt, trace);
+  } finally {
+    services.publishQueues();
+  }
 }
 
 type TraceFn = (fields: Partial<Trace> & { status: TraceStatus }) => void;

@@ -75,3 +75,8 @@ export function tagUsageKey(epochMs: number, tag: string): ItemKey {
 export function affinityKey(conversationKey: string): ItemKey {
   return { pk: 'AFFINITY', sk: conversationKey };
 }
+
+/** One router instance's published queue state (DESIGN decision 6: in-flight counts shared through the table). */
+export function queueStateKey(instanceId: string): ItemKey {
+  return { pk: 'QUEUES', sk: instanceId };
+}

@@ -292,6 +292,34 @@ describe('routed chat', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('shows a stream in flight in /fleet/queue, counted by the instance that holds it', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${router.url}/api/chat`, {
+      method: 'POST',
+      signal: controller.signal,
+      body: JSON.stringify({
+        model: 'qwen3:8b',
+        messages: [{ role: 'user', content: 'a slow one' }],
+        options: { num_predict: 200 },
+      }),
+    });
+    const node = response.headers.get('x-fleet-node') ?? '';
+    await response.body?.getReader().read();
+
+    const key = `${node}:qwen3:8b`;
+    const seen = await eventually(async () => {
+      const body = (await (await fetch(`${router.url}/fleet/queue`)).json()) as {
+        queue_depth: number;
+        queues: Record<string, { in_flight: number }>;
+      };
+      expect(body.queues[key]?.in_flight).toBe(1);
+      return body;
+    }, 4000);
+    controller.abort();
+
+    expect(seen.queue_depth).toBeGreaterThanOrEqual(1);
+  });
+
   it('reports a failure after the first byte in band', async () => {
     first.faults.dropMidStream(2);
     second.faults.dropMidStream(2);

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createQueueStateRepository } from '../../../lib/store/queue-state-repository';
+import { createWriteBehind } from '../../../lib/store/write-behind';
+import { type StoreFixture, startStore } from './store-fixture';
+
+let store: StoreFixture;
+
+beforeAll(async () => {
+  store = await startStore('queue-state');
+});
+
+afterAll(async () => {
+  await store.close();
+});
+
+const entry = (nodeId: string, inFlight: number) => ({
+  nodeId,
+  model: 'm',
+  pending: 0,
+  inFlight,
+  concurrency: 1,
+  completed: 0,
+  failed: 0,
+  cancelled: 0,
+  rejected: 0,
+  timedOut: 0,
+});
+
+describe('createQueueStateRepository', () => {
+  it("returns every live instance's entries and leaves out stale ones", async () => {
+    const now = Date.now();
+    const queue = createWriteBehind(store.table);
+    const states = createQueueStateRepository(store.table, queue);
+
+    states.publish('instance-1', [entry('a', 1)], now);
+    states.publish('instance-2', [entry('a', 2)], now - 1000);
+    states.publish('instance-gone', [entry('a', 9)], now - 60_000);
+    states.publish('instance-1', [entry('a', 3)], now);
+    await queue.close();
+
+    const live = await states.live(now);
+
+    expect(live.map((item) => item.inFlight).sort()).toEqual([2, 3]);
+  });
+});
