@@ -67,6 +67,16 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
     trace({ status: response.signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
     throw routerError;
   }
+  // A node that failed before another served leaves its own trace, so the failure is visible per node.
+  result.failedAttempts.forEach((failure, index) => {
+    trace({
+      requestId: `${input.request.requestId}:attempt-${index + 1}`,
+      status: 'retried',
+      nodeId: failure.nodeId,
+      servedModel: failure.model,
+      error: failure.detail,
+    });
+  });
   services.publishQueues();
   try {
     await relay(input, result, startedAt, trace);

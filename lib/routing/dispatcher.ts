@@ -11,7 +11,7 @@
 import type { FleetSnapshot } from '../fleet/node';
 import type { AffinityTracker } from './affinity';
 import type { ConcurrencyOverrides } from './concurrency-limit';
-import { DispatchLog } from './dispatch-failures';
+import { type AttemptFailure, DispatchLog } from './dispatch-failures';
 import type { LatencyStats } from './latency-stats';
 import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
 import { rankNodes } from './rank-nodes';
@@ -57,6 +57,8 @@ export interface DispatchResult {
   /** Release when the stream ends: `completed` records the duration, `failed`/`cancelled` do not. */
   readonly slot: Slot;
   readonly decision: RoutingDecision;
+  /** Attempts that reached for a node and failed before this one (each counted as a retry). */
+  readonly failedAttempts: readonly AttemptFailure[];
 }
 
 export type Dispatch = (request: RoutingRequest, signal: AbortSignal) => Promise<DispatchResult>;
@@ -125,7 +127,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
           requestedModel: request.model,
           servedModel: attempt.model,
         };
-        return { reply, attempt, slot: timedSlot(outcome.slot, sentAt, options, clock), decision };
+        const failedAttempts = log.failures.filter(
+          (failure) => failure.kind === 'unreachable' || failure.kind === 'server-error',
+        );
+        return { reply, attempt, slot: timedSlot(outcome.slot, sentAt, options, clock), decision, failedAttempts };
       }
     }
     throw log.toError(snapshot, tried);

@@ -122,6 +122,7 @@ describe('createDispatcher', () => {
     const result = await run();
     expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`]);
     expect(result.decision).toMatchObject({ nodeId: 'b', retries: 1 });
+    expect(result.failedAttempts.map((failure) => failure.nodeId)).toEqual(['a']);
     expect(queues.depth('a', MODEL)).toBe(0);
     expect(queues.entries().find((entry) => entry.nodeId === 'a')).toMatchObject({ failed: 1 });
   });
