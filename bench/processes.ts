@@ -7,7 +7,20 @@ import { createInterface } from 'node:readline';
 export interface Started {
   readonly url: string;
   readonly pid: number;
-  stop(): void;
+  /** Stops the process and waits (at most 5 s) for it to exit, so it can flush what it holds. */
+  stop(): Promise<void>;
+}
+
+function stopper(child: ChildProcess, signal: NodeJS.Signals): () => Promise<void> {
+  return () => {
+    if (child.exitCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      setTimeout(resolve, 5000).unref();
+    });
+    child.kill(signal);
+    return exited;
+  };
 }
 
 function firstMatch(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
@@ -30,7 +43,7 @@ export async function startRole(args: readonly string[]): Promise<Started> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await firstMatch(child, /^(http:\/\/\S+)$/, args[0] ?? 'role');
-  return { url, pid: child.pid ?? 0, stop: () => child.kill() };
+  return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
 /** The router as `npm start` runs it, polling one node, on a table in another process. */
@@ -55,7 +68,7 @@ export async function startRouterProcess(settings: RouterSettings): Promise<Star
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await firstMatch(child, /listening on (http:\/\/\S+)/, 'router');
-  return { url, pid: child.pid ?? 0, stop: () => child.kill('SIGTERM') };
+  return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
 /** Peak resident memory of a process so far (VmHWM), in MB. */
