@@ -1,11 +1,10 @@
 /** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, contract §3.2). */
-import { BadRequestError } from '../lib/errors';
 import { toFleetQueue } from '../lib/fleet/views/fleet-queue';
 import { toFleetStatus } from '../lib/fleet/views/fleet-status';
 import { mergeQueues } from '../lib/fleet/views/merge-queues';
 import { queuesFromSnapshot } from '../lib/fleet/views/queues-from-snapshot';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
-import { readJson } from '../lib/http/parse-json';
+import { readJson, requireValid } from '../lib/http/parse-json';
 import { sendJson } from '../lib/http/reply';
 import { getServices, handlerOptions } from '../lib/services';
 import { isDrainHeartbeat, parseHeartbeat } from '../lib/wire/heartbeat';
@@ -29,10 +28,8 @@ const queue: Route = async (_request, response) => {
 };
 
 const heartbeat: Route = async (request, response) => {
-  const parsed = parseHeartbeat(readJson(request));
-  if (!parsed.ok) throw new BadRequestError(`${parsed.field}: ${parsed.message}`, parsed.field);
+  const payload = requireValid(parseHeartbeat(readJson(request)));
   const { registry } = getServices();
-  const payload = parsed.value;
   const reply = isDrainHeartbeat(payload)
     ? await registry.recordDrain(payload.node_id)
     : await registry.recordHeartbeat(payload, request.sourceIp);

@@ -3,8 +3,7 @@
  * fields, route, and relay. The node is asked exactly what the client asked (stream or one object); its
  * one-object answer goes through the same relay as a stream of one line.
  */
-import { BadRequestError } from '../errors';
-import { readJson } from '../http/parse-json';
+import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
 import { mergeTags } from '../routing/tags';
@@ -14,23 +13,9 @@ import {
   parseOllamaClientGenerateRequest,
   stripRouterFields,
 } from '../wire/ollama';
-import type { WireParseResult } from '../wire/parse-with';
 import { chatRoutingRequest } from './chat-routing-request';
 import { createOllamaOutput } from './ollama-output';
 import { serveChat } from './serve-chat';
-
-function requireModel(body: unknown): void {
-  const model = typeof body === 'object' && body !== null ? Reflect.get(body, 'model') : undefined;
-  if (model === undefined || model === null || model === '') throw new BadRequestError('model is required', 'model');
-}
-
-function valid<T>(result: WireParseResult<T>): T {
-  if (result.ok) return result.value;
-  throw new BadRequestError(
-    result.field === 'body' ? result.message : `${result.field}: ${result.message}`,
-    result.field,
-  );
-}
 
 export async function serveOllamaChat(
   request: HttpRequest,
@@ -40,7 +25,9 @@ export async function serveOllamaChat(
   const raw = readJson(request);
   requireModel(raw);
   const body =
-    endpoint === 'chat' ? valid(parseOllamaClientChatRequest(raw)) : valid(parseOllamaClientGenerateRequest(raw));
+    endpoint === 'chat'
+      ? requireValid(parseOllamaClientChatRequest(raw))
+      : requireValid(parseOllamaClientGenerateRequest(raw));
   const tags = mergeTags({
     metadataTags: body.metadata?.tags,
     headerValue: request.header('x-service-tags'),

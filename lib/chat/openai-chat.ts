@@ -4,8 +4,7 @@
  * client does; its one-object answer goes through the same relay as a stream of one line.
  */
 import { randomUUID } from 'node:crypto';
-import { BadRequestError } from '../errors';
-import { readJson } from '../http/parse-json';
+import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
 import { fetchImages } from '../media/fetch-images';
@@ -19,16 +18,8 @@ import { serveChat } from './serve-chat';
 
 export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
-  const model = typeof raw === 'object' && raw !== null ? Reflect.get(raw, 'model') : undefined;
-  if (model === undefined || model === null || model === '') throw new BadRequestError('model is required', 'model');
-  const parsed = parseOpenAIChatRequest(raw);
-  if (!parsed.ok) {
-    throw new BadRequestError(
-      parsed.field === 'body' ? parsed.message : `${parsed.field}: ${parsed.message}`,
-      parsed.field,
-    );
-  }
-  const body = parsed.value;
+  requireModel(raw);
+  const body = requireValid(parseOpenAIChatRequest(raw));
   const tags = mergeTags({
     metadataTags: body.metadata?.tags,
     headerValue: request.header('x-service-tags'),

@@ -2,7 +2,7 @@
 import type * as z from 'zod';
 import { BadRequestError } from '../errors';
 import { parseJson } from '../wire/json';
-import { parseWith } from '../wire/parse-with';
+import { parseWith, type WireParseResult } from '../wire/parse-with';
 import type { HttpRequest } from './request';
 
 /** Reads the body as JSON; 400 when it is missing or not JSON. */
@@ -13,10 +13,20 @@ export function readJson(request: HttpRequest): unknown {
   return parsed.value;
 }
 
-/** Reads the body as JSON and validates it; 400 with the field named on any problem. */
-export function readJsonBody<T>(request: HttpRequest, schema: z.ZodType<T>): T {
-  const result = parseWith(schema, readJson(request), 'invalid request');
+/** The validated value, or a 400 naming the first bad field. */
+export function requireValid<T>(result: WireParseResult<T>): T {
   if (result.ok) return result.value;
   if (result.field === 'body') throw new BadRequestError(result.message);
   throw new BadRequestError(`${result.field}: ${result.message}`, result.field);
+}
+
+/** Reads the body as JSON and validates it; 400 with the field named on any problem. */
+export function readJsonBody<T>(request: HttpRequest, schema: z.ZodType<T>): T {
+  return requireValid(parseWith(schema, readJson(request), 'invalid request'));
+}
+
+/** Every routed request names its model: 400 `model is required` (Ollama's words) before anything else. */
+export function requireModel(body: unknown): void {
+  const model = typeof body === 'object' && body !== null ? Reflect.get(body, 'model') : undefined;
+  if (model === undefined || model === null || model === '') throw new BadRequestError('model is required', 'model');
 }
