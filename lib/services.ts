@@ -11,13 +11,18 @@ import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createShowModel, type ShowModel } from './fleet/show-model';
 import type { HandlerOptions } from './http/handler';
 import { type AffinityTracker, createAffinityTracker } from './routing/affinity';
+import { createFleetDepths, type FleetDepths } from './routing/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
 import { createQueueManager, type QueueManager } from './routing/queue-manager';
 import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
-import { createQueueStateRepository, type QueueStateRepository } from './store/queue-state-repository';
+import {
+  createQueueStateRepository,
+  QUEUE_STATE_TTL_MS,
+  type QueueStateRepository,
+} from './store/queue-state-repository';
 import { openTable, type Table } from './store/table';
 import { createWriteBehind, type WriteBehind } from './store/write-behind';
 
@@ -38,6 +43,8 @@ export interface Services {
 /** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
 export interface RoutingState {
   readonly queues: QueueManager;
+  /** This instance's queue depths plus the other instances' published ones: what the scorer reads. */
+  readonly depths: FleetDepths;
   readonly latency: LatencyStats;
   readonly affinity: AffinityTracker;
 }
@@ -99,6 +106,10 @@ export function getServices(): Services {
     publishQueues: createQueuePublisher(queues, queueStates),
     routing: {
       queues,
+      depths: createFleetDepths(queues, {
+        loadOthers: () => queueStates.live(Date.now(), { exceptInstanceId: INSTANCE_ID }),
+        maxAgeMs: QUEUE_STATE_TTL_MS,
+      }),
       latency: createLatencyStats(),
       affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
     },

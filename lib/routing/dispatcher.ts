@@ -13,6 +13,7 @@ import type { AffinityTracker } from './affinity';
 import type { ConcurrencyOverrides } from './concurrency-limit';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
 import type { LatencyStats } from './latency-stats';
+import type { QueueDepths } from './load-signals';
 import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
 import { rankNodes } from './rank-nodes';
 import { throwIfAborted } from './request-aborted';
@@ -25,6 +26,8 @@ export interface DispatcherOptions {
   /** The current fleet snapshot (the registry's; at most a second old). */
   readonly snapshot: () => FleetSnapshot | Promise<FleetSnapshot>;
   readonly queues: QueueManager;
+  /** The depths the scorer reads; `queues` when absent (one instance). See ./fleet-depths. */
+  readonly depths?: QueueDepths;
   readonly affinity: AffinityTracker;
   readonly latency: LatencyStats;
   /** Failed attempts allowed beyond the first (FLEET_MAX_RETRIES). */
@@ -96,7 +99,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
       tried.push(model);
       const context = {
         now: clock(),
-        queues,
+        queues: options.depths ?? queues,
         latency,
         pinnedNodeId,
         concurrencyOverrides: options.concurrencyOverrides,

@@ -20,8 +20,8 @@ interface Published {
 
 export interface QueueStateRepository {
   publish(instanceId: string, entries: readonly QueueState[], now: number): void;
-  /** Every live instance's entries, concatenated. */
-  live(now: number): Promise<QueueState[]>;
+  /** Every live instance's entries, concatenated; without `exceptInstanceId`'s own. */
+  live(now: number, options?: { readonly exceptInstanceId?: string }): Promise<QueueState[]>;
 }
 
 export function createQueueStateRepository(
@@ -34,10 +34,11 @@ export function createQueueStateRepository(
       const published: Published = { at: now, entries };
       queue.put({ pk, sk, expiresAt: Math.ceil((now + QUEUE_STATE_TTL_MS) / 1000), doc: JSON.stringify(published) });
     },
-    async live(now) {
+    async live(now, options = {}) {
       const items = await table.queryDocs(queueStateKey('-').pk);
       const entries: QueueState[] = [];
       for (const item of items) {
+        if (options.exceptInstanceId !== undefined && item.sk === options.exceptInstanceId) continue;
         const parsed = item.doc === undefined ? undefined : parseJson(item.doc);
         if (parsed === undefined || !parsed.ok) continue;
         const published = parsed.value as Partial<Published>;

@@ -42,4 +42,18 @@ describe('createQueueStateRepository', () => {
 
     expect(live.map((item) => item.inFlight).sort()).toEqual([2, 3]);
   });
+
+  it("leaves out the asking instance's own entries when told to", async () => {
+    const now = Date.now();
+    const queue = createWriteBehind(store.table);
+    const states = createQueueStateRepository(store.table, queue);
+
+    states.publish('instance-self', [entry('z', 4)], now);
+    states.publish('instance-other', [entry('z', 5)], now);
+    await queue.close();
+
+    const live = await states.live(now, { exceptInstanceId: 'instance-self' });
+
+    expect(live.filter((item) => item.nodeId === 'z').map((item) => item.inFlight)).toEqual([5]);
+  });
 });

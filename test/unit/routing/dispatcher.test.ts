@@ -3,6 +3,7 @@ import { NotFoundError, ServiceUnavailableError } from '../../../lib/errors';
 import type { NodeRecord } from '../../../lib/fleet/node';
 import { createAffinityTracker } from '../../../lib/routing/affinity';
 import { createDispatcher } from '../../../lib/routing/dispatcher';
+import { createFleetDepths } from '../../../lib/routing/fleet-depths';
 import { createLatencyStats } from '../../../lib/routing/latency-stats';
 import { createQueueManager, type QueueManagerOptions } from '../../../lib/routing/queue-manager';
 import { RequestAbortedError } from '../../../lib/routing/request-aborted';
@@ -23,9 +24,11 @@ interface Setup {
   readonly behaviour?: Readonly<Record<string, Behaviour>>;
   readonly maxRetries?: number;
   readonly queueOptions?: Omit<QueueManagerOptions, 'schedule' | 'clock'>;
+  /** Depths other router instances published, by node id. */
+  readonly elsewhere?: Readonly<Record<string, number>>;
 }
 
-function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {} }: Setup) {
+function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, elsewhere = {} }: Setup) {
   const timers = manualTimers();
   const snapshot = snapshotOf(records);
   const queues = createQueueManager({ ...queueOptions, schedule: timers.schedule, clock: timers.clock });
@@ -57,17 +60,25 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {} }: S
     };
     return Promise.resolve(reply);
   };
+  const depths = createFleetDepths(queues, {
+    loadOthers: async () =>
+      Object.entries(elsewhere).map(([nodeId, inFlight]) => ({ nodeId, model: MODEL, pending: 0, inFlight })),
+    clock: timers.clock,
+  });
   const dispatch = createDispatcher({
     snapshot: () => snapshot,
     queues,
+    depths,
     affinity,
     latency,
     maxRetries,
     send,
     clock: timers.clock,
   });
-  const run = (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) =>
-    dispatch(request, signal);
+  const run = async (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) => {
+    await depths.refresh();
+    return dispatch(request, signal);
+  };
   return { run, queues, affinity, latency, calls, cancelled, signals, timers };
 }
 
@@ -95,6 +106,13 @@ describe('createDispatcher', () => {
     result.slot.release();
     expect(queues.depth('hot', MODEL)).toBe(0);
     expect(latency.p75DurationMs('hot', MODEL)).toBe(2040);
+  });
+
+  it('scores a node that other instances keep busy as busy, and sends elsewhere', async () => {
+    const { run, calls } = setup({ records: [hot('a'), hot('b')], elsewhere: { a: 3 } });
+    const result = await run();
+    expect(calls).toEqual([`b/${MODEL}`]);
+    expect(result.decision.nodeId).toBe('b');
   });
 
   it('reports the winner score', async () => {
