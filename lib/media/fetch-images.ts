@@ -2,6 +2,7 @@
  * Fetches the http(s) image URLs of an OpenAI request (`image_url` parts), all at once, each bounded in
  * time and size, so the node receives the image bytes it needs (Ollama takes base64, not URLs). The
  * reference fetched them with a blocking call inside its event loop; here nothing waits but the request.
+ * Redirects are followed (at most five, http(s) only), as a browser showing the image would.
  */
 import { BadRequestError } from '../errors';
 import { describeNetworkError, nodeHttp } from '../fleet/node-http';
@@ -10,17 +11,36 @@ export interface FetchImagesOptions {
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
+  /** The request field named in a 400 (`messages` for OpenAI chat). */
+  readonly param?: string;
 }
 
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+function isHttpUrl(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
 
 async function fetchOne(url: string, options: FetchImagesOptions): Promise<string> {
   const { request, agent } = nodeHttp();
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 15_000)];
   if (options.signal !== undefined) signals.push(options.signal);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const signal = AbortSignal.any(signals);
   try {
-    const response = await request(url, { dispatcher: agent, method: 'GET', signal: AbortSignal.any(signals) });
+    let target = url;
+    let response = await request(target, { dispatcher: agent, method: 'GET', signal });
+    for (let hops = 0; REDIRECT_STATUSES.has(response.statusCode); hops += 1) {
+      await response.body.dump();
+      const location = response.headers['location'];
+      if (typeof location !== 'string') throw new Error(`answered ${response.statusCode} without a Location`);
+      if (hops === MAX_REDIRECTS) throw new Error(`redirected more than ${MAX_REDIRECTS} times`);
+      target = new URL(location, target).href;
+      if (!isHttpUrl(target)) throw new Error(`redirected to ${target}, which is not http(s)`);
+      response = await request(target, { dispatcher: agent, method: 'GET', signal });
+    }
     if (response.statusCode !== 200) {
       await response.body.dump();
       throw new Error(`answered ${response.statusCode}`);
@@ -37,7 +57,10 @@ async function fetchOne(url: string, options: FetchImagesOptions): Promise<strin
     }
     return Buffer.concat(chunks).toString('base64');
   } catch (error) {
-    throw new BadRequestError(`image ${url} could not be fetched: ${describeNetworkError(error)}`, 'messages');
+    throw new BadRequestError(
+      `image ${url} could not be fetched: ${describeNetworkError(error)}`,
+      options.param ?? 'messages',
+    );
   }
 }
 
@@ -48,8 +71,8 @@ export async function fetchImages(
 ): Promise<Map<string, string>> {
   const unique = [...new Set(urls)];
   for (const url of unique) {
-    if (!/^https?:\/\//i.test(url))
-      throw new BadRequestError(`image URL ${url} must be http(s) or a data: URI`, 'messages');
+    if (!isHttpUrl(url))
+      throw new BadRequestError(`image URL ${url} must be http(s) or a data: URI`, options.param ?? 'messages');
   }
   const bodies = await Promise.all(unique.map((url) => fetchOne(url, options)));
   return new Map(unique.map((url, index) => [url, bodies[index] ?? '']));

@@ -16,6 +16,15 @@ beforeAll(async () => {
     } else if (request.url === '/big.png') {
       response.writeHead(200, { 'content-type': 'image/png' });
       response.end(Buffer.alloc(4096));
+    } else if (request.url === '/moved.png') {
+      response.writeHead(302, { location: '/cat.png' });
+      response.end();
+    } else if (request.url === '/loop.png') {
+      response.writeHead(301, { location: `${base}/loop.png` });
+      response.end();
+    } else if (request.url === '/to-file.png') {
+      response.writeHead(307, { location: 'file:///etc/passwd' });
+      response.end();
     } else if (request.url === '/slow.png') {
       setTimeout(() => response.end(png), 2000);
     } else {
@@ -46,6 +55,23 @@ describe('fetchImages', () => {
     ['a server slower than the time bound', '/slow.png', { timeoutMs: 200 }],
   ])('answers 400 for %s', async (_name, path, options) => {
     await expect(fetchImages([`${base}${path}`], options)).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it('follows redirects to the image', async () => {
+    const images = await fetchImages([`${base}/moved.png`]);
+
+    expect(images.get(`${base}/moved.png`)).toBe(png.toString('base64'));
+  });
+
+  it.each([
+    ['a redirect loop', '/loop.png', 'redirected more than 5 times'],
+    ['a redirect away from http(s)', '/to-file.png', 'which is not http(s)'],
+  ])('answers 400 for %s', async (_name, path, message) => {
+    await expect(fetchImages([`${base}${path}`], { param: 'messages.0.content' })).rejects.toMatchObject({
+      status: 400,
+      param: 'messages.0.content',
+      message: expect.stringContaining(message),
+    });
   });
 
   it('refuses a URL that is not http(s)', async () => {
