@@ -32,6 +32,30 @@ export interface FleetConfig {
   readonly offlineAfterMs: number;
   /** How old the in-memory fleet snapshot may get before routing refreshes it (DESIGN decision 5). */
   readonly snapshotMaxAgeMs: number;
+  /**
+   * Client model ids → fleet models for the messages and responses styles (`FLEET_MODEL_MAP`); the key
+   * `default` names the model used when nothing else resolves.
+   */
+  readonly modelMap: ReadonlyMap<string, string>;
+  /** Messages and responses styles: ids no node has go to the best loaded model (else 404). */
+  readonly autoRoute: boolean;
+  readonly context: ContextSettings;
+}
+
+/** The three context layers of long sessions (issue: messages item 3); 0 turns a threshold off. */
+export interface ContextSettings {
+  /** Layer 1: clear old tool results once the prompt is estimated above this many tokens. */
+  readonly clearTriggerTokens: number;
+  /** Layer 1: the newest tool results kept intact. */
+  readonly clearKeepRecent: number;
+  /** Layer 2: summarise old tool results with a fleet model (off by default; fails open). */
+  readonly compaction: boolean;
+  /** Layer 2: summarise only when the prompt is above this many tokens. */
+  readonly compactionBudgetTokens: number;
+  /** Layer 2: the fleet model that summarises; unset = the best loaded chat model. */
+  readonly compactionModel: string | undefined;
+  /** Layer 3: prompts above this many tokens, after layers 1–2, are answered 413. */
+  readonly maxPromptTokens: number;
 }
 
 const booleanText = z
@@ -69,7 +93,49 @@ const envSchema = z.object({
   FLEET_MAX_RETRIES: integerText(0, 10).default(2),
   FLEET_API_KEYS: listText.optional(),
   FLEET_NODE_CONCURRENCY: listText.default([]),
+  FLEET_MODEL_MAP: z.string().optional(),
+  FLEET_AUTO_ROUTE: booleanText.default(true),
+  FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS: integerText(0, 10_000_000).default(100_000),
+  FLEET_CONTEXT_CLEAR_KEEP_RECENT: integerText(0, 1000).default(3),
+  FLEET_CONTEXT_COMPACTION: booleanText.default(false),
+  FLEET_CONTEXT_COMPACTION_BUDGET_TOKENS: integerText(0, 10_000_000).default(20_000),
+  FLEET_CONTEXT_COMPACTION_MODEL: z.string().trim().min(1).optional(),
+  FLEET_MAX_PROMPT_TOKENS: integerText(0, 10_000_000).default(180_000),
 });
+
+/**
+ * `FLEET_MODEL_MAP`: a JSON object (`{"claude-sonnet-4-5": "qwen3-coder:30b"}`) or a comma list of
+ * `client-id=fleet-model` pairs.
+ */
+export function parseModelMap(text: string | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  if (text === undefined || text.trim() === '') return map;
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      throw new Error('FLEET_MODEL_MAP: not valid JSON');
+    }
+    for (const [id, model] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof model !== 'string' || model.trim() === '')
+        throw new Error(`FLEET_MODEL_MAP: "${id}" must map to a model name`);
+      map.set(id, model.trim());
+    }
+    return map;
+  }
+  for (const entry of trimmed.split(',')) {
+    if (entry.trim() === '') continue;
+    const equals = entry.indexOf('=');
+    const id = entry.slice(0, Math.max(equals, 0)).trim();
+    const model = entry.slice(equals + 1).trim();
+    if (equals <= 0 || id === '' || model === '')
+      throw new Error(`FLEET_MODEL_MAP: "${entry.trim()}" is not client-id=fleet-model`);
+    map.set(id, model);
+  }
+  return map;
+}
 
 /** `gpu1=4,gpu2=2`: requests each node runs at once per model. */
 function parseNodeConcurrency(entries: readonly string[]): Map<string, number> {
@@ -139,6 +205,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
     snapshotMaxAgeMs: 1000,
+    modelMap: parseModelMap(value.FLEET_MODEL_MAP),
+    autoRoute: value.FLEET_AUTO_ROUTE,
+    context: Object.freeze({
+      clearTriggerTokens: value.FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS,
+      clearKeepRecent: value.FLEET_CONTEXT_CLEAR_KEEP_RECENT,
+      compaction: value.FLEET_CONTEXT_COMPACTION,
+      compactionBudgetTokens: value.FLEET_CONTEXT_COMPACTION_BUDGET_TOKENS,
+      compactionModel: value.FLEET_CONTEXT_COMPACTION_MODEL,
+      maxPromptTokens: value.FLEET_MAX_PROMPT_TOKENS,
+    }),
   });
 }
 

@@ -20,7 +20,17 @@ describe('loadConfig', () => {
       apiKeys: undefined,
       degradedAfterMs: 15_000,
       offlineAfterMs: 30_000,
+      autoRoute: true,
+      context: {
+        clearTriggerTokens: 100_000,
+        clearKeepRecent: 3,
+        compaction: false,
+        compactionBudgetTokens: 20_000,
+        compactionModel: undefined,
+        maxPromptTokens: 180_000,
+      },
     });
+    expect(config.modelMap.size).toBe(0);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -39,6 +49,14 @@ describe('loadConfig', () => {
       FLEET_MAX_RETRIES: '0',
       FLEET_API_KEYS: 'a,b',
       FLEET_NODE_CONCURRENCY: 'gpu1=4',
+      FLEET_MODEL_MAP: 'claude-haiku-4-5=qwen3:8b, default=qwen3:32b',
+      FLEET_AUTO_ROUTE: 'false',
+      FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS: '0',
+      FLEET_CONTEXT_CLEAR_KEEP_RECENT: '5',
+      FLEET_CONTEXT_COMPACTION: 'on',
+      FLEET_CONTEXT_COMPACTION_BUDGET_TOKENS: '30000',
+      FLEET_CONTEXT_COMPACTION_MODEL: 'gpt-oss:120b',
+      FLEET_MAX_PROMPT_TOKENS: '64000',
     });
 
     expect(config.port).toBe(8080);
@@ -52,6 +70,25 @@ describe('loadConfig', () => {
     expect(config.maxRetries).toBe(0);
     expect(config.apiKeys).toEqual(['a', 'b']);
     expect(config.nodeConcurrency.get('gpu1')).toBe(4);
+    expect([...config.modelMap]).toEqual([
+      ['claude-haiku-4-5', 'qwen3:8b'],
+      ['default', 'qwen3:32b'],
+    ]);
+    expect(config.autoRoute).toBe(false);
+    expect(config.context).toEqual({
+      clearTriggerTokens: 0,
+      clearKeepRecent: 5,
+      compaction: true,
+      compactionBudgetTokens: 30_000,
+      compactionModel: 'gpt-oss:120b',
+      maxPromptTokens: 64_000,
+    });
+  });
+
+  it('reads FLEET_MODEL_MAP as a JSON object too', () => {
+    const config = loadConfig({ FLEET_MODEL_MAP: '{"claude-opus-4-1": "qwen3:32b"}' });
+
+    expect(config.modelMap.get('claude-opus-4-1')).toBe('qwen3:32b');
   });
 
   it.each([
@@ -63,6 +100,10 @@ describe('loadConfig', () => {
     ['FLEET_TABLE', 'a b'],
     ['FLEET_NODE_CONCURRENCY', 'gpu1=0'],
     ['FLEET_NODES', 'ftp://10.0.0.5'],
+    ['FLEET_MODEL_MAP', 'claude-haiku'],
+    ['FLEET_MODEL_MAP', '{"a": 1}'],
+    ['FLEET_MODEL_MAP', '{not json'],
+    ['FLEET_MAX_PROMPT_TOKENS', 'lots'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
