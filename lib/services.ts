@@ -100,7 +100,7 @@ export function getServices(): Services {
     registry,
     describe,
     writeBehind,
-    traces: createTraceRecorder(writeBehind),
+    traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
     showModel: createShowModel(),
     queueStates,
     publishQueues: createQueuePublisher(queues, queueStates),

@@ -4,9 +4,17 @@
  * is written behind to the table with where it went and how it went, and adds to the day's usage
  * counters per node and model and per tag. Nothing here waits for the table (DESIGN decision 5) and
  * nothing is dropped: the write-behind queue retries until the table takes it.
+ *
+ * Traces are written in pages: the recorder keeps each trace as its JSON text and, whenever the queue
+ * drains (at least once a second, and before a Lambda invocation ends), hands the write-behind one item
+ * per page of up to `maxPageBytes` — `{"traces":[…]}` under `tracePageKey`. A request then costs a
+ * string in memory instead of a table write of its own: at a thousand requests a second that is one or
+ * two writes a second, not forty BatchWrites, and the AWS SDK's per-request work goes with them.
  */
-import { tagUsageKey, traceKey, usageKey } from '../store/keys';
-import type { WriteBehind } from '../store/write-behind';
+
+import type { DocItem } from '../store/item';
+import { type ItemKey, tagUsageKey, tracePageKey, usageKey } from '../store/keys';
+import type { ItemSource, WriteBehind } from '../store/write-behind';
 
 export type TraceStatus = 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
 
@@ -54,15 +62,66 @@ export interface TraceRecorder {
   record(trace: Trace): void;
 }
 
-export function createTraceRecorder(queue: Pick<WriteBehind, 'put' | 'add'>): TraceRecorder {
+/** What a page item's `doc` holds. */
+export interface TracePage {
+  readonly traces: readonly Trace[];
+}
+
+export interface TraceRecorderOptions {
+  /** This writer's id among the router's instances: page keys never collide across instances. */
+  readonly instanceId: string;
+  /** UTF-8 bytes of trace JSON per page; DynamoDB's item limit is 400 KB. Default 256 KB. */
+  readonly maxPageBytes?: number;
+}
+
+/** A node's error text can be long; the trace keeps its start. */
+const MAX_ERROR_CHARS = 2000;
+const PAGE_OVERHEAD_BYTES = '{"traces":[]}'.length;
+
+export function createTraceRecorder(
+  queue: Pick<WriteBehind, 'add' | 'addSource' | 'touch'>,
+  options: TraceRecorderOptions,
+): TraceRecorder {
+  const maxPageBytes = options.maxPageBytes ?? 256 * 1024;
+  let entries: string[] = [];
+  let bytes = 0;
+  let firstStartedAt = 0;
+  let sequence = 0;
+  const pages: DocItem[] = [];
+
+  const seal = () => {
+    if (entries.length === 0) return;
+    const key: ItemKey = tracePageKey(firstStartedAt, options.instanceId, sequence++);
+    pages.push({
+      ...key,
+      expiresAt: Math.floor(firstStartedAt / 1000) + TRACE_RETENTION_SECONDS,
+      doc: `{"traces":[${entries.join(',')}]}`,
+    });
+    entries = [];
+    bytes = 0;
+  };
+  const source: ItemSource = {
+    hasPending: () => entries.length > 0 || pages.length > 0,
+    drain() {
+      seal();
+      return pages.splice(0);
+    },
+  };
+  queue.addSource(source);
+
   return {
     record(trace) {
-      const key = traceKey(trace.startedAt, trace.requestId);
-      queue.put({
-        ...key,
-        expiresAt: Math.floor(trace.startedAt / 1000) + TRACE_RETENTION_SECONDS,
-        doc: JSON.stringify(trace),
-      });
+      const json = JSON.stringify(
+        trace.error !== undefined && trace.error.length > MAX_ERROR_CHARS
+          ? { ...trace, error: `${trace.error.slice(0, MAX_ERROR_CHARS)}…` }
+          : trace,
+      );
+      const size = Buffer.byteLength(json);
+      if (entries.length > 0 && bytes + size + 1 + PAGE_OVERHEAD_BYTES > maxPageBytes) seal();
+      if (entries.length === 0) firstStartedAt = trace.startedAt;
+      entries.push(json);
+      bytes += size + 1;
+      queue.touch();
       // A retried attempt is part of a request counted by its final trace.
       if (trace.status === 'retried') return;
       const counters = usageCounters(trace);

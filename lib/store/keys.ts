@@ -50,15 +50,19 @@ export function dayOf(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
 }
 
-/** A request trace: one partition per day, sorted by time; `gsi1` lists every trace newest-first. */
-export function traceKey(epochMs: number, requestId: string): ItemKey & { gsi1pk: string; gsi1sk: string } {
-  const time = new Date(epochMs).toISOString();
-  return {
-    pk: prefixedKey('TRACE', dayOf(epochMs)),
-    sk: prefixedKey(time, requestId),
-    gsi1pk: 'TRACE',
-    gsi1sk: prefixedKey(time, requestId),
-  };
+/**
+ * A page of request traces (many traces, one item): one partition per day, sorted by the time of the
+ * page's first trace, then the writing instance and its page number, so two instances never collide;
+ * `gsi1` lists every page newest-first.
+ */
+export function tracePageKey(
+  firstEpochMs: number,
+  instanceId: string,
+  sequence: number,
+): ItemKey & { gsi1pk: string; gsi1sk: string } {
+  const time = new Date(firstEpochMs).toISOString();
+  const sk = prefixedKey(time, instanceId, String(sequence).padStart(8, '0'));
+  return { pk: prefixedKey('TRACE', dayOf(firstEpochMs)), sk, gsi1pk: 'TRACE', gsi1sk: sk };
 }
 
 /** Daily usage counters of one node and model. */

@@ -6,6 +6,9 @@
  * before its invocation ends). Failed writes go back in the queue and are retried with backoff —
  * never dropped — except a write the table rejects as invalid on its own, which is reported and
  * counted (`rejected`): retrying it could never succeed and would block every later flush.
+ * Sources (`addSource`) hold many small records that are written together as a few items (a page of
+ * traces is one item, not one write each): every round that drains the queue asks them for their items
+ * first, and from then on those items are queued, retried and flushed like any put.
  */
 import { backoffDelay, sleep as realSleep } from './backoff';
 import { chunk, settleLimited } from './concurrency';
@@ -57,8 +60,20 @@ export interface WriteBehindStats {
   readonly rejected: number;
 }
 
+/** Records kept in memory and written as a few items when the queue drains (./write-behind header). */
+export interface ItemSource {
+  /** True when `drain` would return something. */
+  hasPending(): boolean;
+  /** The items built from everything recorded since the last call; afterwards the source is empty. */
+  drain(): DocItem[];
+}
+
 export interface WriteBehind {
   put(item: DocItem): void;
+  /** Registers a source; call `touch()` whenever it records something, so a flush gets scheduled. */
+  addSource(source: ItemSource): void;
+  /** A source has something new: make sure it goes out within the flush interval. */
+  touch(): void;
   add(pk: string, sk: string, counters: CounterFields, set?: CounterSet): void;
   flush(): Promise<void>;
   /** Flushes and stops the timer. Later writes are still accepted and flushed at once. */
@@ -117,7 +132,9 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
     rejected: 0,
   };
 
-  const queued = () => buffer.putCount() + buffer.counterCount();
+  const sources: ItemSource[] = [];
+  const sourcesPending = () => sources.some((source) => source.hasPending());
+  const queued = () => buffer.putCount() + buffer.counterCount() + (sourcesPending() ? 1 : 0);
 
   // --- sending: a round takes from the buffer, sends, and puts back whatever failed ----------
 
@@ -188,6 +205,7 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
 
   /** Sends what the scope takes; resolves with the first error, or undefined when all was written. */
   async function sendRound(scope: TakeScope): Promise<unknown> {
+    if (scope === 'all') for (const source of sources) for (const item of source.drain()) buffer.put(item);
     const items = buffer.takePuts(scope);
     const writes = buffer.takeCounters(scope);
     inFlight += items.length + writes.length;
@@ -284,6 +302,12 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
       if (buffer.add(pk, sk, increments, set)) stats.merged++;
       stats.enqueued++;
       schedule();
+    },
+    addSource(source) {
+      sources.push(source);
+    },
+    touch() {
+      if (cancelTimer === undefined) schedule();
     },
     flush,
     async close() {

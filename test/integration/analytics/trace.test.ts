@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTraceRecorder, type Trace } from '../../../lib/analytics/trace';
-import { tagUsageKey, traceKey, usageKey } from '../../../lib/store/keys';
+import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/analytics/trace';
+import { dayOf, tagUsageKey, usageKey } from '../../../lib/store/keys';
 import { createWriteBehind } from '../../../lib/store/write-behind';
 import { type StoreFixture, startStore } from '../store/store-fixture';
 
@@ -36,10 +36,16 @@ const trace = (overrides: Partial<Trace>): Trace => ({
   ...overrides,
 });
 
+/** The pages one writer left, oldest first. */
+async function pagesOf(instanceId: string) {
+  const items = await store.table.queryDocs(`TRACE#${dayOf(NOW + 5000)}`);
+  return items.filter((item) => item.sk.split('#')[1] === instanceId);
+}
+
 describe('createTraceRecorder', () => {
   it('writes the trace and adds to the day’s usage per node and model and per tag', async () => {
     const queue = createWriteBehind(store.table);
-    const traces = createTraceRecorder(queue);
+    const traces = createTraceRecorder(queue, { instanceId: 'usage' });
 
     traces.record(trace({ requestId: 'r-1' }));
     traces.record(
@@ -48,10 +54,17 @@ describe('createTraceRecorder', () => {
     traces.record(trace({ requestId: 'r-0', status: 'retried', nodeId: 'gpu-2' }));
     await queue.close();
 
-    const key = traceKey(NOW + 5000, 'r-1');
-    const stored = await store.table.getDoc(key.pk, key.sk);
-    expect(JSON.parse(stored?.doc ?? '{}')).toEqual(trace({ requestId: 'r-1' }));
-    expect(stored?.expiresAt).toBe(Math.floor((NOW + 5000) / 1000) + 30 * 24 * 3600);
+    const pages = await pagesOf('usage');
+    expect(pages).toHaveLength(1);
+    expect(JSON.parse(pages[0]?.doc ?? '{}')).toEqual({
+      traces: [
+        trace({ requestId: 'r-1' }),
+        trace({ requestId: 'r-2', status: 'failed', completionTokens: 0, error: 'node failed', tags: ['app:chat'] }),
+        trace({ requestId: 'r-0', status: 'retried', nodeId: 'gpu-2' }),
+      ],
+    });
+    expect(pages[0]?.expiresAt).toBe(Math.floor((NOW + 5000) / 1000) + 30 * 24 * 3600);
+    expect(queue.stats().writeRequests).toBeLessThanOrEqual(4);
     const usage = usageKey(NOW, 'gpu-1', 'llama3.2:3b');
     expect((await store.table.getDoc(usage.pk, usage.sk))?.attributes).toEqual(
       expect.objectContaining({ requests: 2, errors: 1, prompt_tokens: 52, completion_tokens: 40, node_id: 'gpu-1' }),
@@ -62,14 +75,44 @@ describe('createTraceRecorder', () => {
     expect((await store.table.getDoc(tag.pk, tag.sk))?.attributes).toEqual(expect.objectContaining({ requests: 1 }));
   });
 
-  it('lists traces newest first through the index', async () => {
+  it('lists trace pages newest first through the index', async () => {
     const queue = createWriteBehind(store.table);
-    const traces = createTraceRecorder(queue);
+    const traces = createTraceRecorder(queue, { instanceId: 'newest' });
     traces.record(trace({ requestId: 'later', startedAt: NOW + 60_000 }));
     await queue.close();
 
     const newest = await store.table.queryDocs('TRACE', { index: 'gsi1', scanForward: false, limit: 1 });
 
-    expect(JSON.parse(newest[0]?.doc ?? '{}').requestId).toBe('later');
+    expect(JSON.parse(newest[0]?.doc ?? '{}').traces[0].requestId).toBe('later');
+  });
+
+  it('starts a new page before one would pass the size bound, and keeps every trace', async () => {
+    const queue = createWriteBehind(store.table);
+    const traces = createTraceRecorder(queue, { instanceId: 'paged', maxPageBytes: 2000 });
+    for (let index = 0; index < 20; index += 1) traces.record(trace({ requestId: `p-${index}` }));
+    await queue.close();
+
+    const pages = await pagesOf('paged');
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) expect(Buffer.byteLength(page.doc ?? '')).toBeLessThanOrEqual(2000);
+    const ids = pages.flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces.map((t) => t.requestId));
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, index) => `p-${index}`));
+  });
+
+  it('writes the traces recorded after a flush in a page of their own, and cuts long errors', async () => {
+    const queue = createWriteBehind(store.table);
+    const traces = createTraceRecorder(queue, { instanceId: 'twice' });
+    traces.record(trace({ requestId: 'first' }));
+    await queue.flush();
+    traces.record(trace({ requestId: 'second', status: 'failed', error: 'x'.repeat(5000) }));
+    await queue.close();
+
+    const pages = await pagesOf('twice');
+    expect(pages.map((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces.map((t) => t.requestId))).toEqual([
+      ['first'],
+      ['second'],
+    ]);
+    const second = (JSON.parse(pages[1]?.doc ?? '{}') as TracePage).traces[0];
+    expect(second?.error).toHaveLength(2001);
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/analytics/trace';
 import type { CounterFields, CounterSet } from '../../../lib/store/counter-update';
 import type { DocItem } from '../../../lib/store/item';
+import { dayOf } from '../../../lib/store/keys';
 import type { Table } from '../../../lib/store/table';
 import { createWriteBehind, type WriteBehindClock, type WriteBehindTable } from '../../../lib/store/write-behind';
 import { type StoreFixture, startStore } from './store-fixture';
@@ -80,6 +82,20 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3
   }
 }
 
+function budgetTrace(requestId: string, startedAt: number): Trace {
+  return {
+    requestId,
+    startedAt,
+    style: 'ollama-chat',
+    status: 'completed',
+    requestedModel: 'llama3',
+    latencyMs: 12,
+    retries: 0,
+    tags: [],
+    clientIp: '127.0.0.1',
+  };
+}
+
 describe('write-behind', () => {
   let store: StoreFixture;
 
@@ -149,6 +165,55 @@ describe('write-behind', () => {
     await eventually(async () => (await store.table.getDoc('TIMER', 'count')) !== undefined);
     await eventually(async () => (await store.table.getDoc('TIMER', 'a')) !== undefined);
     expect(queue.pending()).toBe(0);
+  });
+
+  it("writes a source's items when the timer fires, after a touch arms it", async () => {
+    const timers = manualClock();
+    const queue = createWriteBehind(store.table, { clock: timers.clock });
+    let records: string[] = [];
+    queue.addSource({
+      hasPending: () => records.length > 0,
+      drain() {
+        const page = { pk: 'SOURCE', sk: `page-${records.length}`, doc: JSON.stringify(records) };
+        records = [];
+        return [page];
+      },
+    });
+    expect(timers.armed()).toBe(0);
+
+    records.push('a', 'b');
+    queue.touch();
+    expect(timers.armed()).toBe(1);
+    expect(queue.pending()).toBe(1);
+    timers.fire();
+
+    await eventually(async () => (await store.table.getDoc('SOURCE', 'page-2')) !== undefined);
+    expect((await store.table.getDoc('SOURCE', 'page-2'))?.doc).toBe('["a","b"]');
+    expect(queue.pending()).toBe(0);
+  });
+
+  it('drains sources on flush, and a full batch of puts leaves them for the timer', async () => {
+    const recorded = recordingTable(store.table);
+    const timers = manualClock();
+    const queue = createWriteBehind(recorded.table, { clock: timers.clock });
+    let drained = 0;
+    let pending = true;
+    queue.addSource({
+      hasPending: () => pending,
+      drain() {
+        drained++;
+        pending = false;
+        return [{ pk: 'SOURCE2', sk: 'page', doc: '{}' }];
+      },
+    });
+    for (let index = 0; index < 25; index++) queue.put({ pk: 'SOURCE2', sk: `t${index}`, doc: '{}' });
+    await eventually(() => recorded.putCalls.length === 1);
+    expect(drained).toBe(0);
+
+    await queue.flush();
+
+    expect(drained).toBe(1);
+    expect(await store.table.getDoc('SOURCE2', 'page')).toBeDefined();
   });
 
   it('flushes within flushIntervalMs on the real clock', async () => {
@@ -246,14 +311,17 @@ describe('write-behind', () => {
     expect(queue.pending()).toBe(0);
   });
 
-  it('needs at most 0.1 write requests per routed request', async () => {
+  it('needs at most 0.1 write requests per routed request, with traces written in pages', async () => {
     const timers = manualClock();
     const queue = createWriteBehind(store.table, { clock: timers.clock });
+    const traces = createTraceRecorder(queue, { instanceId: 'budget' });
     const routed = 2000;
+    // Now: traces expire after 30 days, and reads skip expired items.
+    const startedAt = Date.now();
 
     // Each routed request: one trace and two counters (per model-hour, per node-hour); 500 requests a "second".
     for (let index = 0; index < routed; index++) {
-      queue.put({ pk: 'TRACE#2026-01-01', sk: `req-${String(index).padStart(5, '0')}`, doc: '{"ms":12}' });
+      traces.record(budgetTrace(`req-${index}`, startedAt + index));
       queue.add('USAGE#llama', 'H#10', { requests: 1, tokens: 100 });
       queue.add(`USAGE#node-${index % 3}`, 'H#10', { requests: 1 });
       if (index % 500 === 499) timers.fire();
@@ -263,7 +331,11 @@ describe('write-behind', () => {
 
     const { writeRequests } = queue.stats();
     expect(writeRequests / routed).toBeLessThanOrEqual(0.1);
-    expect(await store.table.queryDocs('TRACE#2026-01-01')).toHaveLength(routed);
+    const pages = await store.table.queryDocs(`TRACE#${dayOf(startedAt)}`);
+    const kept = pages
+      .filter((page) => page.sk.includes('#budget#'))
+      .flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces);
+    expect(kept.map((trace) => trace.requestId)).toEqual(Array.from({ length: routed }, (_, index) => `req-${index}`));
     expect((await store.table.getDoc('USAGE#llama', 'H#10'))?.attributes).toEqual({
       requests: routed,
       tokens: routed * 100,
