@@ -1,0 +1,59 @@
+/**
+ * An Ollama tool call → a Responses output item (protocols §2.3 → §4.2): a `function_call` with
+ * `arguments` as a JSON string (Ollama sends an object; a string from a node is relayed as it is), or,
+ * when the name is one of the request's custom tools, a `custom_tool_call` whose `input` is the text
+ * the model put in the one `input` argument `fromResponsesTools` gave it. Pure.
+ */
+import { parseJson } from '../../wire/json';
+import type { OllamaChatChunkToolCall } from '../../wire/ollama';
+import type { ResponsesCustomToolCallItem, ResponsesFunctionCallItem } from '../../wire/responses';
+import { outputItemId, responsesCallId } from './responses-item-ids';
+
+export interface CallItemPlace {
+  readonly responseId: string;
+  readonly outputIndex: number;
+  /** The call's position among the reply's calls (for a derived `call_id`). */
+  readonly callIndex: number;
+  readonly customTools: ReadonlySet<string>;
+}
+
+export function toResponsesCallItem(
+  call: OllamaChatChunkToolCall,
+  place: CallItemPlace,
+): ResponsesFunctionCallItem | ResponsesCustomToolCallItem {
+  const name = call.function.name;
+  const callId = responsesCallId(call, place.responseId, place.callIndex);
+  const args = call.function.arguments;
+  if (place.customTools.has(name)) {
+    return {
+      id: outputItemId('ctc', place.responseId, place.outputIndex),
+      type: 'custom_tool_call',
+      call_id: callId,
+      name,
+      input: customInput(args),
+    };
+  }
+  return {
+    id: outputItemId('fc', place.responseId, place.outputIndex),
+    type: 'function_call',
+    status: 'completed',
+    call_id: callId,
+    name,
+    arguments: argumentsText(args),
+  };
+}
+
+/** The arguments as JSON text: a node's string as it is, an object serialized (as `diagnostic-headers.ts` counts). */
+export function argumentsText(args: unknown): string {
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
+}
+
+/** `{"input": "…"}` (an object, or a node's JSON string) → the text; anything else is relayed as JSON. */
+function customInput(args: unknown): string {
+  const parsed = typeof args === 'string' ? parseJson(args) : { ok: true, value: args };
+  const value = parsed.ok ? parsed.value : undefined;
+  if (typeof value === 'object' && value !== null && 'input' in value && typeof value.input === 'string') {
+    return value.input;
+  }
+  return argumentsText(args);
+}
