@@ -14,11 +14,14 @@ import { startDynamo } from './dynamo';
 import { readRouteTable } from './routes';
 import { startScheduler } from './scheduler';
 import { createEmulatorServer } from './server';
+import { shareVendorModules } from './shared-vendor';
 import { startSimFleet } from './sim';
 
 const projectRequire = createRequire(__filename);
 
 async function main(): Promise<void> {
+  // Before anything loads the AWS SDK (it loads on first use): every function shares one copy of it.
+  shareVendorModules(join(__dirname, '..', 'vendor'));
   const demo = process.argv.includes('--demo');
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   const config = loadConfig();
