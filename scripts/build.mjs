@@ -1,10 +1,11 @@
 // Bundles every function listed in serverless.yml into dist/functions/<name>/index.js (one file, as
 // Lambda receives it), plus the emulator and the benchmark, which run from node_modules.
 //
-// The two heavy libraries, the AWS SDK's DynamoDB client and undici, are bundled on their own into
-// dist/functions/<name>/node_modules/<package>/index.js beside each handler. The handler requires them
-// on first use (lib/store/sdk.ts, lib/fleet/node-client.ts), so a cold start parses and runs only the
-// code it needs, and Node finds them there with no node_modules of the project.
+// The heavy libraries, the AWS SDK's DynamoDB client, undici and the tokenizer's cl100k encoder, are
+// bundled on their own into dist/functions/<name>/node_modules/<package>/index.js beside each handler
+// that requires them. The handler requires them on first use (lib/store/sdk.ts, lib/fleet/node-http.ts,
+// lib/tokens/cl100k.ts), so a cold start parses and runs only the code it needs, and Node finds them
+// there with no node_modules of the project.
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +15,7 @@ import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici'];
+const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici', 'gpt-tokenizer/encoding/cl100k_base'];
 
 const common = {
   bundle: true,
@@ -44,15 +45,18 @@ const functionBuilds = Object.entries(serverless.functions).map(async ([name, fn
   const source = join('functions', `${name}.ts`);
   if (!existsSync(join(root, source))) throw new Error(`serverless.yml lists ${name}, but ${source} does not exist`);
   const outfile = `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.js`;
-  await build({
+  const { metafile } = await build({
     ...common,
     entryPoints: [source],
     outfile,
     minify: true,
     legalComments: 'none',
     external: LAZY_PACKAGES,
+    metafile: true,
   });
-  for (const name of LAZY_PACKAGES) {
+  // Ship a vendor bundle only beside a handler that requires it (the encoder's ranks are ~1 MB).
+  const required = new Set(Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path)));
+  for (const name of LAZY_PACKAGES.filter((name) => required.has(name))) {
     const target = join(root, dirname(outfile), 'node_modules', name, 'index.js');
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(vendorFile(name), target);
