@@ -1,5 +1,6 @@
 /** The OpenAI-style surface (spec §4.2). */
 import { serveOpenAIChat } from '../lib/chat/openai-chat';
+import { serveResponses } from '../lib/chat/responses-chat';
 import { toOpenAIModels } from '../lib/fleet/views/openai-models';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson } from '../lib/http/reply';
@@ -13,6 +14,7 @@ const models: Route = async (_request, response) => {
 export const routes: RouteTable = {
   'GET /v1/models': models,
   'POST /v1/chat/completions': serveOpenAIChat,
+  'POST /v1/responses': serveResponses,
 };
 
 export const handler = createHandler(routes, handlerOptions());

@@ -47,8 +47,9 @@ interface Plan {
   readonly evalCount: number;
 }
 
-/** The tool a prompt names (case-insensitive), when the model may call tools. */
+/** The tool a prompt names (case-insensitive), when the model may call tools and is not answering a result. */
 function pickTool(request: CompletionRequest): ToolSpec | undefined {
+  if (request.answersToolResult) return undefined;
   const prompt = request.prompt.toLowerCase();
   return request.tools.find((tool) => tool.name !== '' && prompt.includes(tool.name.toLowerCase()));
 }

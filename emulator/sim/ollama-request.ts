@@ -59,6 +59,8 @@ export interface CompletionRequest {
   readonly loadOnly: boolean;
   readonly images: number;
   readonly tools: readonly ToolSpec[];
+  /** The conversation ends with a tool's result: the model answers it instead of calling again. */
+  readonly answersToolResult: boolean;
 }
 
 export interface RequestError {
@@ -113,24 +115,35 @@ interface Texts {
   readonly promptText: string;
   readonly loadOnly: boolean;
   readonly images: number;
+  readonly answersToolResult: boolean;
 }
 
 function chatTexts(body: CompletionBody): Texts {
   const messages = messagesOf(body);
   const users = messages.filter((m) => m.role === 'user');
-  const last = users[users.length - 1] ?? messages[messages.length - 1];
+  const final = messages[messages.length - 1];
+  // After a tool ran, the answer is about its result (echoed), as a real model's would be.
+  const answersToolResult = final?.role === 'tool';
+  const last = answersToolResult ? final : (users[users.length - 1] ?? final);
   return {
     prompt: stringField(last?.content) ?? '',
     promptText: messages.map((m) => stringField(m.content) ?? '').join('\n'),
     loadOnly: messages.length === 0,
     images: users.reduce((sum, m) => sum + countImages(m.images), 0),
+    answersToolResult,
   };
 }
 
 function generateTexts(body: CompletionBody): Texts {
   const prompt = stringField(body.prompt) ?? '';
   const system = stringField(body.system) ?? '';
-  return { prompt, promptText: `${system}\n${prompt}`, loadOnly: prompt === '', images: countImages(body.images) };
+  return {
+    prompt,
+    promptText: `${system}\n${prompt}`,
+    loadOnly: prompt === '',
+    images: countImages(body.images),
+    answersToolResult: false,
+  };
 }
 
 function shapeError(endpoint: Endpoint, body: CompletionBody): string | undefined {

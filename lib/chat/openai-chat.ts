@@ -15,6 +15,7 @@ import { parseOpenAIChatRequest } from '../wire/openai';
 import { chatRoutingRequest } from './chat-routing-request';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
+import { thinkingCapable } from './thinking-capable';
 
 export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -27,10 +28,10 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   });
   const images = await fetchImages(imageUrlsToFetch(body), { signal: response.signal });
   const snapshot = await getServices().registry.snapshot();
-  const thinkingCapable = (snapshot.placements.get(body.model) ?? []).some((placement) =>
-    placement.model?.capabilities.includes('thinking'),
-  );
-  const canonical = fromOpenAIChatRequest(body, { images, thinking: { capable: thinkingCapable } });
+  const canonical = fromOpenAIChatRequest(body, {
+    images,
+    thinking: { capable: thinkingCapable(snapshot, body.model) },
+  });
   const id = `chatcmpl-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const created = Math.floor(Date.now() / 1000);
   await serveChat({

@@ -7,6 +7,7 @@
 import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
 import { RouterError, toRouterError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
+import type { WireFamily } from '../http/family';
 import { renderError } from '../http/render-error';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
@@ -24,8 +25,12 @@ export interface ServeChatInput<Chunk> {
   readonly request: HttpRequest;
   readonly response: ResponseSink;
   readonly style: RequestStyle;
-  readonly family: 'ollama' | 'openai';
+  readonly family: WireFamily;
   readonly routing: RoutingRequest;
+  /** The model as the client named it, for the trace, when the route resolved it to `routing.model`. */
+  readonly requestedModel?: string;
+  /** More headers for the reply, before the `X-Fleet-*` ones (which win). */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly tags: readonly string[];
   readonly nodePath: '/api/chat' | '/api/generate';
   /** The body for the node, naming the model as that node has it. */
@@ -44,7 +49,7 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
       requestId: request.requestId,
       startedAt,
       style: input.style,
-      requestedModel: routing.model,
+      requestedModel: input.requestedModel ?? routing.model,
       latencyMs: Date.now() - startedAt,
       retries: 0,
       tags: input.tags,
@@ -95,7 +100,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     routing.promptTokens !== undefined && loaded !== undefined
       ? contextOverflow(routing.promptTokens, loaded)
       : undefined;
-  const headers = fleetHeaders(decision, overflow);
+  const headers = { ...input.headers, ...fleetHeaders(decision, overflow) };
   const routed: Partial<Trace> = {
     nodeId: decision.nodeId,
     servedModel: decision.servedModel,

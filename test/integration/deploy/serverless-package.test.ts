@@ -45,6 +45,7 @@ describe('serverless package', () => {
 
       expect(functions).toEqual([
         'FleetLambdaFunction',
+        'MessagesLambdaFunction',
         'OllamaLambdaFunction',
         'OpenaiLambdaFunction',
         'PollerLambdaFunction',

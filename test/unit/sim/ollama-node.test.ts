@@ -274,6 +274,24 @@ describe('simulated Ollama node', () => {
       expect(chunks[1]).toMatchObject({ done: true, done_reason: 'stop' });
     });
 
+    it("answers a tool's result in text, echoing it, instead of calling the tool again", async () => {
+      const res = await postJson(`${node.url}/api/chat`, {
+        model: 'qwen3:8b',
+        stream: false,
+        think: false,
+        tools: [WEATHER_TOOL],
+        messages: [
+          { role: 'user', content: 'Use get_weather for Tokyo' },
+          { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: {} } }] },
+          { role: 'tool', content: 'sunny and 21 degrees', tool_name: 'get_weather' },
+        ],
+      });
+      const body = (await res.json()) as ChatLine;
+
+      expect(body.message.tool_calls).toBeUndefined();
+      expect(body.message.content.startsWith('Echo: sunny and 21 degrees')).toBe(true);
+    });
+
     it('answers in text when no tool is named, and 400 when the model lacks tools', async () => {
       const text = await postJson(`${node.url}/api/chat`, {
         model: 'qwen3:8b',

@@ -1,0 +1,10 @@
+/** The Anthropic Messages surface (spec §4.3). */
+import { serveAnthropicMessages } from '../lib/chat/anthropic-messages';
+import { createHandler, type RouteTable } from '../lib/http/handler';
+import { handlerOptions } from '../lib/services';
+
+export const routes: RouteTable = {
+  'POST /v1/messages': serveAnthropicMessages,
+};
+
+export const handler = createHandler(routes, handlerOptions());

@@ -1,0 +1,92 @@
+/**
+ * `POST /v1/messages` (spec §4.3; protocols §6): validate, resolve the client's model id to a fleet
+ * model (anchor §2.8: `claude-haiku-4-5` → a fast loaded model, other ids → a large one), fetch image
+ * URLs, translate to an Ollama chat request, route and relay as an Anthropic message or event stream.
+ * `metadata.user_id` is the `user:` tag; the `anthropic-version` header is echoed; the resolution shows
+ * in `x-fleet-requested-model` and `x-fleet-model-resolution` (the served model is `x-fleet-model`).
+ */
+import { randomUUID } from 'node:crypto';
+import { readJson, requireModel, requireValid } from '../http/parse-json';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { fetchImages } from '../media/fetch-images';
+import { anthropicBlocks } from '../protocols/anthropic/anthropic-blocks';
+import {
+  anthropicImageUrls,
+  fromAnthropicMessagesRequest,
+} from '../protocols/anthropic/from-anthropic-messages-request';
+import { resolveModel } from '../routing/resolve-model';
+import { mergeTags } from '../routing/tags';
+import { getServices } from '../services';
+import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../wire/anthropic';
+import { createAnthropicOutput } from './anthropic-output';
+import { chatRoutingRequest } from './chat-routing-request';
+import { modelResolutionHeaders } from './fleet-headers';
+import { serveChat } from './serve-chat';
+import { thinkingCapable } from './thinking-capable';
+
+export async function serveAnthropicMessages(request: HttpRequest, response: ResponseSink): Promise<void> {
+  const raw = readJson(request);
+  requireModel(raw);
+  const body = requireValid(parseAnthropicMessagesRequest(raw));
+  const tags = mergeTags({
+    metadataTags: body.metadata?.tags,
+    headerValue: request.header('x-service-tags'),
+    user: body.metadata?.user_id,
+  });
+  const { config, registry } = getServices();
+  const snapshot = await registry.snapshot();
+  const resolution = resolveModel(body.model, snapshot, {
+    map: config.modelMap,
+    autoRoute: config.autoRoute,
+    tierKeywords: true,
+    needsVision: hasImages(body),
+    needsTools: (body.tools?.length ?? 0) > 0,
+  });
+  const images = await fetchImages(anthropicImageUrls(body), { signal: response.signal, param: 'messages' });
+  const canonical = fromAnthropicMessagesRequest(body, {
+    images,
+    thinking: { capable: thinkingCapable(snapshot, resolution.model) },
+  });
+  const routing = chatRoutingRequest({
+    model: resolution.model,
+    fallbackModels: body.fallback_models ?? [],
+    tags,
+    messages: canonical.messages,
+    tools: canonical.tools?.length ?? 0,
+  });
+  const version = request.header('anthropic-version');
+  const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+  const streaming = body.stream === true;
+  await serveChat({
+    request,
+    response,
+    style: 'anthropic-messages',
+    family: 'anthropic',
+    tags,
+    routing,
+    requestedModel: body.model,
+    headers: {
+      ...modelResolutionHeaders(body.model, resolution),
+      ...(version !== undefined ? { 'anthropic-version': version } : {}),
+    },
+    nodePath: '/api/chat',
+    nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
+    output: (served) =>
+      createAnthropicOutput({
+        id,
+        model: served,
+        streaming,
+        stopSequences: body.stop_sequences ?? [],
+        ...(routing.promptTokens !== undefined ? { inputTokensEstimate: routing.promptTokens } : {}),
+        options: canonical.options,
+        sink: response,
+      }),
+  });
+}
+
+/** Any image block, wherever it sits (tool results and documents included): only vision models may serve. */
+function hasImages(body: AnthropicMessagesRequest): boolean {
+  for (const { block } of anthropicBlocks(body.messages)) if (block.type === 'image') return true;
+  return false;
+}

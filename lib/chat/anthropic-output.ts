@@ -1,0 +1,106 @@
+/**
+ * `/v1/messages` replies (spec §4.3; protocols §6.3–6.5): streaming converts each node line into
+ * Anthropic's named SSE events as it comes (no `[DONE]`: the stream ends at `message_stop`);
+ * non-streaming collects the lines and answers one `message` body with the diagnostic headers. A failure
+ * after the first byte is the converter's `event: error`, which the SDK throws.
+ *
+ * Keep-alive: while a streamed reply is open and nothing was written for `pingIntervalMs`, a `ping`
+ * event goes out (as Anthropic sends them; the SDK skips them), so a client waiting for a model to load
+ * is not cut off by its own or a proxy's idle timeout. Pings are written only on a streaming host and
+ * only after the relay fixed the status and headers (every `X-Fleet-*` header is final before the first
+ * byte, contract §4), and stop at the end, on failure, and when the client leaves.
+ */
+import { SSE_TYPE } from '../http/reply';
+import type { ResponseSink } from '../http/response-sink';
+import { createAnthropicStreamConverter } from '../protocols/anthropic/anthropic-stream-converter';
+import { encodeAnthropicEvent } from '../protocols/anthropic/encode-anthropic-event';
+import { toAnthropicMessage } from '../protocols/anthropic/to-anthropic-message';
+import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
+import { chatDiagnosticHeaders } from '../protocols/diagnostic-headers';
+import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
+import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
+import type { AnthropicStreamEvent } from '../wire/anthropic';
+import type { OllamaChatChunk } from '../wire/ollama';
+import type { ChatOutput } from './chat-output';
+import { createIdleKeepAlive, type IdleKeepAlive } from './idle-keep-alive';
+import { outcomeOf } from './ollama-output';
+
+/** How long a streamed reply may stay quiet before a `ping` goes out. */
+export const PING_INTERVAL_MS = 10_000;
+
+export interface AnthropicOutputContext {
+  /** `msg_…`. */
+  readonly id: string;
+  /** The model name the message reports. */
+  readonly model: string;
+  readonly streaming: boolean;
+  /** The request's `stop_sequences`, to name the one that ended the reply. */
+  readonly stopSequences: readonly string[];
+  /** `message_start.usage.input_tokens` until the node counts the prompt. */
+  readonly inputTokensEstimate?: number;
+  /** The options sent to the node, for the diagnostic headers. */
+  readonly options: DiagnosticRequestOptions | null | undefined;
+  /** Where pings are written; no pings without it. */
+  readonly sink?: ResponseSink;
+  readonly pingIntervalMs?: number;
+}
+
+const encode = (events: readonly AnthropicStreamEvent[]): string => events.map(encodeAnthropicEvent).join('');
+
+export function createAnthropicOutput(context: AnthropicOutputContext): ChatOutput<OllamaChatChunk> {
+  const converter = createAnthropicStreamConverter({
+    id: context.id,
+    model: context.model,
+    stopSequences: context.stopSequences,
+    ...(context.inputTokensEstimate !== undefined ? { inputTokensEstimate: context.inputTokensEstimate } : {}),
+  });
+  const accumulator = createOllamaChatAccumulator();
+  const keepAlive = context.streaming ? pingWhenIdle(context, () => encode(converter.ping())) : undefined;
+  let final: OllamaChatChunk | undefined;
+  return {
+    streaming: context.streaming,
+    contentType: SSE_TYPE,
+    parseLine: parseOllamaChatLine,
+    push(chunk) {
+      if (chunk.done === true) final ??= chunk;
+      if (!context.streaming) {
+        accumulator.push(chunk);
+        return '';
+      }
+      const bytes = encode(converter.push(chunk));
+      if (bytes !== '') keepAlive?.touch();
+      return bytes;
+    },
+    end() {
+      keepAlive?.stop();
+      if (context.streaming) return { body: encode(converter.end()) };
+      const whole = accumulator.end();
+      const body = toAnthropicMessage(whole, context);
+      return { body: JSON.stringify(body), headers: chatDiagnosticHeaders(whole, context.options) };
+    },
+    fail(error) {
+      keepAlive?.stop();
+      return encodeAnthropicEvent(converter.fail(error));
+    },
+    outcome: () => outcomeOf(final),
+  };
+}
+
+/** The ping timer of a streamed reply on a streaming host; `ping()` gives '' once the stream has ended. */
+function pingWhenIdle(context: AnthropicOutputContext, ping: () => string): IdleKeepAlive | undefined {
+  const sink = context.sink;
+  if (sink === undefined || !sink.streaming) return undefined;
+  const keepAlive: IdleKeepAlive = createIdleKeepAlive({
+    intervalMs: context.pingIntervalMs ?? PING_INTERVAL_MS,
+    signal: sink.signal,
+    onIdle: () => {
+      if (sink.ended) return keepAlive.stop();
+      // Before the relay fixed the headers a write would send them early: wait for the next round.
+      if (!sink.started) return;
+      const bytes = ping();
+      if (bytes === '') return keepAlive.stop();
+      sink.write(bytes).catch(() => keepAlive.stop());
+    },
+  });
+  return keepAlive;
+}

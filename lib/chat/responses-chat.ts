@@ -1,0 +1,99 @@
+/**
+ * `POST /v1/responses` (spec §4.2; protocols §4; anchor §3.9): validate, resolve the client's model id
+ * to a fleet model (unmapped ids such as `gpt-5-codex` go to the best loaded model), fetch image URLs,
+ * translate to an Ollama chat request, route and relay as a Responses object or event stream. The
+ * router is stateless: nothing is stored (`store: false` in every response), so `previous_response_id`
+ * is a 400 naming it. The resolution shows in `x-fleet-requested-model` and `x-fleet-model-resolution`.
+ */
+import { randomUUID } from 'node:crypto';
+import { BadRequestError } from '../errors';
+import { readJson, requireModel, requireValid } from '../http/parse-json';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { fetchImages } from '../media/fetch-images';
+import { responsesImageUrls } from '../protocols/responses/from-responses-input';
+import { fromResponsesRequest, responsesImageUrlsToFetch } from '../protocols/responses/from-responses-request';
+import { resolveModel } from '../routing/resolve-model';
+import { mergeTags } from '../routing/tags';
+import { getServices } from '../services';
+import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../wire/responses';
+import { chatRoutingRequest } from './chat-routing-request';
+import { modelResolutionHeaders } from './fleet-headers';
+import { createResponsesOutput } from './responses-output';
+import { serveChat } from './serve-chat';
+import { thinkingCapable } from './thinking-capable';
+
+const unixSeconds = (): number => Math.floor(Date.now() / 1000);
+
+export async function serveResponses(request: HttpRequest, response: ResponseSink): Promise<void> {
+  const raw = readJson(request);
+  requireModel(raw);
+  const body = requireValid(parseResponsesRequest(raw));
+  rejectStoredState(body);
+  const tags = mergeTags({
+    metadataTags: body.metadata?.tags,
+    headerValue: request.header('x-service-tags'),
+    user: body.user,
+  });
+  const { config, registry } = getServices();
+  const snapshot = await registry.snapshot();
+  const resolution = resolveModel(body.model, snapshot, {
+    map: config.modelMap,
+    autoRoute: config.autoRoute,
+    tierKeywords: false,
+    needsVision: responsesImageUrls(body.input).length > 0,
+    needsTools: declaresTools(body),
+  });
+  const images = await fetchImages(responsesImageUrlsToFetch(body), { signal: response.signal, param: 'input' });
+  const canonical = fromResponsesRequest(body, {
+    images,
+    thinking: { capable: thinkingCapable(snapshot, resolution.model) },
+  });
+  const streaming = responsesStreamRequested(body);
+  const id = `resp_${randomUUID().replaceAll('-', '')}`;
+  const createdAt = unixSeconds();
+  await serveChat({
+    request,
+    response,
+    style: 'openai-responses',
+    family: 'openai',
+    tags,
+    routing: chatRoutingRequest({
+      model: resolution.model,
+      fallbackModels: body.fallback_models ?? [],
+      tags,
+      messages: canonical.messages,
+      tools: canonical.tools?.length ?? 0,
+    }),
+    requestedModel: body.model,
+    headers: modelResolutionHeaders(body.model, resolution),
+    nodePath: '/api/chat',
+    nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
+    output: (served) =>
+      createResponsesOutput({
+        id,
+        createdAt,
+        now: unixSeconds,
+        model: served,
+        request: body,
+        stored: false,
+        streaming,
+        options: canonical.options,
+      }),
+  });
+}
+
+/** Nothing is stored, so there is no earlier response to continue from. */
+function rejectStoredState(body: ResponsesRequest): void {
+  const previous = body.previous_response_id;
+  if (previous === undefined || previous === null || previous === '') return;
+  throw new BadRequestError(
+    'previous_response_id is not supported: the router stores no responses. Send the whole conversation in input and set store: false',
+    'previous_response_id',
+  );
+}
+
+function declaresTools(body: ResponsesRequest): boolean {
+  if ((body.tools?.length ?? 0) > 0) return true;
+  return Array.isArray(body.input) && body.input.some((item) => item.type === 'additional_tools');
+}

@@ -1,0 +1,55 @@
+/**
+ * `/v1/responses` replies (spec §4.2; protocols §4.2–4.3): streaming converts each node line into the
+ * Responses events as it comes (`response.created` … `response.completed`, rising `sequence_number`,
+ * no `[DONE]`); non-streaming collects the lines and answers the response object with the diagnostic
+ * headers. A failure after the first byte is the converter's `error` event followed by
+ * `response.failed`, which openai-node throws.
+ */
+import { SSE_TYPE } from '../http/reply';
+import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
+import { chatDiagnosticHeaders } from '../protocols/diagnostic-headers';
+import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
+import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
+import { encodeResponsesEvent } from '../protocols/responses/encode-responses-event';
+import type { ResponsesContext } from '../protocols/responses/responses-envelope';
+import { createResponsesStreamConverter } from '../protocols/responses/responses-stream-converter';
+import type { ResponsesStreamEvent } from '../protocols/responses/responses-stream-event';
+import { toResponsesResponse } from '../protocols/responses/to-responses-response';
+import type { OllamaChatChunk } from '../wire/ollama';
+import type { ChatOutput } from './chat-output';
+import { outcomeOf } from './ollama-output';
+
+export interface ResponsesOutputContext extends ResponsesContext {
+  readonly streaming: boolean;
+  /** The options sent to the node, for the diagnostic headers. */
+  readonly options: DiagnosticRequestOptions | null | undefined;
+}
+
+const encode = (events: readonly ResponsesStreamEvent[]): string => events.map(encodeResponsesEvent).join('');
+
+export function createResponsesOutput(context: ResponsesOutputContext): ChatOutput<OllamaChatChunk> {
+  const converter = createResponsesStreamConverter(context);
+  const accumulator = createOllamaChatAccumulator();
+  let final: OllamaChatChunk | undefined;
+  return {
+    streaming: context.streaming,
+    contentType: SSE_TYPE,
+    parseLine: parseOllamaChatLine,
+    push(chunk) {
+      if (chunk.done === true) final ??= chunk;
+      if (!context.streaming) {
+        accumulator.push(chunk);
+        return '';
+      }
+      return encode(converter.push(chunk));
+    },
+    end() {
+      if (context.streaming) return { body: encode(converter.end()) };
+      const whole = accumulator.end();
+      const body = toResponsesResponse(whole, context);
+      return { body: JSON.stringify(body), headers: chatDiagnosticHeaders(whole, context.options) };
+    },
+    fail: (error) => encode(converter.fail(error)),
+    outcome: () => outcomeOf(final),
+  };
+}
