@@ -5,7 +5,7 @@
  * trace whatever happened (completed, failed, client_disconnected, incomplete).
  */
 import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
-import { RouterError, toRouterError } from '../errors';
+import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
 import { renderError } from '../http/render-error';
@@ -138,8 +138,13 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   try {
     if (output.streaming)
       response.start({ statusCode: 200, headers: { ...headers, ...streamHeaders(output.contentType) } });
-    for await (const bytes of reply.body) {
-      await handle(decoder.push(bytes));
+    const body = reply.body[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await body.next().catch((error: unknown) => {
+        throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
+      });
+      if (next.done === true) break;
+      await handle(decoder.push(next.value));
       if (signal.aborted) break;
     }
     if (!signal.aborted) {
@@ -175,6 +180,12 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       ...(failure !== undefined && status !== 'client_disconnected' ? { error: failure.message } : {}),
     });
   }
+}
+
+/** The node's reply broke off mid-body (connection reset, node crash): the node's failure, not ours. */
+function nodeBrokeOff(nodeId: string, error: unknown): UpstreamError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new UpstreamError(`the reply from node ${nodeId} broke off: ${reason}`, undefined, { cause: error });
 }
 
 function streamHeaders(contentType: string): Record<string, string> {
