@@ -10,10 +10,11 @@
  * shape is a 400 whose message names the field inside it. Names follow @anthropic-ai/sdk. Pure.
  */
 import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
 
-const text = z.string().nullish();
-const number = z.number().nullish();
+const text = lazySchema(() => z.string().nullish());
+const number = lazySchema(() => z.number().nullish());
 
 /**
  * The message of a failed `string | Block[]` (or `Known | Unknown` block) union: the innermost issue of
@@ -77,150 +78,184 @@ export const ANTHROPIC_BLOCK_TYPES = [
   'redacted_thinking',
 ] as const;
 
-const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+const textBlockSchema = lazySchema(() => z.looseObject({ type: z.literal('text'), text: z.string() }));
 
-const base64SourceSchema = z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() });
-const urlSourceSchema = z.looseObject({ type: z.literal('url'), url: z.string().min(1) });
-const fileSourceSchema = z.looseObject({ type: z.literal('file'), file_id: z.string() });
+const base64SourceSchema = lazySchema(() =>
+  z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+);
+const urlSourceSchema = lazySchema(() => z.looseObject({ type: z.literal('url'), url: z.string().min(1) }));
+const fileSourceSchema = lazySchema(() => z.looseObject({ type: z.literal('file'), file_id: z.string() }));
 
-const imageBlockSchema = z.looseObject({
-  type: z.literal('image'),
-  source: z.discriminatedUnion('type', [base64SourceSchema, urlSourceSchema, fileSourceSchema]),
-});
+const imageBlockSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('image'),
+    source: z.discriminatedUnion('type', [base64SourceSchema(), urlSourceSchema(), fileSourceSchema()]),
+  }),
+);
 
 /** What a `content` document source holds: text and images. */
-const documentContentSchema = stringOrBlocks(blocksOf([textBlockSchema, imageBlockSchema]), 'text, image blocks');
+const documentContentSchema = lazySchema(() =>
+  stringOrBlocks(blocksOf([textBlockSchema(), imageBlockSchema()]), 'text, image blocks'),
+);
 
-const documentBlockSchema = z.looseObject({
-  type: z.literal('document'),
-  source: z.discriminatedUnion('type', [
-    base64SourceSchema,
-    z.looseObject({ type: z.literal('text'), media_type: text, data: z.string() }),
-    z.looseObject({ type: z.literal('content'), content: documentContentSchema }),
-    urlSourceSchema,
-    fileSourceSchema,
+const documentBlockSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('document'),
+    source: z.discriminatedUnion('type', [
+      base64SourceSchema(),
+      z.looseObject({ type: z.literal('text'), media_type: text(), data: z.string() }),
+      z.looseObject({ type: z.literal('content'), content: documentContentSchema() }),
+      urlSourceSchema(),
+      fileSourceSchema(),
+    ]),
+    title: text(),
+    context: text(),
+  }),
+);
+
+const toolUseBlockSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('tool_use'),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()).nullish(),
+  }),
+);
+
+const toolResultContentBlockSchema = lazySchema(() =>
+  blocksOf([textBlockSchema(), imageBlockSchema(), documentBlockSchema()]),
+);
+
+const toolResultBlockSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('tool_result'),
+    tool_use_id: z.string().min(1),
+    content: stringOrBlocks(toolResultContentBlockSchema(), 'content blocks').nullish(),
+    is_error: z.boolean().nullish(),
+  }),
+);
+
+const thinkingBlockSchema = lazySchema(() =>
+  z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: text() }),
+);
+const redactedThinkingBlockSchema = lazySchema(() =>
+  z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() }),
+);
+
+const contentBlockSchema = lazySchema(() =>
+  blocksOf([
+    textBlockSchema(),
+    imageBlockSchema(),
+    documentBlockSchema(),
+    toolUseBlockSchema(),
+    toolResultBlockSchema(),
+    thinkingBlockSchema(),
+    redactedThinkingBlockSchema(),
   ]),
-  title: text,
-  context: text,
+);
+
+const messageContent = lazySchema(() => stringOrBlocks(contentBlockSchema(), 'content blocks'));
+const systemContent = lazySchema(() => stringOrBlocks(textBlockSchema(), 'text blocks'));
+
+export const anthropicMessageSchema = lazySchema(() =>
+  z.discriminatedUnion('role', [
+    z.looseObject({ role: z.literal('user'), content: messageContent() }),
+    z.looseObject({ role: z.literal('assistant'), content: messageContent() }),
+    /** Newer SDK types allow system turns inside `messages` (protocols §6.2): folded into the system prompt. */
+    z.looseObject({ role: z.literal('system'), content: systemContent() }),
+  ]),
+);
+
+const toolSchema = lazySchema(() =>
+  z.looseObject({
+    /** Absent or `custom` for a client tool; anything else is a server tool (`web_search_20250305`, …). */
+    type: text(),
+    name: z.string().min(1),
+    description: text(),
+    input_schema: z.record(z.string(), z.unknown()).nullish(),
+  }),
+);
+
+const toolChoiceSchema = lazySchema(() => {
+  const parallel = { disable_parallel_tool_use: z.boolean().nullish() };
+  return z.discriminatedUnion('type', [
+    z.looseObject({ type: z.literal('auto'), ...parallel }),
+    z.looseObject({ type: z.literal('any'), ...parallel }),
+    z.looseObject({ type: z.literal('tool'), name: z.string().min(1), ...parallel }),
+    z.looseObject({ type: z.literal('none') }),
+  ]);
 });
 
-const toolUseBlockSchema = z.looseObject({
-  type: z.literal('tool_use'),
-  id: z.string().min(1),
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()).nullish(),
-});
+const thinkingSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int() }),
+    z.looseObject({ type: z.literal('disabled') }),
+    z.looseObject({ type: z.literal('adaptive'), display: text() }),
+  ]),
+);
 
-const toolResultContentBlockSchema = blocksOf([textBlockSchema, imageBlockSchema, documentBlockSchema]);
+export const anthropicEffortSchema = lazySchema(() => z.enum(['low', 'medium', 'high', 'xhigh', 'max']));
 
-const toolResultBlockSchema = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string().min(1),
-  content: stringOrBlocks(toolResultContentBlockSchema, 'content blocks').nullish(),
-  is_error: z.boolean().nullish(),
-});
-
-const thinkingBlockSchema = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: text });
-const redactedThinkingBlockSchema = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
-
-const contentBlockSchema = blocksOf([
-  textBlockSchema,
-  imageBlockSchema,
-  documentBlockSchema,
-  toolUseBlockSchema,
-  toolResultBlockSchema,
-  thinkingBlockSchema,
-  redactedThinkingBlockSchema,
-]);
-
-const messageContent = stringOrBlocks(contentBlockSchema, 'content blocks');
-const systemContent = stringOrBlocks(textBlockSchema, 'text blocks');
-
-export const anthropicMessageSchema = z.discriminatedUnion('role', [
-  z.looseObject({ role: z.literal('user'), content: messageContent }),
-  z.looseObject({ role: z.literal('assistant'), content: messageContent }),
-  /** Newer SDK types allow system turns inside `messages` (protocols §6.2): folded into the system prompt. */
-  z.looseObject({ role: z.literal('system'), content: systemContent }),
-]);
-
-const toolSchema = z.looseObject({
-  /** Absent or `custom` for a client tool; anything else is a server tool (`web_search_20250305`, …). */
-  type: text,
-  name: z.string().min(1),
-  description: text,
-  input_schema: z.record(z.string(), z.unknown()).nullish(),
-});
-
-const parallel = { disable_parallel_tool_use: z.boolean().nullish() };
-const toolChoiceSchema = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('auto'), ...parallel }),
-  z.looseObject({ type: z.literal('any'), ...parallel }),
-  z.looseObject({ type: z.literal('tool'), name: z.string().min(1), ...parallel }),
-  z.looseObject({ type: z.literal('none') }),
-]);
-
-const thinkingSchema = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int() }),
-  z.looseObject({ type: z.literal('disabled') }),
-  z.looseObject({ type: z.literal('adaptive'), display: text }),
-]);
-
-export const anthropicEffortSchema = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
-
-const outputConfigSchema = z.looseObject({
-  effort: anthropicEffortSchema.nullish(),
-  /** Structured output: `{type: "json_schema", schema}`. */
-  format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).nullish() }).nullish(),
-});
+const outputConfigSchema = lazySchema(() =>
+  z.looseObject({
+    effort: anthropicEffortSchema().nullish(),
+    /** Structured output: `{type: "json_schema", schema}`. */
+    format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).nullish() }).nullish(),
+  }),
+);
 
 /** Everything but `max_tokens`: the body of `count_tokens` (protocols §6.6). */
-const commonRequestFields = {
-  model: z.string().min(1, 'model is required'),
-  messages: z.array(anthropicMessageSchema).min(1, 'at least one message is required'),
-  system: systemContent.nullish(),
-  tools: z.array(toolSchema).nullish(),
-  tool_choice: toolChoiceSchema.nullish(),
-  thinking: thinkingSchema.nullish(),
-  output_config: outputConfigSchema.nullish(),
-  // The router's own fields (contract §4), never forwarded. `tags` is the router's; `user_id` is Anthropic's
-  // and becomes the `user:` tag, as `user` does on the other families.
-  fallback_models: z.array(z.string()).nullish(),
-  metadata: z.looseObject({ user_id: text, tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
-};
+function commonRequestFields() {
+  return {
+    model: z.string().min(1, 'model is required'),
+    messages: z.array(anthropicMessageSchema()).min(1, 'at least one message is required'),
+    system: systemContent().nullish(),
+    tools: z.array(toolSchema()).nullish(),
+    tool_choice: toolChoiceSchema().nullish(),
+    thinking: thinkingSchema().nullish(),
+    output_config: outputConfigSchema().nullish(),
+    // The router's own fields (contract §4), never forwarded. `tags` is the router's; `user_id` is Anthropic's
+    // and becomes the `user:` tag, as `user` does on the other families.
+    fallback_models: z.array(z.string()).nullish(),
+    metadata: z.looseObject({ user_id: text(), tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+  };
+}
 
-export const anthropicMessagesRequestSchema = z.looseObject({
-  ...commonRequestFields,
-  /** Required by Anthropic (400 without it): there is no default to fall back on. */
-  max_tokens: z
-    .number({ error: (issue) => (issue.input === undefined ? 'max_tokens is required' : undefined) })
-    .int()
-    .min(1),
-  stop_sequences: z.array(z.string()).nullish(),
-  stream: z.boolean().nullish(),
-  temperature: number,
-  top_p: number,
-  top_k: z.number().int().nullish(),
-});
+export const anthropicMessagesRequestSchema = lazySchema(() =>
+  z.looseObject({
+    ...commonRequestFields(),
+    /** Required by Anthropic (400 without it): there is no default to fall back on. */
+    max_tokens: z
+      .number({ error: (issue) => (issue.input === undefined ? 'max_tokens is required' : undefined) })
+      .int()
+      .min(1),
+    stop_sequences: z.array(z.string()).nullish(),
+    stream: z.boolean().nullish(),
+    temperature: number(),
+    top_p: number(),
+    top_k: z.number().int().nullish(),
+  }),
+);
 
-export const anthropicCountTokensRequestSchema = z.looseObject(commonRequestFields);
+export const anthropicCountTokensRequestSchema = lazySchema(() => z.looseObject(commonRequestFields()));
 
-export type AnthropicMessagesRequest = z.infer<typeof anthropicMessagesRequestSchema>;
-export type AnthropicCountTokensRequest = z.infer<typeof anthropicCountTokensRequestSchema>;
-export type AnthropicMessageParam = z.infer<typeof anthropicMessageSchema>;
-export type AnthropicEffort = z.infer<typeof anthropicEffortSchema>;
-export type AnthropicToolParam = z.infer<typeof toolSchema>;
-export type AnthropicToolChoice = z.infer<typeof toolChoiceSchema>;
-export type AnthropicThinkingParam = z.infer<typeof thinkingSchema>;
-export type AnthropicTextBlockParam = z.infer<typeof textBlockSchema>;
-export type AnthropicImageBlockParam = z.infer<typeof imageBlockSchema>;
-export type AnthropicDocumentBlockParam = z.infer<typeof documentBlockSchema>;
-export type AnthropicToolResultBlockParam = z.infer<typeof toolResultBlockSchema>;
+export type AnthropicMessagesRequest = InferLazy<typeof anthropicMessagesRequestSchema>;
+export type AnthropicCountTokensRequest = InferLazy<typeof anthropicCountTokensRequestSchema>;
+export type AnthropicMessageParam = InferLazy<typeof anthropicMessageSchema>;
+export type AnthropicEffort = InferLazy<typeof anthropicEffortSchema>;
+export type AnthropicToolParam = InferLazy<typeof toolSchema>;
+export type AnthropicToolChoice = InferLazy<typeof toolChoiceSchema>;
+export type AnthropicThinkingParam = InferLazy<typeof thinkingSchema>;
+export type AnthropicTextBlockParam = InferLazy<typeof textBlockSchema>;
+export type AnthropicImageBlockParam = InferLazy<typeof imageBlockSchema>;
+export type AnthropicDocumentBlockParam = InferLazy<typeof documentBlockSchema>;
+export type AnthropicToolResultBlockParam = InferLazy<typeof toolResultBlockSchema>;
 /** A block inside a `tool_result`'s content. */
-export type AnthropicToolResultContentBlockParam = z.infer<typeof toolResultContentBlockSchema>;
+export type AnthropicToolResultContentBlockParam = InferLazy<typeof toolResultContentBlockSchema>;
 /** A block inside a document's `content` source. */
-export type AnthropicDocumentContentBlockParam = Exclude<z.infer<typeof documentContentSchema>, string>[number];
+export type AnthropicDocumentContentBlockParam = Exclude<InferLazy<typeof documentContentSchema>, string>[number];
 /** A request block: one of the known types, or a block of another type (skipped by the translator). */
-export type AnthropicContentBlockParam = z.infer<typeof contentBlockSchema>;
+export type AnthropicContentBlockParam = InferLazy<typeof contentBlockSchema>;
 export type AnthropicKnownBlockParam = Extract<AnthropicContentBlockParam, { type: AnthropicBlockType }>;
 export type AnthropicBlockType = (typeof ANTHROPIC_BLOCK_TYPES)[number];
 
@@ -235,11 +270,11 @@ export function isKnownAnthropicBlock<B extends { readonly type: string }>(
 }
 
 export function parseAnthropicMessagesRequest(body: unknown): WireParseResult<AnthropicMessagesRequest> {
-  return parseWith(anthropicMessagesRequestSchema, body, 'invalid request');
+  return parseWith(anthropicMessagesRequestSchema(), body, 'invalid request');
 }
 
 export function parseAnthropicCountTokensRequest(body: unknown): WireParseResult<AnthropicCountTokensRequest> {
-  return parseWith(anthropicCountTokensRequestSchema, body, 'invalid request');
+  return parseWith(anthropicCountTokensRequestSchema(), body, 'invalid request');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -325,9 +360,11 @@ export type AnthropicStreamEvent =
 export type AnthropicErrorEvent = Extract<AnthropicStreamEvent, { type: 'error' }>;
 
 /** The error envelope (contract §4), before the first byte as the body and after it as the `error` event. */
-export const anthropicErrorBodySchema = z.object({
-  type: z.literal('error'),
-  error: z.object({ type: z.string(), message: z.string() }),
-});
+export const anthropicErrorBodySchema = z.lazy(() =>
+  z.object({
+    type: z.literal('error'),
+    error: z.object({ type: z.string(), message: z.string() }),
+  }),
+);
 
 export type AnthropicErrorBody = z.infer<typeof anthropicErrorBodySchema>;

@@ -5,84 +5,93 @@
  * so a newer Ollama's extra fields pass through. Parsers return a result and never throw. Pure.
  */
 import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
 
-const text = z.string().nullish();
-const number = z.number().nullish();
+const text = lazySchema(() => z.string().nullish());
+const number = lazySchema(() => z.number().nullish());
 
 /** Ollama's `details` object; `families` is `null` on some models. */
-const ollamaDetailsSchema = z.looseObject({
-  parent_model: text,
-  format: text,
-  family: text,
-  families: z.array(z.string()).nullish(),
-  parameter_size: text,
-  quantization_level: text,
-});
+const ollamaDetailsSchema = lazySchema(() =>
+  z.looseObject({
+    parent_model: text(),
+    format: text(),
+    family: text(),
+    families: z.array(z.string()).nullish(),
+    parameter_size: text(),
+    quantization_level: text(),
+  }),
+);
 
-export const ollamaTagsResponseSchema = z.looseObject({
-  models: z
-    .array(
-      z.looseObject({
-        name: z.string(),
-        model: text,
-        modified_at: text,
-        size: number,
-        digest: text,
-        details: ollamaDetailsSchema.nullish(),
-        capabilities: z.array(z.string()).nullish(),
-      }),
-    )
-    .nullish(),
-});
+export const ollamaTagsResponseSchema = lazySchema(() =>
+  z.looseObject({
+    models: z
+      .array(
+        z.looseObject({
+          name: z.string(),
+          model: text(),
+          modified_at: text(),
+          size: number(),
+          digest: text(),
+          details: ollamaDetailsSchema().nullish(),
+          capabilities: z.array(z.string()).nullish(),
+        }),
+      )
+      .nullish(),
+  }),
+);
 
-export const ollamaPsResponseSchema = z.looseObject({
-  models: z
-    .array(
-      z.looseObject({
-        name: z.string(),
-        model: text,
-        size: number,
-        size_vram: number,
-        digest: text,
-        details: ollamaDetailsSchema.nullish(),
-        expires_at: text,
-        context_length: number,
-      }),
-    )
-    .nullish(),
-});
+export const ollamaPsResponseSchema = lazySchema(() =>
+  z.looseObject({
+    models: z
+      .array(
+        z.looseObject({
+          name: z.string(),
+          model: text(),
+          size: number(),
+          size_vram: number(),
+          digest: text(),
+          details: ollamaDetailsSchema().nullish(),
+          expires_at: text(),
+          context_length: number(),
+        }),
+      )
+      .nullish(),
+  }),
+);
 
-export const ollamaVersionResponseSchema = z.looseObject({ version: z.string() });
+export const ollamaVersionResponseSchema = lazySchema(() => z.looseObject({ version: z.string() }));
 
-export const ollamaShowResponseSchema = z.looseObject({
-  capabilities: z.array(z.string()).nullish(),
-  model_info: z.record(z.string(), z.unknown()).nullish(),
-  details: ollamaDetailsSchema.nullish(),
-});
+export const ollamaShowResponseSchema = lazySchema(() =>
+  z.looseObject({
+    capabilities: z.array(z.string()).nullish(),
+    model_info: z.record(z.string(), z.unknown()).nullish(),
+    details: ollamaDetailsSchema().nullish(),
+  }),
+);
 
-export type OllamaDetails = z.infer<typeof ollamaDetailsSchema>;
-export type OllamaTagsResponse = z.infer<typeof ollamaTagsResponseSchema>;
+export type OllamaDetails = InferLazy<typeof ollamaDetailsSchema>;
+export type OllamaTagsResponse = InferLazy<typeof ollamaTagsResponseSchema>;
 export type OllamaTagsModel = NonNullable<OllamaTagsResponse['models']>[number];
-export type OllamaPsResponse = z.infer<typeof ollamaPsResponseSchema>;
+export type OllamaPsResponse = InferLazy<typeof ollamaPsResponseSchema>;
 export type OllamaPsModel = NonNullable<OllamaPsResponse['models']>[number];
-export type OllamaVersionResponse = z.infer<typeof ollamaVersionResponseSchema>;
-export type OllamaShowResponse = z.infer<typeof ollamaShowResponseSchema>;
+export type OllamaVersionResponse = InferLazy<typeof ollamaVersionResponseSchema>;
+export type OllamaShowResponse = InferLazy<typeof ollamaShowResponseSchema>;
 
 export type OllamaParseResult<T> = WireParseResult<T>;
 
 export function parseOllamaTags(body: unknown): OllamaParseResult<OllamaTagsResponse> {
-  return parseWith(ollamaTagsResponseSchema, body, 'invalid response');
+  return parseWith(ollamaTagsResponseSchema(), body, 'invalid response');
 }
 
 export function parseOllamaPs(body: unknown): OllamaParseResult<OllamaPsResponse> {
-  return parseWith(ollamaPsResponseSchema, body, 'invalid response');
+  return parseWith(ollamaPsResponseSchema(), body, 'invalid response');
 }
 
 export function parseOllamaVersion(body: unknown): OllamaParseResult<OllamaVersionResponse> {
-  return parseWith(ollamaVersionResponseSchema, body, 'invalid response');
+  return parseWith(ollamaVersionResponseSchema(), body, 'invalid response');
 }
 
 export function parseOllamaShow(body: unknown): OllamaParseResult<OllamaShowResponse> {
-  return parseWith(ollamaShowResponseSchema, body, 'invalid response');
+  return parseWith(ollamaShowResponseSchema(), body, 'invalid response');
 }

@@ -9,72 +9,85 @@
  * Pure.
  */
 import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
 
-const text = z.string().nullish();
-const number = z.number().nullish();
+const text = lazySchema(() => z.string().nullish());
+const number = lazySchema(() => z.number().nullish());
 
 /** `options` as clients send it: the router reads `num_predict`, `num_ctx` and `temperature`. */
-const ollamaOptionsSchema = z.looseObject({
-  num_predict: z.number().int().nullish(),
-  num_ctx: z.number().int().nullish(),
-  temperature: number,
-});
-
-/** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
-const routerFields = {
-  fallback_models: z.array(z.string()).nullish(),
-  // The spec puts an array in `tags`; OpenAI-minded clients send a string map: both are accepted.
-  metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
-  user: text,
-};
+const ollamaOptionsSchema = lazySchema(() =>
+  z.looseObject({
+    num_predict: z.number().int().nullish(),
+    num_ctx: z.number().int().nullish(),
+    temperature: number(),
+  }),
+);
 
 /** Only what the router reads (prompt size, images); the rest of a message is Ollama's to judge. */
-const ollamaClientMessageSchema = z.looseObject({
-  role: z.string(),
-  content: text,
-  images: z.array(z.string()).nullish(),
-});
+const ollamaClientMessageSchema = lazySchema(() =>
+  z.looseObject({
+    role: z.string(),
+    content: text(),
+    images: z.array(z.string()).nullish(),
+  }),
+);
+
+/** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
+function routerFields() {
+  return {
+    fallback_models: z.array(z.string()).nullish(),
+    // The spec puts an array in `tags`; OpenAI-minded clients send a string map: both are accepted.
+    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    user: text(),
+  };
+}
 
 /** Shared by chat and generate (protocols §2.5). `think` is a bool or a level (`"low"`…`"max"`). */
-const commonRequestFields = {
-  model: z.string().min(1, 'model is required'),
-  stream: z.boolean().nullish(),
-  format: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-  keep_alive: z.union([z.number(), z.string()]).nullish(),
-  options: ollamaOptionsSchema.nullish(),
-  think: z.union([z.boolean(), z.string()]).nullish(),
-  ...routerFields,
-};
+function commonRequestFields() {
+  return {
+    model: z.string().min(1, 'model is required'),
+    stream: z.boolean().nullish(),
+    format: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+    keep_alive: z.union([z.number(), z.string()]).nullish(),
+    options: ollamaOptionsSchema().nullish(),
+    think: z.union([z.boolean(), z.string()]).nullish(),
+    ...routerFields(),
+  };
+}
 
 /** `POST /api/chat` as clients send it. `messages` absent or empty = load the model. */
-export const ollamaClientChatRequestSchema = z.looseObject({
-  ...commonRequestFields,
-  messages: z.array(ollamaClientMessageSchema).nullish(),
-  tools: z.array(z.looseObject({ type: z.string() })).nullish(),
-});
+export const ollamaClientChatRequestSchema = lazySchema(() =>
+  z.looseObject({
+    ...commonRequestFields(),
+    messages: z.array(ollamaClientMessageSchema()).nullish(),
+    tools: z.array(z.looseObject({ type: z.string() })).nullish(),
+  }),
+);
 
 /** `POST /api/generate` as clients send it. An empty `prompt` = load the model. */
-export const ollamaClientGenerateRequestSchema = z.looseObject({
-  ...commonRequestFields,
-  prompt: text,
-  suffix: text,
-  system: text,
-  template: text,
-  raw: z.boolean().nullish(),
-  images: z.array(z.string()).nullish(),
-  context: z.array(z.number().int()).nullish(),
-});
+export const ollamaClientGenerateRequestSchema = lazySchema(() =>
+  z.looseObject({
+    ...commonRequestFields(),
+    prompt: text(),
+    suffix: text(),
+    system: text(),
+    template: text(),
+    raw: z.boolean().nullish(),
+    images: z.array(z.string()).nullish(),
+    context: z.array(z.number().int()).nullish(),
+  }),
+);
 
-export type OllamaClientChatRequest = z.infer<typeof ollamaClientChatRequestSchema>;
-export type OllamaClientGenerateRequest = z.infer<typeof ollamaClientGenerateRequestSchema>;
+export type OllamaClientChatRequest = InferLazy<typeof ollamaClientChatRequestSchema>;
+export type OllamaClientGenerateRequest = InferLazy<typeof ollamaClientGenerateRequestSchema>;
 
 export function parseOllamaClientChatRequest(body: unknown): WireParseResult<OllamaClientChatRequest> {
-  return parseWith(ollamaClientChatRequestSchema, body, 'invalid request');
+  return parseWith(ollamaClientChatRequestSchema(), body, 'invalid request');
 }
 
 export function parseOllamaClientGenerateRequest(body: unknown): WireParseResult<OllamaClientGenerateRequest> {
-  return parseWith(ollamaClientGenerateRequestSchema, body, 'invalid request');
+  return parseWith(ollamaClientGenerateRequestSchema(), body, 'invalid request');
 }
 
 /** Ollama streams by default (protocols §2.1): only an explicit `stream: false` asks for one object. */
@@ -96,75 +109,83 @@ export function stripRouterFields<T extends Readonly<Record<string, unknown>>>(b
 // ---------------------------------------------------------------------------------------------------
 // What a node streams back.
 
-const ollamaToolCallLineSchema = z.looseObject({
-  id: text,
-  function: z.looseObject({
-    index: number,
-    name: z.string(),
-    /** An object from Ollama; a string from some OpenAI-minded agents. Both are relayed. */
-    arguments: z.unknown().optional(),
+const ollamaToolCallLineSchema = lazySchema(() =>
+  z.looseObject({
+    id: text(),
+    function: z.looseObject({
+      index: number(),
+      name: z.string(),
+      /** An object from Ollama; a string from some OpenAI-minded agents. Both are relayed. */
+      arguments: z.unknown().optional(),
+    }),
   }),
-});
+);
 
 /** Metrics of the final line (durations in nanoseconds). */
-const metricFields = {
-  done: z.boolean().nullish(),
-  done_reason: text,
-  total_duration: number,
-  load_duration: number,
-  prompt_eval_count: number,
-  prompt_eval_duration: number,
-  eval_count: number,
-  eval_duration: number,
-  /**
-   * Prompt tokens served from the prefix cache, when the node measured it (mlx-lm's name for the count;
-   * a node agent in front of MLX adds it). Plain Ollama does not send it: absent = not measured, 0 =
-   * measured and nothing reused (spec §4.1).
-   */
-  prompt_cache_count: number,
-  /** A node's in-band failure (`{"error": "..."}`, protocols §2.10); usually a string. */
-  error: z.unknown().optional(),
-};
+function metricFields() {
+  return {
+    done: z.boolean().nullish(),
+    done_reason: text(),
+    total_duration: number(),
+    load_duration: number(),
+    prompt_eval_count: number(),
+    prompt_eval_duration: number(),
+    eval_count: number(),
+    eval_duration: number(),
+    /**
+     * Prompt tokens served from the prefix cache, when the node measured it (mlx-lm's name for the count;
+     * a node agent in front of MLX adds it). Plain Ollama does not send it: absent = not measured, 0 =
+     * measured and nothing reused (spec §4.1).
+     */
+    prompt_cache_count: number(),
+    /** A node's in-band failure (`{"error": "..."}`, protocols §2.10); usually a string. */
+    error: z.unknown().optional(),
+  };
+}
 
-export const ollamaChatChunkSchema = z.looseObject({
-  model: text,
-  created_at: text,
-  message: z
-    .looseObject({
-      role: text,
-      content: text,
-      thinking: text,
-      tool_calls: z.array(ollamaToolCallLineSchema).nullish(),
-      images: z.array(z.string()).nullish(),
-    })
-    .nullish(),
-  logprobs: z.array(z.unknown()).nullish(),
-  ...metricFields,
-});
+export const ollamaChatChunkSchema = lazySchema(() =>
+  z.looseObject({
+    model: text(),
+    created_at: text(),
+    message: z
+      .looseObject({
+        role: text(),
+        content: text(),
+        thinking: text(),
+        tool_calls: z.array(ollamaToolCallLineSchema()).nullish(),
+        images: z.array(z.string()).nullish(),
+      })
+      .nullish(),
+    logprobs: z.array(z.unknown()).nullish(),
+    ...metricFields(),
+  }),
+);
 
-export const ollamaGenerateChunkSchema = z.looseObject({
-  model: text,
-  created_at: text,
-  response: text,
-  thinking: text,
-  context: z.array(z.number()).nullish(),
-  logprobs: z.array(z.unknown()).nullish(),
-  ...metricFields,
-});
+export const ollamaGenerateChunkSchema = lazySchema(() =>
+  z.looseObject({
+    model: text(),
+    created_at: text(),
+    response: text(),
+    thinking: text(),
+    context: z.array(z.number()).nullish(),
+    logprobs: z.array(z.unknown()).nullish(),
+    ...metricFields(),
+  }),
+);
 
 /** One `/api/chat` NDJSON line from a node; the `stream: false` reply has the same shape. */
-export type OllamaChatChunk = z.infer<typeof ollamaChatChunkSchema>;
+export type OllamaChatChunk = InferLazy<typeof ollamaChatChunkSchema>;
 export type OllamaChatChunkMessage = NonNullable<OllamaChatChunk['message']>;
 export type OllamaChatChunkToolCall = NonNullable<OllamaChatChunkMessage['tool_calls']>[number];
 /** One `/api/generate` NDJSON line from a node; the `stream: false` reply has the same shape. */
-export type OllamaGenerateChunk = z.infer<typeof ollamaGenerateChunkSchema>;
+export type OllamaGenerateChunk = InferLazy<typeof ollamaGenerateChunkSchema>;
 
 export function parseOllamaChatChunk(value: unknown): WireParseResult<OllamaChatChunk> {
-  return parseWith(ollamaChatChunkSchema, value, 'invalid chunk');
+  return parseWith(ollamaChatChunkSchema(), value, 'invalid chunk');
 }
 
 export function parseOllamaGenerateChunk(value: unknown): WireParseResult<OllamaGenerateChunk> {
-  return parseWith(ollamaGenerateChunkSchema, value, 'invalid chunk');
+  return parseWith(ollamaGenerateChunkSchema(), value, 'invalid chunk');
 }
 
 // ---------------------------------------------------------------------------------------------------

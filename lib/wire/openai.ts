@@ -6,154 +6,185 @@
  * wrong type is a 400 naming the field. Names follow openai-node. Pure.
  */
 import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
 
-const text = z.string().nullish();
-const number = z.number().nullish();
-const integer = z.number().int().nullish();
+const text = lazySchema(() => z.string().nullish());
+const number = lazySchema(() => z.number().nullish());
+const integer = lazySchema(() => z.number().int().nullish());
 
-const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+const textPartSchema = lazySchema(() => z.looseObject({ type: z.literal('text'), text: z.string() }));
 
-const imagePartSchema = z.looseObject({
-  type: z.literal('image_url'),
-  image_url: z.looseObject({
-    /** `data:image/…;base64,…` or an `http(s)` URL the caller fetches before translating. */
-    url: z.string().min(1),
-    detail: z.enum(['auto', 'low', 'high']).nullish(),
+const imagePartSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('image_url'),
+    image_url: z.looseObject({
+      /** `data:image/…;base64,…` or an `http(s)` URL the caller fetches before translating. */
+      url: z.string().min(1),
+      detail: z.enum(['auto', 'low', 'high']).nullish(),
+    }),
   }),
-});
+);
 
 /** Modelled so the translator can answer 400 naming the part: nodes take text and images only. */
-const audioPartSchema = z.looseObject({
-  type: z.literal('input_audio'),
-  input_audio: z.looseObject({ data: z.string(), format: z.string() }),
-});
-const filePartSchema = z.looseObject({ type: z.literal('file'), file: z.looseObject({}) });
-const refusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+const audioPartSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('input_audio'),
+    input_audio: z.looseObject({ data: z.string(), format: z.string() }),
+  }),
+);
+const filePartSchema = lazySchema(() => z.looseObject({ type: z.literal('file'), file: z.looseObject({}) }));
+const refusalPartSchema = lazySchema(() => z.looseObject({ type: z.literal('refusal'), refusal: z.string() }));
 
-const userPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema, audioPartSchema, filePartSchema]);
-const assistantPartSchema = z.discriminatedUnion('type', [textPartSchema, refusalPartSchema]);
+const userPartSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [textPartSchema(), imagePartSchema(), audioPartSchema(), filePartSchema()]),
+);
+const assistantPartSchema = lazySchema(() => z.discriminatedUnion('type', [textPartSchema(), refusalPartSchema()]));
 
 /** `string | Part[]`; the message names both so a bad value says what is expected. */
 function contentOf<T extends z.ZodType>(part: T, expected: string) {
   return z.union([z.string(), z.array(part)], { error: `expected a string or an array of ${expected} parts` });
 }
 
-const textContent = contentOf(textPartSchema, 'text');
+const textContent = lazySchema(() => contentOf(textPartSchema(), 'text'));
 
-const toolCallSchema = z.looseObject({
-  id: z.string(),
-  type: z.literal('function'),
-  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
-});
-
-const systemMessageSchema = z.looseObject({ role: z.literal('system'), content: textContent, name: text });
-const developerMessageSchema = z.looseObject({ role: z.literal('developer'), content: textContent, name: text });
-const userMessageSchema = z.looseObject({
-  role: z.literal('user'),
-  content: contentOf(userPartSchema, 'text, image_url'),
-  name: text,
-});
-const assistantMessageSchema = z.looseObject({
-  role: z.literal('assistant'),
-  content: contentOf(assistantPartSchema, 'text, refusal').nullish(),
-  refusal: text,
-  name: text,
-  tool_calls: z.array(toolCallSchema).nullish(),
-  /** Earlier reasoning sent back (DeepSeek/vLLM spell it `reasoning_content`, Ollama/OpenRouter `reasoning`). */
-  reasoning_content: text,
-  reasoning: text,
-});
-const toolMessageSchema = z.looseObject({
-  role: z.literal('tool'),
-  content: textContent,
-  tool_call_id: z.string(),
-});
-
-export const openAIChatMessageSchema = z.discriminatedUnion('role', [
-  systemMessageSchema,
-  developerMessageSchema,
-  userMessageSchema,
-  assistantMessageSchema,
-  toolMessageSchema,
-]);
-
-const functionToolSchema = z.looseObject({
-  type: z.literal('function'),
-  function: z.looseObject({
-    name: z.string().min(1),
-    description: text,
-    parameters: z.record(z.string(), z.unknown()).nullish(),
-    strict: z.boolean().nullish(),
-  }),
-});
-
-const toolChoiceSchema = z.union([
-  z.enum(['none', 'auto', 'required']),
-  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
-]);
-
-const responseFormatSchema = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('text') }),
-  z.looseObject({ type: z.literal('json_object') }),
+const toolCallSchema = lazySchema(() =>
   z.looseObject({
-    type: z.literal('json_schema'),
-    json_schema: z.looseObject({
-      name: z.string(),
-      description: text,
-      schema: z.record(z.string(), z.unknown()).nullish(),
+    id: z.string(),
+    type: z.literal('function'),
+    function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+  }),
+);
+
+const systemMessageSchema = lazySchema(() =>
+  z.looseObject({ role: z.literal('system'), content: textContent(), name: text() }),
+);
+const developerMessageSchema = lazySchema(() =>
+  z.looseObject({ role: z.literal('developer'), content: textContent(), name: text() }),
+);
+const userMessageSchema = lazySchema(() =>
+  z.looseObject({
+    role: z.literal('user'),
+    content: contentOf(userPartSchema(), 'text, image_url'),
+    name: text(),
+  }),
+);
+const assistantMessageSchema = lazySchema(() =>
+  z.looseObject({
+    role: z.literal('assistant'),
+    content: contentOf(assistantPartSchema(), 'text, refusal').nullish(),
+    refusal: text(),
+    name: text(),
+    tool_calls: z.array(toolCallSchema()).nullish(),
+    /** Earlier reasoning sent back (DeepSeek/vLLM spell it `reasoning_content`, Ollama/OpenRouter `reasoning`). */
+    reasoning_content: text(),
+    reasoning: text(),
+  }),
+);
+const toolMessageSchema = lazySchema(() =>
+  z.looseObject({
+    role: z.literal('tool'),
+    content: textContent(),
+    tool_call_id: z.string(),
+  }),
+);
+
+export const openAIChatMessageSchema = lazySchema(() =>
+  z.discriminatedUnion('role', [
+    systemMessageSchema(),
+    developerMessageSchema(),
+    userMessageSchema(),
+    assistantMessageSchema(),
+    toolMessageSchema(),
+  ]),
+);
+
+const functionToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('function'),
+    function: z.looseObject({
+      name: z.string().min(1),
+      description: text(),
+      parameters: z.record(z.string(), z.unknown()).nullish(),
       strict: z.boolean().nullish(),
     }),
   }),
-]);
+);
 
-export const openAIReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+const toolChoiceSchema = lazySchema(() =>
+  z.union([
+    z.enum(['none', 'auto', 'required']),
+    z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
+  ]),
+);
 
-export const openAIChatRequestSchema = z.looseObject({
-  model: z.string().min(1, 'model is required'),
-  messages: z.array(openAIChatMessageSchema).nullish(),
-  stream: z.boolean().nullish(),
-  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
-  temperature: number,
-  top_p: number,
-  seed: integer,
-  stop: z.union([z.string(), z.array(z.string())]).nullish(),
-  max_tokens: integer,
-  max_completion_tokens: integer,
-  frequency_penalty: number,
-  presence_penalty: number,
-  n: integer,
-  response_format: responseFormatSchema.nullish(),
-  tools: z.array(functionToolSchema).nullish(),
-  tool_choice: toolChoiceSchema.nullish(),
-  parallel_tool_calls: z.boolean().nullish(),
-  reasoning_effort: openAIReasoningEffortSchema.nullish(),
-  logprobs: z.boolean().nullish(),
-  top_logprobs: integer,
-  modalities: z.array(z.string()).nullish(),
-  // Deprecated function calling: typed only so the translator can reject it by name.
-  functions: z.array(z.unknown()).nullish(),
-  function_call: z.unknown().optional(),
-  // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
-  options: z.looseObject({ num_predict: integer, temperature: number }).nullish(),
-  think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
-  keep_alive: z.union([z.number(), z.string()]).nullish(),
-  format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
-  // The router's own fields (contract §4), never forwarded.
-  fallback_models: z.array(z.string()).nullish(),
-  // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
-  metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
-  user: text,
-});
+const responseFormatSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.looseObject({ type: z.literal('text') }),
+    z.looseObject({ type: z.literal('json_object') }),
+    z.looseObject({
+      type: z.literal('json_schema'),
+      json_schema: z.looseObject({
+        name: z.string(),
+        description: text(),
+        schema: z.record(z.string(), z.unknown()).nullish(),
+        strict: z.boolean().nullish(),
+      }),
+    }),
+  ]),
+);
 
-export type OpenAIChatRequest = z.infer<typeof openAIChatRequestSchema>;
-export type OpenAIChatMessage = z.infer<typeof openAIChatMessageSchema>;
-export type OpenAIUserContentPart = z.infer<typeof userPartSchema>;
-export type OpenAIChatToolCallParam = z.infer<typeof toolCallSchema>;
-export type OpenAIReasoningEffort = z.infer<typeof openAIReasoningEffortSchema>;
+export const openAIReasoningEffortSchema = lazySchema(() =>
+  z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']),
+);
+
+export const openAIChatRequestSchema = lazySchema(() =>
+  z.looseObject({
+    model: z.string().min(1, 'model is required'),
+    messages: z.array(openAIChatMessageSchema()).nullish(),
+    stream: z.boolean().nullish(),
+    stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+    temperature: number(),
+    top_p: number(),
+    seed: integer(),
+    stop: z.union([z.string(), z.array(z.string())]).nullish(),
+    max_tokens: integer(),
+    max_completion_tokens: integer(),
+    frequency_penalty: number(),
+    presence_penalty: number(),
+    n: integer(),
+    response_format: responseFormatSchema().nullish(),
+    tools: z.array(functionToolSchema()).nullish(),
+    tool_choice: toolChoiceSchema().nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+    reasoning_effort: openAIReasoningEffortSchema().nullish(),
+    logprobs: z.boolean().nullish(),
+    top_logprobs: integer(),
+    modalities: z.array(z.string()).nullish(),
+    // Deprecated function calling: typed only so the translator can reject it by name.
+    functions: z.array(z.unknown()).nullish(),
+    function_call: z.unknown().optional(),
+    // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
+    options: z.looseObject({ num_predict: integer(), temperature: number() }).nullish(),
+    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
+    keep_alive: z.union([z.number(), z.string()]).nullish(),
+    format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
+    // The router's own fields (contract §4), never forwarded.
+    fallback_models: z.array(z.string()).nullish(),
+    // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
+    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    user: text(),
+  }),
+);
+
+export type OpenAIChatRequest = InferLazy<typeof openAIChatRequestSchema>;
+export type OpenAIChatMessage = InferLazy<typeof openAIChatMessageSchema>;
+export type OpenAIUserContentPart = InferLazy<typeof userPartSchema>;
+export type OpenAIChatToolCallParam = InferLazy<typeof toolCallSchema>;
+export type OpenAIReasoningEffort = InferLazy<typeof openAIReasoningEffortSchema>;
 
 export function parseOpenAIChatRequest(body: unknown): WireParseResult<OpenAIChatRequest> {
-  return parseWith(openAIChatRequestSchema, body, 'invalid request');
+  return parseWith(openAIChatRequestSchema(), body, 'invalid request');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -239,9 +270,16 @@ export interface OpenAIChatChunk {
 }
 
 /** The error envelope (contract §4), before the first byte as the body and after it in band. */
-export const openAIErrorBodySchema = z.object({
-  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }),
-});
+export const openAIErrorBodySchema = z.lazy(() =>
+  z.object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().nullable(),
+    }),
+  }),
+);
 
 export type OpenAIErrorBody = z.infer<typeof openAIErrorBodySchema>;
 

@@ -7,12 +7,13 @@
  * Pure.
  */
 import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
 import { openAIReasoningEffortSchema } from './openai';
 import { parseWith, type WireParseResult } from './parse-with';
 
-const text = z.string().nullish();
-const number = z.number().nullish();
-const integer = z.number().int().nullish();
+const text = lazySchema(() => z.string().nullish());
+const number = lazySchema(() => z.number().nullish());
+const integer = lazySchema(() => z.number().int().nullish());
 
 /** Tools OpenAI runs itself (or asks the client to run in its own shape); the router runs none of them. */
 export const HOSTED_TOOL_TYPES = [
@@ -40,29 +41,32 @@ export const HOSTED_TOOL_TYPES = [
 
 /** Text parts: `input_text` from users, `output_text` echoed from earlier replies; `text` and
  * `summary_text` are what looser clients send (the reference accepted both). */
-const textPartSchema = z.looseObject({
-  type: z.enum(['input_text', 'output_text', 'text', 'summary_text']),
-  text: z.string(),
-});
-const refusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
-const imagePartSchema = z.looseObject({
-  type: z.literal('input_image'),
-  /** `data:image/…;base64,…` or an `http(s)` URL the caller fetches before translating. */
-  image_url: text,
-  /** An OpenAI file store id: the router has no file store (400). */
-  file_id: text,
-  detail: text,
-});
+const textPartSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.enum(['input_text', 'output_text', 'text', 'summary_text']),
+    text: z.string(),
+  }),
+);
+const refusalPartSchema = lazySchema(() => z.looseObject({ type: z.literal('refusal'), refusal: z.string() }));
+const imagePartSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('input_image'),
+    /** `data:image/…;base64,…` or an `http(s)` URL the caller fetches before translating. */
+    image_url: text(),
+    /** An OpenAI file store id: the router has no file store (400). */
+    file_id: text(),
+    detail: text(),
+  }),
+);
 /** Modelled so the translator can answer 400 naming the part: nodes take text and images only. */
-const filePartSchema = z.looseObject({ type: z.literal('input_file') });
+const filePartSchema = lazySchema(() => z.looseObject({ type: z.literal('input_file') }));
 
-const messagePartSchema = z.discriminatedUnion('type', [
-  textPartSchema,
-  refusalPartSchema,
-  imagePartSchema,
-  filePartSchema,
-]);
-const outputPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema]);
+const messagePartSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [textPartSchema(), refusalPartSchema(), imagePartSchema(), filePartSchema()]),
+);
+const outputPartSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [textPartSchema(), imagePartSchema(), filePartSchema()]),
+);
 
 /** `string | Part[]`; the message names both so a bad value says what is expected. */
 function contentOf<T extends z.ZodType>(part: T, expected: string) {
@@ -72,113 +76,131 @@ function contentOf<T extends z.ZodType>(part: T, expected: string) {
 // ---------------------------------------------------------------------------------------------------
 // Tools.
 
-const functionToolSchema = z.looseObject({
-  type: z.literal('function'),
-  name: z.string().min(1),
-  description: text,
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-  strict: z.boolean().nullish(),
-});
+const functionToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('function'),
+    name: z.string().min(1),
+    description: text(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  }),
+);
 
 /** A free-form tool (Codex's `apply_patch`): the model's input is text, optionally under a grammar. */
-const customToolSchema = z.looseObject({
-  type: z.literal('custom'),
-  name: z.string().min(1),
-  description: text,
-  format: z
-    .discriminatedUnion('type', [
-      z.looseObject({ type: z.literal('text') }),
-      z.looseObject({ type: z.literal('grammar'), syntax: z.string(), definition: z.string() }),
-    ])
-    .nullish(),
-});
+const customToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('custom'),
+    name: z.string().min(1),
+    description: text(),
+    format: z
+      .discriminatedUnion('type', [
+        z.looseObject({ type: z.literal('text') }),
+        z.looseObject({ type: z.literal('grammar'), syntax: z.string(), definition: z.string() }),
+      ])
+      .nullish(),
+  }),
+);
 
-const hostedToolSchema = z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) });
+const hostedToolSchema = lazySchema(() => z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }));
 
-export const responsesToolSchema = z.discriminatedUnion(
-  'type',
-  [functionToolSchema, customToolSchema, hostedToolSchema],
-  {
+export const responsesToolSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [functionToolSchema(), customToolSchema(), hostedToolSchema()], {
     error: (issue) =>
       issue.code === 'invalid_union' ? 'expected a function or custom tool (or a hosted tool type)' : undefined,
-  },
+  }),
 );
 
 const namedChoice = <T extends 'function' | 'custom'>(type: T) =>
   z.looseObject({ type: z.literal(type), name: z.string().min(1) });
 
-const toolChoiceSchema = z.union(
-  [
-    z.enum(['none', 'auto', 'required']),
-    z.discriminatedUnion('type', [
-      namedChoice('function'),
-      namedChoice('custom'),
-      z.looseObject({
-        type: z.literal('allowed_tools'),
-        mode: z.enum(['auto', 'required']),
-        tools: z.array(z.looseObject({ type: z.string(), name: text })),
-      }),
-      z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }),
-    ]),
-  ],
-  { error: 'expected none, auto, required, or a function, custom, allowed_tools or hosted tool choice' },
+const toolChoiceSchema = lazySchema(() =>
+  z.union(
+    [
+      z.enum(['none', 'auto', 'required']),
+      z.discriminatedUnion('type', [
+        namedChoice('function'),
+        namedChoice('custom'),
+        z.looseObject({
+          type: z.literal('allowed_tools'),
+          mode: z.enum(['auto', 'required']),
+          tools: z.array(z.looseObject({ type: z.string(), name: text() })),
+        }),
+        z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }),
+      ]),
+    ],
+    { error: 'expected none, auto, required, or a function, custom, allowed_tools or hosted tool choice' },
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------------
 // Input items.
 
-const messageItemSchema = z.looseObject({
-  type: z.literal('message').optional(),
-  role: z.enum(['user', 'assistant', 'system', 'developer']),
-  content: contentOf(messagePartSchema, 'input_text, output_text, input_image, refusal'),
-});
+const messageItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('message').optional(),
+    role: z.enum(['user', 'assistant', 'system', 'developer']),
+    content: contentOf(messagePartSchema(), 'input_text, output_text, input_image, refusal'),
+  }),
+);
 
-const functionCallItemSchema = z.looseObject({
-  type: z.literal('function_call'),
-  call_id: z.string(),
-  name: z.string().min(1),
-  /** A JSON string, as the model produced it. */
-  arguments: z.string(),
-  id: text,
-});
+const functionCallItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('function_call'),
+    call_id: z.string(),
+    name: z.string().min(1),
+    /** A JSON string, as the model produced it. */
+    arguments: z.string(),
+    id: text(),
+  }),
+);
 
-const outputContent = contentOf(outputPartSchema, 'input_text, input_image');
+const outputContent = lazySchema(() => contentOf(outputPartSchema(), 'input_text, input_image'));
 
-const functionCallOutputItemSchema = z.looseObject({
-  type: z.literal('function_call_output'),
-  call_id: z.string(),
-  output: outputContent,
-});
+const functionCallOutputItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('function_call_output'),
+    call_id: z.string(),
+    output: outputContent(),
+  }),
+);
 
-const customToolCallItemSchema = z.looseObject({
-  type: z.literal('custom_tool_call'),
-  call_id: z.string(),
-  name: z.string().min(1),
-  input: z.string(),
-  id: text,
-});
+const customToolCallItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('custom_tool_call'),
+    call_id: z.string(),
+    name: z.string().min(1),
+    input: z.string(),
+    id: text(),
+  }),
+);
 
-const customToolCallOutputItemSchema = z.looseObject({
-  type: z.literal('custom_tool_call_output'),
-  call_id: z.string(),
-  output: outputContent,
-});
+const customToolCallOutputItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('custom_tool_call_output'),
+    call_id: z.string(),
+    output: outputContent(),
+  }),
+);
 
 /** Earlier thinking sent back: the summary the router wrote, or raw `reasoning_text` content. */
-const reasoningItemSchema = z.looseObject({
-  type: z.literal('reasoning'),
-  summary: z.array(z.looseObject({ text: z.string() })).nullish(),
-  content: z.array(z.looseObject({ text: z.string() })).nullish(),
-});
+const reasoningItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('reasoning'),
+    summary: z.array(z.looseObject({ text: z.string() })).nullish(),
+    content: z.array(z.looseObject({ text: z.string() })).nullish(),
+  }),
+);
 
 /** A pointer to an item OpenAI stored: modelled so the translator can answer 400 naming it. */
-const itemReferenceSchema = z.looseObject({ type: z.literal('item_reference'), id: z.string() });
+const itemReferenceSchema = lazySchema(() => z.looseObject({ type: z.literal('item_reference'), id: z.string() }));
 
 /** More tools, sent as an input item (what Codex does; anchor §3.9). */
-const additionalToolsItemSchema = z.looseObject({
-  type: z.literal('additional_tools'),
-  tools: z.array(responsesToolSchema),
-});
+const additionalToolsItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('additional_tools'),
+    tools: z.array(responsesToolSchema()),
+  }),
+);
 
 export const RESPONSES_INPUT_ITEM_TYPES = [
   'message',
@@ -190,91 +212,102 @@ export const RESPONSES_INPUT_ITEM_TYPES = [
   'additional_tools',
 ] as const;
 
-export const responsesInputItemSchema = z.discriminatedUnion(
-  'type',
-  [
-    messageItemSchema,
-    functionCallItemSchema,
-    functionCallOutputItemSchema,
-    customToolCallItemSchema,
-    customToolCallOutputItemSchema,
-    reasoningItemSchema,
-    itemReferenceSchema,
-    additionalToolsItemSchema,
-  ],
-  {
-    error: (issue) =>
-      issue.code === 'invalid_union'
-        ? `unsupported input item type; expected one of ${RESPONSES_INPUT_ITEM_TYPES.join(', ')}`
-        : undefined,
-  },
+export const responsesInputItemSchema = lazySchema(() =>
+  z.discriminatedUnion(
+    'type',
+    [
+      messageItemSchema(),
+      functionCallItemSchema(),
+      functionCallOutputItemSchema(),
+      customToolCallItemSchema(),
+      customToolCallOutputItemSchema(),
+      reasoningItemSchema(),
+      itemReferenceSchema(),
+      additionalToolsItemSchema(),
+    ],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union'
+          ? `unsupported input item type; expected one of ${RESPONSES_INPUT_ITEM_TYPES.join(', ')}`
+          : undefined,
+    },
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------------
 // The request.
 
-const textFormatSchema = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('text') }),
-  z.looseObject({ type: z.literal('json_object') }),
+const textFormatSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.looseObject({ type: z.literal('text') }),
+    z.looseObject({ type: z.literal('json_object') }),
+    z.looseObject({
+      type: z.literal('json_schema'),
+      name: text(),
+      description: text(),
+      schema: z.record(z.string(), z.unknown()).nullish(),
+      strict: z.boolean().nullish(),
+    }),
+  ]),
+);
+
+/** Every field but `input`, shared by the two request schemas below. */
+function requestFields() {
+  return {
+    model: z.string().min(1, 'model is required'),
+    instructions: text(),
+    stream: z.boolean().nullish(),
+    temperature: number(),
+    top_p: number(),
+    max_output_tokens: integer(),
+    tools: z.array(responsesToolSchema()).nullish(),
+    tool_choice: toolChoiceSchema().nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+    text: z.looseObject({ format: textFormatSchema().nullish() }).nullish(),
+    reasoning: z.looseObject({ effort: openAIReasoningEffortSchema().nullish(), summary: text() }).nullish(),
+    truncation: z.enum(['auto', 'disabled']).nullish(),
+    store: z.boolean().nullish(),
+    /** State the router may or may not keep: the handler decides; the translator ignores it. */
+    previous_response_id: text(),
+    // State only OpenAI keeps: typed only so the translator can reject them by name.
+    conversation: z.unknown().optional(),
+    prompt: z.unknown().optional(),
+    background: z.boolean().nullish(),
+    // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
+    options: z.looseObject({ num_predict: integer(), temperature: number() }).nullish(),
+    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
+    keep_alive: z.union([z.number(), z.string()]).nullish(),
+    format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
+    // The router's own fields (contract §4), never forwarded.
+    fallback_models: z.array(z.string()).nullish(),
+    // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
+    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    user: text(),
+  };
+}
+
+export const responsesRequestSchema = lazySchema(() =>
   z.looseObject({
-    type: z.literal('json_schema'),
-    name: text,
-    description: text,
-    schema: z.record(z.string(), z.unknown()).nullish(),
-    strict: z.boolean().nullish(),
+    ...requestFields(),
+    input: z.union([z.string(), z.array(responsesInputItemSchema())]).nullish(),
   }),
-]);
-
-const requestFields = {
-  model: z.string().min(1, 'model is required'),
-  instructions: text,
-  stream: z.boolean().nullish(),
-  temperature: number,
-  top_p: number,
-  max_output_tokens: integer,
-  tools: z.array(responsesToolSchema).nullish(),
-  tool_choice: toolChoiceSchema.nullish(),
-  parallel_tool_calls: z.boolean().nullish(),
-  text: z.looseObject({ format: textFormatSchema.nullish() }).nullish(),
-  reasoning: z.looseObject({ effort: openAIReasoningEffortSchema.nullish(), summary: text }).nullish(),
-  truncation: z.enum(['auto', 'disabled']).nullish(),
-  store: z.boolean().nullish(),
-  /** State the router may or may not keep: the handler decides; the translator ignores it. */
-  previous_response_id: text,
-  // State only OpenAI keeps: typed only so the translator can reject them by name.
-  conversation: z.unknown().optional(),
-  prompt: z.unknown().optional(),
-  background: z.boolean().nullish(),
-  // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
-  options: z.looseObject({ num_predict: integer, temperature: number }).nullish(),
-  think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
-  keep_alive: z.union([z.number(), z.string()]).nullish(),
-  format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
-  // The router's own fields (contract §4), never forwarded.
-  fallback_models: z.array(z.string()).nullish(),
-  // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
-  metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
-  user: text,
-};
-
-export const responsesRequestSchema = z.looseObject({
-  ...requestFields,
-  input: z.union([z.string(), z.array(responsesInputItemSchema)]).nullish(),
-});
+);
 
 /** The same request with `input` an array, so a bad item is reported at its own path (`input.3.call_id`). */
-const itemsRequestSchema = z.looseObject({ ...requestFields, input: z.array(responsesInputItemSchema) });
+const itemsRequestSchema = lazySchema(() =>
+  z.looseObject({ ...requestFields(), input: z.array(responsesInputItemSchema()) }),
+);
 
-export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
-export type ResponsesInputItem = z.infer<typeof responsesInputItemSchema>;
-export type ResponsesMessagePart = z.infer<typeof messagePartSchema>;
-export type ResponsesOutputPart = z.infer<typeof outputPartSchema>;
-export type ResponsesTool = z.infer<typeof responsesToolSchema>;
-export type ResponsesToolChoice = z.infer<typeof toolChoiceSchema>;
+export type ResponsesRequest = InferLazy<typeof responsesRequestSchema>;
+export type ResponsesInputItem = InferLazy<typeof responsesInputItemSchema>;
+export type ResponsesMessagePart = InferLazy<typeof messagePartSchema>;
+export type ResponsesOutputPart = InferLazy<typeof outputPartSchema>;
+export type ResponsesTool = InferLazy<typeof responsesToolSchema>;
+export type ResponsesToolChoice = InferLazy<typeof toolChoiceSchema>;
 
 export function parseResponsesRequest(body: unknown): WireParseResult<ResponsesRequest> {
   const itemized = typeof body === 'object' && body !== null && 'input' in body && Array.isArray(body.input);
-  return parseWith(itemized ? itemsRequestSchema : responsesRequestSchema, body, 'invalid request');
+  return parseWith(itemized ? itemsRequestSchema() : responsesRequestSchema(), body, 'invalid request');
 }
 
 /** Responses stream when asked to (`stream: true`); OpenAI's default is one object. */
