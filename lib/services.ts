@@ -1,11 +1,16 @@
 /**
  * The composition root of a function instance: config → DynamoDB client → table → repositories →
  * registry, each built once per container on first use (a Lambda cold start) and reused by every
- * invocation. Handlers ask for what they need here; tests build their own with the factories.
+ * invocation. Handlers ask for what they need here; tests build their own with the factories, or set
+ * the instance's from a config of their own with `initServices`.
  */
 import { randomUUID } from 'node:crypto';
 import { createTraceRecorder, type TraceRecorder } from './analytics/trace';
 import { type FleetConfig, getConfig } from './config';
+import { type ApplyContextLayers, createContextLayers } from './context-service/context-layers';
+import { createFleetSummariser } from './context-service/fleet-summariser';
+import { createStickyClearedIds } from './context-service/sticky-cleared-ids';
+import { createSummaryCache } from './context-service/summary-cache';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createShowModel, type ShowModel } from './fleet/show-model';
@@ -16,6 +21,7 @@ import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
 import { createQueueManager, type QueueManager } from './routing/queue-manager';
 import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
+import { createClearedToolResultsRepository } from './store/cleared-tool-results-repository';
 import { createDynamoClient } from './store/client';
 import { createNodeRepository } from './store/node-repository';
 import {
@@ -24,6 +30,7 @@ import {
   type QueueStateRepository,
 } from './store/queue-state-repository';
 import { openTable, type Table } from './store/table';
+import { createToolResultSummaryRepository } from './store/tool-result-summary-repository';
 import { createWriteBehind, type WriteBehind } from './store/write-behind';
 
 export interface Services {
@@ -38,6 +45,8 @@ export interface Services {
   readonly traces: TraceRecorder;
   readonly showModel: ShowModel;
   readonly routing: RoutingState;
+  /** The context layers of `/v1/messages` and `/v1/responses` (clearing, summarising, the cap). */
+  readonly contextLayers: ApplyContextLayers;
 }
 
 /** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
@@ -85,8 +94,15 @@ function createQueuePublisher(queues: QueueManager, states: QueueStateRepository
 }
 
 export function getServices(): Services {
-  if (services !== undefined) return services;
-  const config = getConfig();
+  return services ?? initServices(getConfig());
+}
+
+/**
+ * Builds this instance's services from `config` and makes them the ones `getServices` returns: what the
+ * first request does with the environment's config, and what in-process handler tests do with their own
+ * (`loadConfig({...})`) instead of mutating `process.env`.
+ */
+export function initServices(config: FleetConfig): Services {
   const table = openTable(createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint }), config.table);
   const describe = createModelDescriber();
   const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
@@ -94,6 +110,15 @@ export function getServices(): Services {
   onShutdown(() => writeBehind.close());
   const queues = createQueueManager();
   const queueStates = createQueueStateRepository(table, writeBehind);
+  const routing: RoutingState = {
+    queues,
+    depths: createFleetDepths(queues, {
+      loadOthers: () => queueStates.live(Date.now(), { exceptInstanceId: INSTANCE_ID }),
+      maxAgeMs: QUEUE_STATE_TTL_MS,
+    }),
+    latency: createLatencyStats(),
+    affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
+  };
   services = {
     config,
     table,
@@ -104,15 +129,23 @@ export function getServices(): Services {
     showModel: createShowModel(),
     queueStates,
     publishQueues: createQueuePublisher(queues, queueStates),
-    routing: {
-      queues,
-      depths: createFleetDepths(queues, {
-        loadOthers: () => queueStates.live(Date.now(), { exceptInstanceId: INSTANCE_ID }),
-        maxAgeMs: QUEUE_STATE_TTL_MS,
-      }),
-      latency: createLatencyStats(),
-      affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
-    },
+    routing,
+    contextLayers: createContextLayers({
+      settings: config.context,
+      clearedIds: createStickyClearedIds({ store: createClearedToolResultsRepository(table, writeBehind) }),
+      compaction: {
+        summaries: createSummaryCache({ store: createToolResultSummaryRepository(table, writeBehind) }),
+        summarise: createFleetSummariser({
+          snapshot: () => registry.snapshot(),
+          dispatch: {
+            ...routing,
+            maxRetries: config.maxRetries,
+            concurrencyOverrides: config.nodeConcurrency,
+          },
+          model: config.context.compactionModel,
+        }),
+      },
+    }),
   };
   return services;
 }

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/messages` (spec §4.3; protocols §6): validate, resolve the client's model id to a fleet
  * model (anchor §2.8: `claude-haiku-4-5` → a fast loaded model, other ids → a large one), fetch image
- * URLs, translate to an Ollama chat request, route and relay as an Anthropic message or event stream.
+ * URLs, translate to an Ollama chat request, apply the context layers (anchor §3.8: clear old tool
+ * results, summarise, 413 over the cap), route and relay as an Anthropic message or event stream.
  * `metadata.user_id` is the `user:` tag; the `anthropic-version` header is echoed; the resolution shows
  * in `x-fleet-requested-model` and `x-fleet-model-resolution` (the served model is `x-fleet-model`).
  */
@@ -21,7 +22,7 @@ import { getServices } from '../services';
 import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../wire/anthropic';
 import { createAnthropicOutput } from './anthropic-output';
 import { chatRoutingRequest } from './chat-routing-request';
-import { modelResolutionHeaders } from './fleet-headers';
+import { contextLayerHeaders, modelResolutionHeaders } from './fleet-headers';
 import { serveChat } from './serve-chat';
 import { thinkingCapable } from './thinking-capable';
 
@@ -34,7 +35,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     headerValue: request.header('x-service-tags'),
     user: body.metadata?.user_id,
   });
-  const { config, registry } = getServices();
+  const { config, registry, contextLayers } = getServices();
   const snapshot = await registry.snapshot();
   const resolution = resolveModel(body.model, snapshot, {
     map: config.modelMap,
@@ -44,16 +45,19 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     needsTools: (body.tools?.length ?? 0) > 0,
   });
   const images = await fetchImages(anthropicImageUrls(body), { signal: response.signal, param: 'messages' });
-  const canonical = fromAnthropicMessagesRequest(body, {
+  const translated = fromAnthropicMessagesRequest(body, {
     images,
     thinking: { capable: thinkingCapable(snapshot, resolution.model) },
   });
+  const layers = await contextLayers({ request: translated, tags, signal: response.signal });
+  const canonical = layers.request;
   const routing = chatRoutingRequest({
     model: resolution.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
     messages: canonical.messages,
     tools: canonical.tools?.length ?? 0,
+    promptTokens: layers.promptTokens,
   });
   const version = request.header('anthropic-version');
   const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
@@ -68,6 +72,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     requestedModel: body.model,
     headers: {
       ...modelResolutionHeaders(body.model, resolution),
+      ...contextLayerHeaders(layers),
       ...(version !== undefined ? { 'anthropic-version': version } : {}),
     },
     nodePath: '/api/chat',

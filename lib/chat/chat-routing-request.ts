@@ -1,7 +1,8 @@
 /**
  * What a chat request is routed by: the model and its fallbacks, whether it carries images (vision
  * models only) or tools, an estimate of the prompt's size for the context-fit signal, and the
- * conversation key that pins a conversation to the node that served it.
+ * conversation key that pins a conversation to the node that served it (also what the context layers
+ * remember cleared tool results by: `chatConversationKey`).
  */
 import { conversationKey } from '../routing/affinity';
 import type { RoutingRequest } from '../routing/routing-request';
@@ -16,6 +17,21 @@ export interface ChatRoutingInput {
     readonly images?: readonly string[] | null;
   }[];
   readonly tools: number;
+  /** The context layers' estimate (`estimatePromptTokens`), when they measured the prompt. */
+  readonly promptTokens?: number | undefined;
+}
+
+type ChatMessages = ChatRoutingInput['messages'];
+
+/** `conversationKey` of a chat: its model, tags, system prompt and first user turn. */
+export function chatConversationKey(
+  model: string,
+  tags: readonly string[],
+  messages: ChatMessages,
+): string | undefined {
+  const system = messages.find((message) => message.role === 'system')?.content ?? undefined;
+  const firstUser = messages.find((message) => message.role === 'user')?.content ?? undefined;
+  return conversationKey({ model, tags, systemPrompt: system, firstUserTurn: firstUser });
 }
 
 /** Roughly four characters a token; an image costs about what a vision encoder emits for one tile. */
@@ -29,16 +45,15 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
     characters += message.content?.length ?? 0;
     images += message.images?.length ?? 0;
   }
-  const system = input.messages.find((message) => message.role === 'system')?.content ?? undefined;
-  const firstUser = input.messages.find((message) => message.role === 'user')?.content ?? undefined;
-  const key = conversationKey({ model: input.model, tags: input.tags, systemPrompt: system, firstUserTurn: firstUser });
+  const key = chatConversationKey(input.model, input.tags, input.messages);
+  const estimate = Math.ceil(characters / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
   return {
     model: input.model,
     fallbackModels: input.fallbackModels,
     kind: 'chat',
     needsVision: images > 0,
     needsTools: input.tools > 0,
-    promptTokens: Math.ceil(characters / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE,
+    promptTokens: input.promptTokens ?? estimate,
     ...(key !== undefined ? { conversationKey: key } : {}),
   };
 }

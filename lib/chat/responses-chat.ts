@@ -1,9 +1,11 @@
 /**
  * `POST /v1/responses` (spec §4.2; protocols §4; anchor §3.9): validate, resolve the client's model id
  * to a fleet model (unmapped ids such as `gpt-5-codex` go to the best loaded model), fetch image URLs,
- * translate to an Ollama chat request, route and relay as a Responses object or event stream. The
- * router is stateless: nothing is stored (`store: false` in every response), so `previous_response_id`
- * is a 400 naming it. The resolution shows in `x-fleet-requested-model` and `x-fleet-model-resolution`.
+ * translate to an Ollama chat request, apply the context layers (anchor §3.8, as on `/v1/messages`: a
+ * long Codex session resends its whole history too), route and relay as a Responses object or event
+ * stream. The router is stateless: nothing is stored (`store: false` in every response), so
+ * `previous_response_id` is a 400 naming it. The resolution shows in `x-fleet-requested-model` and
+ * `x-fleet-model-resolution`.
  */
 import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../errors';
@@ -18,7 +20,7 @@ import { mergeTags } from '../routing/tags';
 import { getServices } from '../services';
 import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../wire/responses';
 import { chatRoutingRequest } from './chat-routing-request';
-import { modelResolutionHeaders } from './fleet-headers';
+import { contextLayerHeaders, modelResolutionHeaders } from './fleet-headers';
 import { createResponsesOutput } from './responses-output';
 import { serveChat } from './serve-chat';
 import { thinkingCapable } from './thinking-capable';
@@ -35,7 +37,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const { config, registry } = getServices();
+  const { config, registry, contextLayers } = getServices();
   const snapshot = await registry.snapshot();
   const resolution = resolveModel(body.model, snapshot, {
     map: config.modelMap,
@@ -45,10 +47,12 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     needsTools: declaresTools(body),
   });
   const images = await fetchImages(responsesImageUrlsToFetch(body), { signal: response.signal, param: 'input' });
-  const canonical = fromResponsesRequest(body, {
+  const translated = fromResponsesRequest(body, {
     images,
     thinking: { capable: thinkingCapable(snapshot, resolution.model) },
   });
+  const layers = await contextLayers({ request: translated, tags, signal: response.signal });
+  const canonical = layers.request;
   const streaming = responsesStreamRequested(body);
   const id = `resp_${randomUUID().replaceAll('-', '')}`;
   const createdAt = unixSeconds();
@@ -64,9 +68,10 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
       tags,
       messages: canonical.messages,
       tools: canonical.tools?.length ?? 0,
+      promptTokens: layers.promptTokens,
     }),
     requestedModel: body.model,
-    headers: modelResolutionHeaders(body.model, resolution),
+    headers: { ...modelResolutionHeaders(body.model, resolution), ...contextLayerHeaders(layers) },
     nodePath: '/api/chat',
     nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
     output: (served) =>

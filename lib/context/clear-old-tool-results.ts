@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OllamaMessage } from '../wire/ollama';
-import { estimateMessageTokens, estimateToolsTokens, type PromptParts } from './estimate-prompt-tokens';
+import { estimateMessageTokens, measurePrompt, type PromptMeasure, type PromptParts } from './estimate-prompt-tokens';
 
 export const CLEARED_TOOL_RESULT = '[tool result cleared — not in window of recent context]';
 
@@ -35,9 +35,13 @@ export interface ClearedToolResults<Request extends PromptParts> {
   readonly request: Request;
   /** Keys of the results cleared on this turn for the first time, oldest first. */
   readonly clearedIds: readonly string[];
+  /** Results cleared in the returned request: remembered ones cleared again, and `clearedIds`. */
+  readonly cleared: number;
   /** Estimated prompt tokens of the request as it came, and as it goes on. */
   readonly tokensBefore: number;
   readonly tokensAfter: number;
+  /** `estimateMessageTokens` of each message of the returned request. */
+  readonly messageTokens: readonly number[];
 }
 
 /**
@@ -53,15 +57,18 @@ export function toolResultKey(message: OllamaMessage, index: number): string {
   return `position:${index}:${digest}`;
 }
 
+/** `measure` is the request's `measurePrompt`, when the caller has it already (it is not counted again). */
 export function clearOldToolResults<Request extends PromptParts>(
   request: Request,
   options: ClearOldToolResultsOptions,
+  measure: PromptMeasure = measurePrompt(request),
 ): ClearedToolResults<Request> {
   const { messages } = request;
   // One tokenization per message: the estimate is updated as results are cleared, never recounted.
-  const counts = messages.map(estimateMessageTokens);
-  const tokensBefore = counts.reduce((sum, tokens) => sum + tokens, estimateToolsTokens(request.tools));
-  if (options.triggerTokens === 0) return { request, clearedIds: [], tokensBefore, tokensAfter: tokensBefore };
+  const counts = [...measure.messageTokens];
+  const tokensBefore = measure.total;
+  const unchanged = { request, clearedIds: [], cleared: 0, tokensBefore, tokensAfter: tokensBefore };
+  if (options.triggerTokens === 0) return { ...unchanged, messageTokens: counts };
 
   const results = messages.flatMap((message, index) => (message.role === 'tool' ? [{ index, message }] : []));
   const older = results
@@ -72,7 +79,9 @@ export function clearOldToolResults<Request extends PromptParts>(
   const clear = (index: number, message: OllamaMessage): void => {
     const replacement: OllamaMessage = { ...message, content: CLEARED_TOOL_RESULT };
     cleared.set(index, replacement);
-    tokens += estimateMessageTokens(replacement) - (counts[index] ?? 0);
+    const replacementTokens = estimateMessageTokens(replacement);
+    tokens += replacementTokens - (counts[index] ?? 0);
+    counts[index] = replacementTokens;
   };
 
   for (const { index, message, key } of older) {
@@ -87,7 +96,14 @@ export function clearOldToolResults<Request extends PromptParts>(
     }
   }
 
-  if (cleared.size === 0) return { request, clearedIds, tokensBefore, tokensAfter: tokensBefore };
+  if (cleared.size === 0) return { ...unchanged, messageTokens: counts };
   const clearedMessages = messages.map((message, index) => cleared.get(index) ?? message);
-  return { request: { ...request, messages: clearedMessages }, clearedIds, tokensBefore, tokensAfter: tokens };
+  return {
+    request: { ...request, messages: clearedMessages },
+    clearedIds,
+    cleared: cleared.size,
+    tokensBefore,
+    tokensAfter: tokens,
+    messageTokens: counts,
+  };
 }

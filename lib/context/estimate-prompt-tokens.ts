@@ -47,7 +47,21 @@ export function estimateToolsTokens(tools: readonly OllamaTool[] | undefined): n
 }
 
 export function estimatePromptTokens(request: PromptParts): number {
-  let tokens = estimateToolsTokens(request.tools);
-  for (const message of request.messages) tokens += estimateMessageTokens(message);
-  return tokens;
+  return measurePrompt(request).total;
+}
+
+/** The estimate with its parts, so a layer that edits some messages updates the total without recounting. */
+export interface PromptMeasure {
+  /** `estimateMessageTokens` of each message, in order. */
+  readonly messageTokens: readonly number[];
+  readonly toolsTokens: number;
+  /** `estimatePromptTokens`: the tools plus every message. */
+  readonly total: number;
+}
+
+export function measurePrompt(request: PromptParts): PromptMeasure {
+  const toolsTokens = estimateToolsTokens(request.tools);
+  const messageTokens = request.messages.map(estimateMessageTokens);
+  const total = messageTokens.reduce((sum, tokens) => sum + tokens, toolsTokens);
+  return { messageTokens, toolsTokens, total };
 }

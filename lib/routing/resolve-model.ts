@@ -47,7 +47,7 @@ export function resolveModel(id: string, snapshot: FleetSnapshot, options: Resol
   if (snapshot.placements.has(id)) return { model: id, via: 'fleet' };
   const tier = tierOf(id, options.tierKeywords);
   if (options.autoRoute) {
-    const chosen = bestModel(snapshot, tier, options);
+    const chosen = bestChatModel(snapshot, tier, options);
     if (chosen !== undefined) return { model: chosen, via: 'auto', tier };
   }
   const fallback = options.map.get('default');
@@ -67,7 +67,15 @@ interface Candidate {
   loadedOn: number;
 }
 
-function bestModel(snapshot: FleetSnapshot, tier: ModelTier, options: ResolveModelOptions): string | undefined {
+/**
+ * Step 3 on its own: the best chat model for the tier (loaded somewhere first, then on disk), or
+ * undefined when the fleet has none. Also how the context layers pick a model to summarise with.
+ */
+export function bestChatModel(
+  snapshot: FleetSnapshot,
+  tier: ModelTier,
+  options: Pick<ResolveModelOptions, 'needsVision' | 'needsTools'>,
+): string | undefined {
   const candidates = new Map<string, Candidate>();
   for (const node of snapshot.nodes) {
     if (!isPlaceable(node)) continue;

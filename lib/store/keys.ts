@@ -84,3 +84,16 @@ export function affinityKey(conversationKey: string): ItemKey {
 export function queueStateKey(instanceId: string): ItemKey {
   return { pk: 'QUEUES', sk: instanceId };
 }
+
+/**
+ * The tool results the context layers cleared in one conversation (Layer 1's sticky cut), one item per
+ * conversation, in a partition of its own: read with one GetItem.
+ */
+export function clearedToolResultsKey(conversationKey: string): ItemKey {
+  return { pk: prefixedKey('CLEARED', conversationKey), sk: SINGLETON_SORT_KEY };
+}
+
+/** A Layer 2 summary of one tool result, under its cache key (strategy and content hash). */
+export function toolResultSummaryKey(cacheKey: string): ItemKey {
+  return { pk: prefixedKey('SUMMARY', cacheKey), sk: SINGLETON_SORT_KEY };
+}

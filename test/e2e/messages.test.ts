@@ -2,7 +2,7 @@
  * `/v1/messages` end to end, as Claude Code and the official `@anthropic-ai/sdk` call it: the built
  * emulator, simulated nodes, whole and streamed replies, a tool round trip, model ids the fleet does not
  * have (auto-routed by tier, mapped, or 404 in Anthropic's shape), images to a vision model, API keys in
- * both headers, and a failure after the first byte.
+ * both headers, a failure after the first byte, and `messages.countTokens`.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -235,6 +235,35 @@ describe('POST /v1/messages', () => {
     expect((failed as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
       type: 'error',
       error: { type: 'api_error' },
+    });
+  });
+});
+
+describe('POST /v1/messages/count_tokens', () => {
+  it('answers messages.countTokens with the estimate the context layers use, for any model id', async () => {
+    const counted = await client.messages.countTokens({
+      model: 'claude-sonnet-4-5',
+      system: 'tiktoken is great!',
+      tools: [weather],
+      messages: [
+        { role: 'user', content: 'hello world' },
+        { role: 'assistant', content: 'Hello, world!' },
+      ],
+    });
+
+    // system 6 + user 2 + assistant 4, and the tool as the translator's JSON (`{"type":"function",…}`) 40.
+    expect(counted).toEqual({ input_tokens: 6 + 2 + 4 + 40 });
+  });
+
+  it("answers a bad request with 400 in Anthropic's error shape", async () => {
+    const error = await client.messages
+      .countTokens({ model: 'claude-sonnet-4-5', messages: [] })
+      .catch((thrown: unknown) => thrown);
+
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('messages') },
     });
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { CLEARED_TOOL_RESULT, clearOldToolResults, toolResultKey } from '../../../lib/context/clear-old-tool-results';
-import { estimatePromptTokens } from '../../../lib/context/estimate-prompt-tokens';
+import {
+  estimateMessageTokens,
+  estimatePromptTokens,
+  measurePrompt,
+} from '../../../lib/context/estimate-prompt-tokens';
 import { agentConversation, deepFreeze, nextTurn, toolContents } from './conversation';
 
 const NONE: ReadonlySet<string> = new Set();
@@ -149,5 +153,25 @@ describe('clearOldToolResults', () => {
     expect(turn1.clearedIds[0]).toBe(toolResultKey(request.messages[3] ?? { role: 'tool', content: '' }, 3));
     expect(toolContents(turn2.request).slice(0, 3)).toEqual(Array(3).fill(CLEARED_TOOL_RESULT));
     expect(toolContents(rewritten.request).slice(0, 3)).toEqual(['changed', CLEARED_TOOL_RESULT, CLEARED_TOOL_RESULT]);
+  });
+  it('counts the results cleared in the request, remembered ones included, and each message as it goes on', () => {
+    const request = agentConversation(8);
+
+    const result = clearOldToolResults(request, { ...defaults, triggerTokens: 1, alreadyCleared: new Set(['call_1']) });
+
+    expect(result.cleared).toBe(5);
+    expect(result.clearedIds).toEqual(['call_0', 'call_2', 'call_3', 'call_4']);
+    expect(result.messageTokens).toEqual(result.request.messages.map(estimateMessageTokens));
+  });
+
+  it('takes the measure the caller has already made instead of counting again', () => {
+    const request = agentConversation(8);
+    const measure = measurePrompt(request);
+    const inflated = { ...measure, total: measure.total + 1_000_000 };
+
+    const result = clearOldToolResults(request, { ...defaults, triggerTokens: measure.total + 1 }, inflated);
+
+    expect(result.tokensBefore).toBe(inflated.total);
+    expect(result.cleared).toBe(5);
   });
 });

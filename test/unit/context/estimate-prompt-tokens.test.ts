@@ -4,6 +4,7 @@ import {
   estimatePromptTokens,
   estimateToolsTokens,
   IMAGE_TOKENS,
+  measurePrompt,
 } from '../../../lib/context/estimate-prompt-tokens';
 import { countTokens } from '../../../lib/tokens/count-tokens';
 import { agentConversation } from './conversation';
@@ -65,5 +66,17 @@ describe('estimatePromptTokens', () => {
 
     expect(estimatePromptTokens(request)).toBe(parts);
     expect(estimateToolsTokens(undefined)).toBe(0);
+  });
+});
+
+describe('measurePrompt', () => {
+  it('gives each message its estimate, the tools theirs, and the total', () => {
+    const request = agentConversation(3);
+
+    const measure = measurePrompt(request);
+
+    expect(measure.messageTokens).toEqual(request.messages.map(estimateMessageTokens));
+    expect(measure.toolsTokens).toBe(estimateToolsTokens(request.tools));
+    expect(measure.total).toBe(estimatePromptTokens(request));
   });
 });
