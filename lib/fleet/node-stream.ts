@@ -31,18 +31,35 @@ function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<str
   return flat;
 }
 
+const splitUrls = new Map<string, { readonly origin: string; readonly prefix: string }>();
+
+/** `http://10.0.0.5:11434/ollama` → origin `http://10.0.0.5:11434`, prefix `/ollama` (listed nodes may have one). */
+function splitBaseUrl(baseUrl: string): { readonly origin: string; readonly prefix: string } {
+  let split = splitUrls.get(baseUrl);
+  if (split === undefined) {
+    const url = new URL(baseUrl);
+    split = { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+    if (splitUrls.size >= 1024) splitUrls.clear();
+    splitUrls.set(baseUrl, split);
+  }
+  return split;
+}
+
 export async function openNodeStream(
   baseUrl: string,
   path: string,
   body: unknown,
   options: NodeStreamOptions = {},
 ): Promise<NodeReply> {
-  const { request, agent } = nodeHttp();
+  const { agent } = nodeHttp();
   const url = `${baseUrl}${path}`;
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, {
-      dispatcher: agent,
+    // The agent's own request, with the node's origin and path prefix parsed once per node.
+    const target = splitBaseUrl(baseUrl);
+    response = await agent.request({
+      origin: target.origin,
+      path: `${target.prefix}${path}`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SimNode, startSimNode } from '../../../emulator/sim';
 import { UpstreamError } from '../../../lib/errors';
@@ -24,6 +26,34 @@ describe('openNodeStream', () => {
     expect(reply.headers['content-type']).toContain('application/x-ndjson');
     expect(lines.length).toBeGreaterThan(2);
     expect(JSON.parse(lines.at(-1) ?? '{}').done).toBe(true);
+  });
+
+  it('keeps the path prefix of a node behind a reverse proxy', async () => {
+    const seen: string[] = [];
+    const proxy = createServer((request, response) => {
+      seen.push(request.url ?? '');
+      const upstream = httpRequest(`${node.url}${(request.url ?? '').replace(/^\/ollama/, '')}`, {
+        method: request.method ?? 'POST',
+        headers: request.headers,
+      });
+      upstream.on('response', (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/ollama`;
+      const reply = await openNodeStream(base, '/api/chat', chat);
+      await readNodeBody(reply);
+
+      expect(reply.status).toBe(200);
+      expect(seen).toEqual(['/ollama/api/chat']);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('passes a node error status through for the caller to judge', async () => {
