@@ -5,9 +5,9 @@
  * counters per node and model and per tag. Nothing here waits for the table (DESIGN decision 5) and
  * nothing is dropped: the write-behind queue retries until the table takes it.
  *
- * Traces are written in pages: the recorder keeps each trace as its JSON text and, whenever the queue
- * drains (at least once a second, and before a Lambda invocation ends), hands the write-behind one item
- * per page of up to `maxPageBytes` — `{"traces":[…]}` under `tracePageKey`. A request then costs a
+ * Traces are written in pages: the recorder keeps the traces it is given and, whenever the queue drains
+ * (at least once a second, and before a Lambda invocation ends), serialises them in one pass and hands
+ * the write-behind one item per page of up to `maxPageBytes` — `{"traces":[…]}` under `tracePageKey`. A request then costs a
  * string in memory instead of a table write of its own: at a thousand requests a second that is one or
  * two writes a second, not forty BatchWrites, and the AWS SDK's per-request work goes with them.
  */
@@ -83,34 +83,27 @@ export function createTraceRecorder(
   options: TraceRecorderOptions,
 ): TraceRecorder {
   const maxPageBytes = options.maxPageBytes ?? 256 * 1024;
-  let entries: string[] = [];
-  let bytes = 0;
-  let firstStartedAt = 0;
+  /** Traces since the last drain; serialised in one pass when the queue drains, off the request path. */
+  let recorded: Trace[] = [];
   let sequence = 0;
-  const pages: DocItem[] = [];
 
-  const seal = () => {
-    if (entries.length === 0) return;
-    const key: ItemKey = tracePageKey(firstStartedAt, options.instanceId, sequence++);
-    pages.push({
-      ...key,
-      expiresAt: Math.floor(firstStartedAt / 1000) + TRACE_RETENTION_SECONDS,
-      doc: `{"traces":[${entries.join(',')}]}`,
-    });
-    entries = [];
-    bytes = 0;
-  };
-  const source: ItemSource = {
-    hasPending: () => entries.length > 0 || pages.length > 0,
-    drain() {
-      seal();
-      return pages.splice(0);
-    },
-  };
-  queue.addSource(source);
-
-  return {
-    record(trace) {
+  const pagesOf = (traces: readonly Trace[]): DocItem[] => {
+    const pages: DocItem[] = [];
+    let entries: string[] = [];
+    let bytes = 0;
+    let firstStartedAt = 0;
+    const seal = () => {
+      if (entries.length === 0) return;
+      const key: ItemKey = tracePageKey(firstStartedAt, options.instanceId, sequence++);
+      pages.push({
+        ...key,
+        expiresAt: Math.floor(firstStartedAt / 1000) + TRACE_RETENTION_SECONDS,
+        doc: `{"traces":[${entries.join(',')}]}`,
+      });
+      entries = [];
+      bytes = 0;
+    };
+    for (const trace of traces) {
       const json = JSON.stringify(
         trace.error !== undefined && trace.error.length > MAX_ERROR_CHARS
           ? { ...trace, error: `${trace.error.slice(0, MAX_ERROR_CHARS)}…` }
@@ -121,6 +114,23 @@ export function createTraceRecorder(
       if (entries.length === 0) firstStartedAt = trace.startedAt;
       entries.push(json);
       bytes += size + 1;
+    }
+    seal();
+    return pages;
+  };
+  const source: ItemSource = {
+    hasPending: () => recorded.length > 0,
+    drain() {
+      const traces = recorded;
+      recorded = [];
+      return pagesOf(traces);
+    },
+  };
+  queue.addSource(source);
+
+  return {
+    record(trace) {
+      recorded.push(trace);
       queue.touch();
       // A retried attempt is part of a request counted by its final trace.
       if (trace.status === 'retried') return;

@@ -47,8 +47,16 @@ export function lockKey(name: string): ItemKey {
 
 /** `2026-11-21`: traces and usage are partitioned by UTC day, so a day's items are one query. */
 export function dayOf(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 10);
+  // Every routed request asks for today's: the last answer is kept until the day ends.
+  if (epochMs >= lastDay.start && epochMs < lastDay.start + DAY_MS) return lastDay.text;
+  const start = Math.floor(epochMs / DAY_MS) * DAY_MS;
+  const text = new Date(start).toISOString().slice(0, 10);
+  lastDay = { start, text };
+  return text;
 }
+
+const DAY_MS = 86_400_000;
+let lastDay = { start: Number.NaN, text: '' };
 
 /**
  * A page of request traces (many traces, one item): one partition per day, sorted by the time of the

@@ -1,7 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import { lockKey, NODE_PARTITION, nodeKey, prefixedKey } from '../../../lib/store/keys';
+import { dayOf, lockKey, NODE_PARTITION, nodeKey, prefixedKey } from '../../../lib/store/keys';
 
 describe('keys', () => {
+  it('names the UTC day of a time, across day boundaries in either order', () => {
+    const midnight = Date.parse('2026-11-21T00:00:00.000Z');
+
+    expect(dayOf(midnight - 1)).toBe('2026-11-20');
+    expect(dayOf(midnight)).toBe('2026-11-21');
+    expect(dayOf(midnight + 86_399_999)).toBe('2026-11-21');
+    expect(dayOf(midnight + 86_400_000)).toBe('2026-11-22');
+    expect(dayOf(midnight - 1)).toBe('2026-11-20');
+  });
+
   it('puts every node in one partition, keyed by id', () => {
     expect(nodeKey('10.0.1.10:11434')).toEqual({ pk: NODE_PARTITION, sk: '10.0.1.10:11434' });
   });
