@@ -43,4 +43,4 @@ export const routes: RouteTable = {
   'POST /fleet/heartbeat': heartbeat,
 };
 
-export const handler = createHandler(routes, handlerOptions());
+export const handler = createHandler(routes, handlerOptions);

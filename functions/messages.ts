@@ -9,4 +9,4 @@ export const routes: RouteTable = {
   'POST /v1/messages/count_tokens': serveAnthropicCountTokens,
 };
 
-export const handler = createHandler(routes, handlerOptions());
+export const handler = createHandler(routes, handlerOptions);

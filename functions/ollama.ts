@@ -46,4 +46,4 @@ export const routes: RouteTable = {
   'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
 };
 
-export const handler = createHandler(routes, handlerOptions());
+export const handler = createHandler(routes, handlerOptions);

@@ -17,4 +17,4 @@ export const routes: RouteTable = {
   'POST /v1/responses': serveResponses,
 };
 
-export const handler = createHandler(routes, handlerOptions());
+export const handler = createHandler(routes, handlerOptions);

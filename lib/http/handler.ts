@@ -114,21 +114,42 @@ async function fail(sink: ResponseSink, path: string, thrown: unknown): Promise<
   await sink.end(rendered.body);
 }
 
-function createServe(routes: RouteTable, options: HandlerOptions) {
+/**
+ * Options, or a function that gives them on the first request: reading settings (zod-validated) at
+ * module load would be part of every cold start, also for the invocations that never need them.
+ */
+export type HandlerOptionsSource = HandlerOptions | (() => HandlerOptions);
+
+interface ServeSetup {
+  readonly options: HandlerOptions;
+  readonly checkApiKey: ReturnType<typeof createApiKeyCheck>;
+}
+
+function createServe(routes: RouteTable, source: HandlerOptionsSource) {
   const compiled = compileRoutes(routes);
-  const checkApiKey = createApiKeyCheck(options.apiKeys);
+  let setup: ServeSetup | undefined;
+  const resolve = (): ServeSetup => {
+    if (setup === undefined) {
+      const options = typeof source === 'function' ? source() : source;
+      setup = { options, checkApiKey: createApiKeyCheck(options.apiKeys) };
+    }
+    return setup;
+  };
   return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
     const { method, path, resource } = routingKeyOf(event);
+    let options: HandlerOptions | undefined;
     try {
+      const current = resolve();
+      options = current.options;
       const found = findRoute(compiled, method, path, resource);
       const request = toHttpRequest(event, found.params);
-      checkApiKey?.(request);
+      current.checkApiKey?.(request);
       await found.route(request, sink);
       if (!sink.ended) await sink.end();
     } catch (error) {
       await fail(sink, path, error);
     }
-    if (options.afterResponse !== undefined) {
+    if (options?.afterResponse !== undefined) {
       await options.afterResponse().catch((error: unknown) => logFailure(toRouterError(error), path));
     }
   };
@@ -153,7 +174,7 @@ function awsLambdaGlobal(): AwsLambdaGlobal | undefined {
 /** A streaming handler where the platform streams, else a buffered one. */
 export function createHandler(
   routes: RouteTable,
-  options: HandlerOptions = {},
+  options: HandlerOptionsSource = {},
 ): StreamingLambdaHandler | BufferedLambdaHandler {
   const serve = createServe(routes, options);
   const aws = awsLambdaGlobal();
@@ -169,7 +190,7 @@ export function createHandler(
 }
 
 /** The buffered host on its own (serverless-offline, unit tests). */
-export function createBufferedHandler(routes: RouteTable, options: HandlerOptions = {}): BufferedLambdaHandler {
+export function createBufferedHandler(routes: RouteTable, options: HandlerOptionsSource = {}): BufferedLambdaHandler {
   const serve = createServe(routes, options);
   return async (event) => {
     const { sink, result } = createBufferedSink();
@@ -179,7 +200,7 @@ export function createBufferedHandler(routes: RouteTable, options: HandlerOption
 }
 
 /** The streaming host on its own, over any Writable (tests drive it with a recording stream). */
-export function createStreamingHandler(routes: RouteTable, options: HandlerOptions = {}) {
+export function createStreamingHandler(routes: RouteTable, options: HandlerOptionsSource = {}) {
   const serve = createServe(routes, options);
   return async (event: LambdaHttpEvent, stream: Writable): Promise<void> => {
     await serve(event, createStreamingSink(stream));

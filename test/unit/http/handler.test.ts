@@ -54,6 +54,34 @@ const streaming: Host = async (table, event, afterResponse) => {
   return { statusCode: 0, headers: {}, body: text };
 };
 
+describe('handler options given as a function', () => {
+  it('reads them on the first request, once, not when the handler is created', async () => {
+    const source = jest.fn(() => ({ apiKeys: ['secret'] }));
+    const handler = createBufferedHandler(routes, source);
+    expect(source).not.toHaveBeenCalled();
+
+    const refused = await handler(makeHttpEvent({ path: '/api/tags' }));
+    const accepted = await handler(makeHttpEvent({ path: '/api/tags', headers: { authorization: 'Bearer secret' } }));
+
+    expect(refused.statusCode).toBe(401);
+    expect(accepted.statusCode).toBe(200);
+    expect(source).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 500 in the family shape when they cannot be read', async () => {
+    const handler = createBufferedHandler(routes, () => {
+      throw new Error('invalid configuration: FLEET_PORT must be a whole number');
+    });
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+
+    const reply = await handler(makeHttpEvent({ path: '/api/tags' }));
+    spy.mockRestore();
+
+    expect(reply.statusCode).toBe(500);
+    expect(JSON.parse(reply.body)).toEqual({ error: expect.any(String) });
+  });
+});
+
 describe('createBufferedHandler and createStreamingHandler', () => {
   describe.each([
     ['buffered', buffered],
