@@ -27,13 +27,9 @@
  * a newer client still goes through; `anthropicSkippedBlocks` names them for the caller's trace.
  */
 import { BadRequestError } from '../../errors';
-import {
-  type AnthropicEffort,
-  type AnthropicMessageParam,
-  type AnthropicMessagesRequest,
-  isKnownAnthropicBlock,
-} from '../../wire/anthropic';
+import { type AnthropicMessageParam, type AnthropicMessagesRequest, isKnownAnthropicBlock } from '../../wire/anthropic';
 import type { OllamaChatRequest, OllamaFormat, OllamaOptions, OllamaThink } from '../../wire/ollama';
+import { effortToThink, forwardedFields, setGivenOptions } from '../request-fields';
 import { raiseThinkingBudget } from '../thinking-budget';
 import { anthropicBlocks } from './anthropic-blocks';
 import { anthropicSystemPrompt } from './anthropic-system-prompt';
@@ -79,7 +75,7 @@ export function fromAnthropicMessagesRequest(
   const format = formatOf(request);
   const raise = options.thinking?.capable === true && think !== false && request.thinking?.type !== 'enabled';
   return {
-    ...forwardedFields(request),
+    ...forwardedFields(request, TRANSLATED_FIELDS),
     model: request.model,
     messages: system === undefined ? messages : [{ role: 'system', content: system }, ...messages],
     stream: request.stream === true,
@@ -114,14 +110,6 @@ export function anthropicSkippedBlocks(request: {
   return skipped;
 }
 
-function forwardedFields(request: AnthropicMessagesRequest): Record<string, unknown> {
-  const forwarded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(request)) {
-    if (!TRANSLATED_FIELDS.has(key) && value !== undefined) forwarded[key] = value;
-  }
-  return forwarded;
-}
-
 function optionsOf(request: AnthropicMessagesRequest, raise: boolean): OllamaOptions {
   const options: Record<string, unknown> = {};
   const mapped: Record<string, unknown> = {
@@ -131,24 +119,8 @@ function optionsOf(request: AnthropicMessagesRequest, raise: boolean): OllamaOpt
     stop: request.stop_sequences,
     num_predict: raise ? raiseThinkingBudget(request.max_tokens) : request.max_tokens,
   };
-  for (const [key, value] of Object.entries(mapped)) {
-    if (value !== undefined && value !== null) options[key] = value;
-  }
+  setGivenOptions(options, mapped);
   return options;
-}
-
-function effortToThink(effort: AnthropicEffort): OllamaThink {
-  switch (effort) {
-    case 'low':
-      return 'low';
-    case 'medium':
-      return 'medium';
-    case 'high':
-    case 'xhigh':
-      return 'high';
-    case 'max':
-      return 'max';
-  }
 }
 
 function thinkOf(

@@ -86,7 +86,7 @@ function fromUserMessage(message: UserMessage, field: string, fetched: ReadonlyM
         texts.push(part.text);
         return;
       case 'image_url':
-        images.push(imageData(part.image_url.url, `${partField}.image_url.url`, fetched));
+        images.push(imageUrlData(part.image_url.url, `${partField}.image_url.url`, fetched));
         return;
       case 'input_audio':
       case 'file':
@@ -99,7 +99,11 @@ function fromUserMessage(message: UserMessage, field: string, fetched: ReadonlyM
   return { role: 'user', content: texts.join('\n'), ...(images.length === 0 ? {} : { images }) };
 }
 
-function imageData(url: string, field: string, fetched: ReadonlyMap<string, string>): string {
+/**
+ * An image URL → the bare base64 Ollama takes: a fetched http(s) URL from the caller's map, or a base64
+ * `data:` URI (Ollama decodes with Go's `StdEncoding`); anything else is a 400 naming `field`.
+ */
+export function imageUrlData(url: string, field: string, fetched: ReadonlyMap<string, string>): string {
   if (isFetchedImageUrl(url)) {
     const data = fetched.get(url);
     if (data === undefined) throw new BadRequestError(`${field}: the image could not be fetched`, field);

@@ -26,7 +26,8 @@
  */
 import { BadRequestError } from '../../errors';
 import type { OllamaChatRequest, OllamaFormat, OllamaOptions, OllamaThink, OllamaTool } from '../../wire/ollama';
-import type { OpenAIChatRequest, OpenAIReasoningEffort } from '../../wire/openai';
+import type { OpenAIChatRequest } from '../../wire/openai';
+import { effortToThink, forwardedFields, setGivenOptions } from '../request-fields';
 import { raiseThinkingBudget } from '../thinking-budget';
 import { fromOpenAIChatMessages, isFetchedImageUrl, openAIImageUrls } from './from-openai-chat-messages';
 
@@ -77,7 +78,7 @@ export function fromOpenAIChatRequest(
   const format = formatOf(request);
   const thinks = options.thinking?.capable === true && think !== false;
   return {
-    ...forwardedFields(request),
+    ...forwardedFields(request, TRANSLATED_FIELDS),
     model: request.model,
     messages: fromOpenAIChatMessages(request.messages ?? [], options.images),
     stream: request.stream === true,
@@ -115,14 +116,6 @@ function rejectUnsupported(request: OpenAIChatRequest): void {
   }
 }
 
-function forwardedFields(request: OpenAIChatRequest): Record<string, unknown> {
-  const forwarded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(request)) {
-    if (!TRANSLATED_FIELDS.has(key) && value !== undefined) forwarded[key] = value;
-  }
-  return forwarded;
-}
-
 function optionsOf(request: OpenAIChatRequest, thinks: boolean): OllamaOptions {
   const options: Record<string, unknown> = { ...request.options };
   const mapped: Record<string, unknown> = {
@@ -134,32 +127,13 @@ function optionsOf(request: OpenAIChatRequest, thinks: boolean): OllamaOptions {
     stop: typeof request.stop === 'string' ? [request.stop] : request.stop,
     num_predict: request.max_completion_tokens ?? request.max_tokens,
   };
-  for (const [key, value] of Object.entries(mapped)) {
-    if (value !== undefined && value !== null) options[key] = value;
-  }
+  setGivenOptions(options, mapped);
   if (options['temperature'] === undefined || options['temperature'] === null) {
     options['temperature'] = OPENAI_DEFAULT_TEMPERATURE;
   }
   const budget = options['num_predict'];
   if (thinks && typeof budget === 'number') options['num_predict'] = raiseThinkingBudget(budget);
   return options;
-}
-
-function effortToThink(effort: OpenAIReasoningEffort): OllamaThink {
-  switch (effort) {
-    case 'none':
-      return false;
-    case 'minimal':
-    case 'low':
-      return 'low';
-    case 'medium':
-      return 'medium';
-    case 'high':
-    case 'xhigh':
-      return 'high';
-    case 'max':
-      return 'max';
-  }
 }
 
 function thinkOf(

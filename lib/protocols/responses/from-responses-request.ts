@@ -24,9 +24,9 @@
  */
 import { BadRequestError } from '../../errors';
 import type { OllamaChatRequest, OllamaFormat, OllamaMessage, OllamaOptions, OllamaThink } from '../../wire/ollama';
-import type { OpenAIReasoningEffort } from '../../wire/openai';
 import type { ResponsesRequest } from '../../wire/responses';
 import { isFetchedImageUrl } from '../openai/from-openai-chat-messages';
+import { effortToThink, forwardedFields, setGivenOptions } from '../request-fields';
 import { raiseThinkingBudget } from '../thinking-budget';
 import { fromResponsesInput, responsesImageUrls } from './from-responses-input';
 import { fromResponsesTools } from './from-responses-tools';
@@ -76,7 +76,7 @@ export function fromResponsesRequest(
   const thinks = options.thinking?.capable === true && think !== false;
   const nodeOptions = optionsOf(request, thinks);
   return {
-    ...forwardedFields(request),
+    ...forwardedFields(request, TRANSLATED_FIELDS),
     model: request.model,
     messages: messagesOf(request, options.images),
     stream: request.stream === true,
@@ -120,14 +120,6 @@ function messagesOf(request: ResponsesRequest, images: ReadonlyMap<string, strin
   return [{ role: 'system', content: instructions }, ...input];
 }
 
-function forwardedFields(request: ResponsesRequest): Record<string, unknown> {
-  const forwarded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(request)) {
-    if (!TRANSLATED_FIELDS.has(key) && value !== undefined) forwarded[key] = value;
-  }
-  return forwarded;
-}
-
 function optionsOf(request: ResponsesRequest, thinks: boolean): OllamaOptions {
   const options: Record<string, unknown> = { ...request.options };
   const mapped: Record<string, unknown> = {
@@ -135,30 +127,10 @@ function optionsOf(request: ResponsesRequest, thinks: boolean): OllamaOptions {
     top_p: request.top_p,
     num_predict: request.max_output_tokens,
   };
-  for (const [key, value] of Object.entries(mapped)) {
-    if (value !== undefined && value !== null) options[key] = value;
-  }
+  setGivenOptions(options, mapped);
   const budget = options['num_predict'];
   if (thinks && typeof budget === 'number') options['num_predict'] = raiseThinkingBudget(budget);
   return options;
-}
-
-/** The chat translator's `reasoning_effort` mapping (`from-openai-chat-request.ts`), for `reasoning.effort`. */
-function effortToThink(effort: OpenAIReasoningEffort): OllamaThink {
-  switch (effort) {
-    case 'none':
-      return false;
-    case 'minimal':
-    case 'low':
-      return 'low';
-    case 'medium':
-      return 'medium';
-    case 'high':
-    case 'xhigh':
-      return 'high';
-    case 'max':
-      return 'max';
-  }
 }
 
 function thinkOf(

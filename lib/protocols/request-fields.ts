@@ -1,0 +1,47 @@
+/**
+ * What every family's request translator (OpenAI chat, Responses, Anthropic Messages) does the same way
+ * on its way to an Ollama chat request (DESIGN decision 8): the reasoning-effort scale onto Ollama's
+ * `think`, options set only where the client gave a value (nothing silently defaulted), and the fields
+ * a translator does not know forwarded as they came. Pure.
+ */
+import type { OllamaThink } from '../wire/ollama';
+
+/** Every effort level the families use (OpenAI's `reasoning_effort`, Responses' and Anthropic's `effort`). */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** `none` → no thinking; `minimal`/`low` → low; `medium`; `high`/`xhigh` → high; `max`. */
+export function effortToThink(effort: ReasoningEffort): OllamaThink {
+  switch (effort) {
+    case 'none':
+      return false;
+    case 'minimal':
+    case 'low':
+      return 'low';
+    case 'medium':
+      return 'medium';
+    case 'high':
+    case 'xhigh':
+      return 'high';
+    case 'max':
+      return 'max';
+  }
+}
+
+/** Copies into `options` each mapped value the client gave (absent and null are not values). */
+export function setGivenOptions(options: Record<string, unknown>, mapped: Readonly<Record<string, unknown>>): void {
+  for (const [key, value] of Object.entries(mapped)) {
+    if (value !== undefined && value !== null) options[key] = value;
+  }
+}
+
+/** The request's fields other than the translated ones, forwarded at the top level as they came. */
+export function forwardedFields(
+  request: Readonly<Record<string, unknown>>,
+  translated: ReadonlySet<string>,
+): Record<string, unknown> {
+  const forwarded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request)) {
+    if (!translated.has(key) && value !== undefined) forwarded[key] = value;
+  }
+  return forwarded;
+}
