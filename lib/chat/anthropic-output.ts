@@ -10,20 +10,16 @@
  * only after the relay fixed the status and headers (every `X-Fleet-*` header is final before the first
  * byte, contract §4), and stop at the end, on failure, and when the client leaves.
  */
-import { SSE_TYPE } from '../http/reply';
 import type { ResponseSink } from '../http/response-sink';
 import { createAnthropicStreamConverter } from '../protocols/anthropic/anthropic-stream-converter';
 import { encodeAnthropicEvent } from '../protocols/anthropic/encode-anthropic-event';
 import { toAnthropicMessage } from '../protocols/anthropic/to-anthropic-message';
 import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { chatDiagnosticHeaders } from '../protocols/diagnostic-headers';
-import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
-import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
 import type { AnthropicStreamEvent } from '../wire/anthropic';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
+import { createConvertedOutput } from './converted-output';
 import { createIdleKeepAlive, type IdleKeepAlive } from './idle-keep-alive';
-import { outcomeOf } from './ollama-output';
 
 /** How long a streamed reply may stay quiet before a `ping` goes out. */
 export const PING_INTERVAL_MS = 10_000;
@@ -54,36 +50,28 @@ export function createAnthropicOutput(context: AnthropicOutputContext): ChatOutp
     stopSequences: context.stopSequences,
     ...(context.inputTokensEstimate !== undefined ? { inputTokensEstimate: context.inputTokensEstimate } : {}),
   });
-  const accumulator = createOllamaChatAccumulator();
   const keepAlive = context.streaming ? pingWhenIdle(context, () => encode(converter.ping())) : undefined;
-  let final: OllamaChatChunk | undefined;
-  return {
+  return createConvertedOutput({
     streaming: context.streaming,
-    contentType: SSE_TYPE,
-    parseLine: parseOllamaChatLine,
-    push(chunk) {
-      if (chunk.done === true) final ??= chunk;
-      if (!context.streaming) {
-        accumulator.push(chunk);
-        return '';
-      }
+    options: context.options,
+    convert(chunk) {
       const bytes = encode(converter.push(chunk));
       if (bytes !== '') keepAlive?.touch();
       return bytes;
     },
-    end() {
+    close() {
       keepAlive?.stop();
-      if (context.streaming) return { body: encode(converter.end()) };
-      const whole = accumulator.end();
-      const body = toAnthropicMessage(whole, context);
-      return { body: JSON.stringify(body), headers: chatDiagnosticHeaders(whole, context.options) };
+      return encode(converter.end());
+    },
+    render(whole) {
+      keepAlive?.stop();
+      return toAnthropicMessage(whole, context);
     },
     fail(error) {
       keepAlive?.stop();
       return encodeAnthropicEvent(converter.fail(error));
     },
-    outcome: () => outcomeOf(final),
-  };
+  });
 }
 
 /** The ping timer of a streamed reply on a streaming host; `ping()` gives '' once the stream has ended. */

@@ -3,17 +3,13 @@
  * comes and closes with `[DONE]`; non-streaming collects the lines and answers OpenAI's body with the
  * diagnostic headers. A failure after the first byte is an SSE `data: {"error": ...}` event.
  */
-import { SSE_TYPE } from '../http/reply';
 import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { chatDiagnosticHeaders } from '../protocols/diagnostic-headers';
-import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
-import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
 import { createOpenAIChatStreamConverter } from '../protocols/openai/openai-chat-stream-converter';
 import { toOpenAIChatCompletion } from '../protocols/openai/to-openai-chat-completion';
 import { encodeSseData, SSE_DONE } from '../stream/sse';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
-import { outcomeOf } from './ollama-output';
+import { createConvertedOutput } from './converted-output';
 
 export interface OpenAIOutputContext {
   readonly id: string;
@@ -26,27 +22,12 @@ export interface OpenAIOutputContext {
 
 export function createOpenAIOutput(context: OpenAIOutputContext): ChatOutput<OllamaChatChunk> {
   const converter = createOpenAIChatStreamConverter(context);
-  const accumulator = createOllamaChatAccumulator();
-  let final: OllamaChatChunk | undefined;
-  return {
+  return createConvertedOutput({
     streaming: context.streaming,
-    contentType: SSE_TYPE,
-    parseLine: parseOllamaChatLine,
-    push(chunk) {
-      if (chunk.done === true) final ??= chunk;
-      if (!context.streaming) {
-        accumulator.push(chunk);
-        return '';
-      }
-      return converter.push(chunk).map(encodeSseData).join('');
-    },
-    end() {
-      if (context.streaming) return { body: `${converter.end().map(encodeSseData).join('')}${SSE_DONE}` };
-      const whole = accumulator.end();
-      const body = toOpenAIChatCompletion(whole, context);
-      return { body: JSON.stringify(body), headers: chatDiagnosticHeaders(whole, context.options) };
-    },
+    options: context.options,
+    convert: (chunk) => converter.push(chunk).map(encodeSseData).join(''),
+    close: () => `${converter.end().map(encodeSseData).join('')}${SSE_DONE}`,
+    render: (whole) => toOpenAIChatCompletion(whole, context),
     fail: (error) => encodeSseData(context.streaming ? converter.fail(error) : { error: error.message }),
-    outcome: () => outcomeOf(final),
-  };
+  });
 }

@@ -5,11 +5,7 @@
  * headers. A failure after the first byte is the converter's `error` event followed by
  * `response.failed`, which openai-node throws.
  */
-import { SSE_TYPE } from '../http/reply';
 import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { chatDiagnosticHeaders } from '../protocols/diagnostic-headers';
-import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
-import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
 import { encodeResponsesEvent } from '../protocols/responses/encode-responses-event';
 import type { ResponsesContext } from '../protocols/responses/responses-envelope';
 import { createResponsesStreamConverter } from '../protocols/responses/responses-stream-converter';
@@ -17,7 +13,7 @@ import type { ResponsesStreamEvent } from '../protocols/responses/responses-stre
 import { toResponsesResponse } from '../protocols/responses/to-responses-response';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
-import { outcomeOf } from './ollama-output';
+import { createConvertedOutput } from './converted-output';
 
 export interface ResponsesOutputContext extends ResponsesContext {
   readonly streaming: boolean;
@@ -29,27 +25,12 @@ const encode = (events: readonly ResponsesStreamEvent[]): string => events.map(e
 
 export function createResponsesOutput(context: ResponsesOutputContext): ChatOutput<OllamaChatChunk> {
   const converter = createResponsesStreamConverter(context);
-  const accumulator = createOllamaChatAccumulator();
-  let final: OllamaChatChunk | undefined;
-  return {
+  return createConvertedOutput({
     streaming: context.streaming,
-    contentType: SSE_TYPE,
-    parseLine: parseOllamaChatLine,
-    push(chunk) {
-      if (chunk.done === true) final ??= chunk;
-      if (!context.streaming) {
-        accumulator.push(chunk);
-        return '';
-      }
-      return encode(converter.push(chunk));
-    },
-    end() {
-      if (context.streaming) return { body: encode(converter.end()) };
-      const whole = accumulator.end();
-      const body = toResponsesResponse(whole, context);
-      return { body: JSON.stringify(body), headers: chatDiagnosticHeaders(whole, context.options) };
-    },
+    options: context.options,
+    convert: (chunk) => encode(converter.push(chunk)),
+    close: () => encode(converter.end()),
+    render: (whole) => toResponsesResponse(whole, context),
     fail: (error) => encode(converter.fail(error)),
-    outcome: () => outcomeOf(final),
-  };
+  });
 }
