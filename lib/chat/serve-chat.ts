@@ -62,7 +62,9 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
     ...services.routing,
     maxRetries: services.config.maxRetries,
     concurrencyOverrides: services.config.nodeConcurrency,
-    send: (attempt, signal) => openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), signal),
+    // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
+    send: (attempt) =>
+      openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone),
   });
   let result: DispatchResult;
   try {
@@ -119,9 +121,9 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
 
   const output = input.output(decision.servedModel);
   const decoder = createNdjsonDecoder({ maxLineBytes: MAX_LINE_BYTES });
-  const signal = response.signal;
+  const signal = response.clientGone;
   const stop = () => reply.cancel();
-  signal.addEventListener('abort', stop, { once: true });
+  signal.once('abort', stop);
   let timeToFirstTokenMs: number | undefined;
   const handle = async (lines: ReturnType<typeof decoder.push>) => {
     for (const line of lines) {
@@ -168,7 +170,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       await response.end();
     }
   } finally {
-    signal.removeEventListener('abort', stop);
+    signal.removeListener('abort', stop);
     if (signal.aborted) status = 'client_disconnected';
     reply.cancel();
     slot.release(status === 'completed' ? 'completed' : status === 'client_disconnected' ? 'cancelled' : 'failed');

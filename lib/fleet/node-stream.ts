@@ -5,6 +5,7 @@
  * iterable of chunks that the relay consumes at the client's pace, and `cancel()` frees the node's
  * connection at once when the client goes away.
  */
+import type { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
 import { describeNetworkError, nodeHttp } from './node-http';
@@ -17,8 +18,11 @@ export interface NodeReply {
   cancel(): void;
 }
 
+/** What aborts the node request: an `AbortSignal`, or an emitter of `abort` with `aborted` (cheaper to listen to). */
+export type AbortSource = AbortSignal | (EventEmitter & { readonly aborted: boolean });
+
 export interface NodeStreamOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSource;
   /** How long the node may take to answer with headers (model loads are slow). */
   readonly firstByteTimeoutMs?: number;
 }

@@ -5,7 +5,24 @@
  * - buffered: serverless-offline and unit tests; the chunks are collected into one API Gateway result.
  * `signal` aborts when the client goes away, so upstream work can stop at once.
  */
+import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
+
+/**
+ * The client leaving, as an event emitter: `abort` once, and `aborted` after. Listening on an
+ * `AbortSignal` costs microseconds per request (its EventTarget is set up on the first listener); this
+ * costs nothing measurable, so the hot path listens here. undici takes it as a request's `signal`.
+ */
+export class ClientGone extends EventEmitter {
+  aborted = false;
+
+  /** Marks the client gone and tells the listeners, once. */
+  fire(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
 
 export interface ResponseMeta {
   readonly statusCode: number;
@@ -20,6 +37,8 @@ export interface ResponseSink {
   readonly ended: boolean;
   /** Aborted when the client disconnects before the reply ended. */
   readonly signal: AbortSignal;
+  /** The same moment as `signal`, cheap to listen to: what the relay and the node request listen on. */
+  readonly clientGone: ClientGone;
   /** Fixes status and headers; they go out with the first byte. */
   start(meta: ResponseMeta): void;
   write(chunk: string | Uint8Array): Promise<void>;
@@ -43,6 +62,7 @@ function firstOf(stream: Writable, events: readonly string[]): Promise<void> {
 export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter): ResponseSink {
   // Created on first use: most replies are written and ended without anyone watching for a disconnect.
   let controller: AbortController | undefined;
+  let events: ClientGone | undefined;
   let gone = false;
   let out: Writable | undefined;
   let ended = false;
@@ -51,6 +71,7 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
     if (ended || gone) return;
     gone = true;
     controller?.abort(new Error('client disconnected'));
+    events?.fire();
   };
   raw.on('close', onGone);
   // A destroyed stream emits 'error'; without a listener that would crash the process.
@@ -75,6 +96,13 @@ export function createStreamingSink(raw: Writable, withPrelude?: PreludeWriter):
         if (gone) controller.abort(new Error('client disconnected'));
       }
       return controller.signal;
+    },
+    get clientGone() {
+      if (events === undefined) {
+        events = new ClientGone();
+        if (gone) events.aborted = true;
+      }
+      return events;
     },
     start(meta) {
       if (out !== undefined) throw new Error('response already started');
@@ -129,6 +157,7 @@ export function createBufferedSink(): { sink: ResponseSink; result(): BufferedRe
       return ended;
     },
     signal: new AbortController().signal,
+    clientGone: new ClientGone(),
     start(next) {
       if (meta !== undefined) throw new Error('response already started');
       meta = next;

@@ -5,7 +5,7 @@
  */
 import type { ChatOutput } from '../../../lib/chat/chat-output';
 import { type RouterError, toRouterError } from '../../../lib/errors';
-import type { ResponseMeta, ResponseSink } from '../../../lib/http/response-sink';
+import { ClientGone, type ResponseMeta, type ResponseSink } from '../../../lib/http/response-sink';
 import { createNdjsonDecoder, type DecodedLine } from '../../../lib/stream/ndjson-decoder';
 
 export interface DrivenOutput {
@@ -51,6 +51,7 @@ export interface RecordingSink extends ResponseSink {
 /** A streaming sink that records each write. */
 export function createRecordingSink(streaming = true): RecordingSink {
   const controller = new AbortController();
+  const clientGone = new ClientGone();
   const writes: string[] = [];
   let meta: ResponseMeta | undefined;
   let ended = false;
@@ -67,6 +68,7 @@ export function createRecordingSink(streaming = true): RecordingSink {
       return ended;
     },
     signal: controller.signal,
+    clientGone,
     start(next) {
       meta = next;
     },
@@ -79,6 +81,9 @@ export function createRecordingSink(streaming = true): RecordingSink {
       if (chunk !== undefined) writes.push(textOf(chunk));
       ended = true;
     },
-    leave: () => controller.abort(new Error('client disconnected')),
+    leave: () => {
+      controller.abort(new Error('client disconnected'));
+      clientGone.fire();
+    },
   };
 }
