@@ -270,11 +270,19 @@ describe('routed chat', () => {
       }),
     });
     const node = response.headers.get('x-fleet-node');
+    const serving = node === 'a' ? first : second;
     await response.body?.getReader().read();
+    const left = Date.now();
     controller.abort();
 
-    // The session pins the next turn to the same node, which has one slot: the turn is answered at
-    // once only if the abandoned stream (8 s of tokens) was stopped and its slot freed.
+    // The router hears the client leave, stops the node (whose stream had 8 s of tokens left) and frees
+    // the slot in the same step; the node sees its request end.
+    while (serving.snapshot().requestsActive > 0 && Date.now() - left < 2000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(serving.snapshot().requestsActive).toBe(0);
+
+    // The session pins the next turn to the same node, which has one slot: it is answered at once.
     const started = Date.now();
     const next = await fetch(`${router.url}/api/chat`, {
       method: 'POST',
