@@ -13,8 +13,10 @@ import { startDynamo } from '../emulator/dynamo';
 import { startBareProxy } from './bare-proxy';
 import { measureColdStarts } from './cold-start';
 import { startFastNode } from './fast-node';
+import { handlerCost } from './handler-cost';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { processCpuMicros } from './process-cpu';
+import { startRole } from './processes';
 import { measureRankNodes } from './rank-nodes';
 import { routerBench } from './router-bench';
 import { sequentialMedianMicros } from './sequential-probe';
@@ -120,6 +122,28 @@ function coldStarts(): Verdict[] {
   }));
 }
 
+/** The fast node and the table in their own processes, the ollama handler driven in a third (./handler-cost). */
+async function probeHandlerCost(): Promise<void> {
+  const node = await startRole(['serve-node']);
+  const dynamo = await startRole(['serve-dynamo']);
+  try {
+    const child = spawn(process.execPath, [__filename, 'probe-handler'], {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        FLEET_NODES: `bench=${node.url}`,
+        FLEET_NODE_CONCURRENCY: 'bench=256',
+        FLEET_DYNAMODB_ENDPOINT: dynamo.url,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`the handler probe exited with ${code}`);
+  } finally {
+    await Promise.all([node.stop(), dynamo.stop()]);
+  }
+}
+
 async function main(): Promise<void> {
   const role = process.argv[2];
   if (role === 'serve-overhead') {
@@ -138,6 +162,14 @@ async function main(): Promise<void> {
   if (role === 'serve-proxy') {
     process.stdout.write(`${(await startBareProxy(process.argv[3] ?? '')).url}\n`);
     return;
+  }
+  if (role === 'handler-cost') {
+    await probeHandlerCost();
+    return;
+  }
+  if (role === 'probe-handler') {
+    await handlerCost(join(__dirname, '..', '..'));
+    process.exit(0);
   }
   const verdicts = [...(await routerBench()), rankVerdict(), ...(await emulatorOverhead()), ...coldStarts()];
   console.log('\nBudgets');
