@@ -12,9 +12,9 @@
  * Pure; throws only `BadRequestError` naming the field.
  */
 import { BadRequestError } from '../../errors';
-import { parseJson } from '../../wire/json';
 import type { OllamaMessage, OllamaToolCall } from '../../wire/ollama';
 import type { OpenAIChatMessage, OpenAIChatToolCallParam } from '../../wire/openai';
+import { parseToolArguments } from '../request-fields';
 
 type AssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
 type UserMessage = Extract<OpenAIChatMessage, { role: 'user' }>;
@@ -148,19 +148,7 @@ function fromToolCall(call: OpenAIChatToolCallParam, index: number, field: strin
     function: {
       index,
       name: call.function.name,
-      arguments: parseArguments(call.function.arguments, `${field}.function.arguments`),
+      arguments: parseToolArguments(call.function.arguments, `${field}.function.arguments`),
     },
   };
-}
-
-function parseArguments(json: string, field: string): Record<string, unknown> {
-  // Models stream an argument-less call as "" (and clients echo it back); Ollama wants an object.
-  if (json.trim() === '') return {};
-  const parsed = parseJson(json);
-  if (!parsed.ok) throw new BadRequestError(`${field}: not valid JSON: ${parsed.error}`, field);
-  const value = parsed.value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new BadRequestError(`${field}: must be a JSON object`, field);
-  }
-  return { ...value };
 }

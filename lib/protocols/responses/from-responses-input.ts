@@ -18,9 +18,9 @@
  * Pure; throws only `BadRequestError` naming the field.
  */
 import { BadRequestError } from '../../errors';
-import { parseJson } from '../../wire/json';
 import type { OllamaMessage, OllamaToolCall } from '../../wire/ollama';
 import type { ResponsesInputItem, ResponsesMessagePart, ResponsesOutputPart } from '../../wire/responses';
+import { parseToolArguments } from '../request-fields';
 import { responsesImageData } from './responses-image-data';
 
 type MessageItem = Extract<ResponsesInputItem, { role: string }>;
@@ -74,7 +74,7 @@ export function fromResponsesInput(
         return;
       }
       case 'function_call':
-        addCall(item.call_id, item.name, parseArguments(item.arguments, `${field}.arguments`));
+        addCall(item.call_id, item.name, parseToolArguments(item.arguments, `${field}.arguments`));
         return;
       case 'custom_tool_call':
         addCall(item.call_id, item.name, { input: item.input });
@@ -169,16 +169,4 @@ function reasoningText(item: Extract<ResponsesInputItem, { type: 'reasoning' }>)
   const parts =
     item.content !== undefined && item.content !== null && item.content.length > 0 ? item.content : item.summary;
   return (parts ?? []).map((part) => part.text).join('\n');
-}
-
-function parseArguments(json: string, field: string): Record<string, unknown> {
-  // Models stream an argument-less call as "" (and clients echo it back); Ollama wants an object.
-  if (json.trim() === '') return {};
-  const parsed = parseJson(json);
-  if (!parsed.ok) throw new BadRequestError(`${field}: not valid JSON: ${parsed.error}`, field);
-  const value = parsed.value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new BadRequestError(`${field}: must be a JSON object`, field);
-  }
-  return { ...value };
 }
