@@ -10,21 +10,16 @@ import { randomUUID } from 'node:crypto';
 import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
-import { fetchImages } from '../media/fetch-images';
 import { anthropicBlocks } from '../protocols/anthropic/anthropic-blocks';
 import {
   anthropicImageUrls,
   fromAnthropicMessagesRequest,
 } from '../protocols/anthropic/from-anthropic-messages-request';
-import { resolveModel } from '../routing/resolve-model';
 import { mergeTags } from '../routing/tags';
-import { getServices } from '../services';
 import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../wire/anthropic';
 import { createAnthropicOutput } from './anthropic-output';
-import { chatRoutingRequest } from './chat-routing-request';
-import { contextLayerHeaders, modelResolutionHeaders } from './fleet-headers';
+import { prepareResolvedChat } from './prepare-resolved-chat';
 import { serveChat } from './serve-chat';
-import { thinkingCapable } from './thinking-capable';
 
 export async function serveAnthropicMessages(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -35,29 +30,17 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     headerValue: request.header('x-service-tags'),
     user: body.metadata?.user_id,
   });
-  const { config, registry, contextLayers } = getServices();
-  const snapshot = await registry.snapshot();
-  const resolution = resolveModel(body.model, snapshot, {
-    map: config.modelMap,
-    autoRoute: config.autoRoute,
+  const { canonical, routing, headers } = await prepareResolvedChat({
+    model: body.model,
+    fallbackModels: body.fallback_models ?? [],
+    tags,
     tierKeywords: true,
     needsVision: hasImages(body),
     needsTools: (body.tools?.length ?? 0) > 0,
-  });
-  const images = await fetchImages(anthropicImageUrls(body), { signal: response.signal, param: 'messages' });
-  const translated = fromAnthropicMessagesRequest(body, {
-    images,
-    thinking: { capable: thinkingCapable(snapshot, resolution.model) },
-  });
-  const layers = await contextLayers({ request: translated, tags, signal: response.signal });
-  const canonical = layers.request;
-  const routing = chatRoutingRequest({
-    model: resolution.model,
-    fallbackModels: body.fallback_models ?? [],
-    tags,
-    messages: canonical.messages,
-    tools: canonical.tools?.length ?? 0,
-    promptTokens: layers.promptTokens,
+    imageUrls: anthropicImageUrls(body),
+    imageParam: 'messages',
+    signal: response.signal,
+    translate: (images, thinking) => fromAnthropicMessagesRequest(body, { images, thinking }),
   });
   const version = request.header('anthropic-version');
   const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
@@ -70,11 +53,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     tags,
     routing,
     requestedModel: body.model,
-    headers: {
-      ...modelResolutionHeaders(body.model, resolution),
-      ...contextLayerHeaders(layers),
-      ...(version !== undefined ? { 'anthropic-version': version } : {}),
-    },
+    headers: { ...headers, ...(version !== undefined ? { 'anthropic-version': version } : {}) },
     nodePath: '/api/chat',
     nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
     output: (served) =>

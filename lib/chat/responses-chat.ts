@@ -12,18 +12,13 @@ import { BadRequestError } from '../errors';
 import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
-import { fetchImages } from '../media/fetch-images';
 import { responsesImageUrls } from '../protocols/responses/from-responses-input';
 import { fromResponsesRequest, responsesImageUrlsToFetch } from '../protocols/responses/from-responses-request';
-import { resolveModel } from '../routing/resolve-model';
 import { mergeTags } from '../routing/tags';
-import { getServices } from '../services';
 import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../wire/responses';
-import { chatRoutingRequest } from './chat-routing-request';
-import { contextLayerHeaders, modelResolutionHeaders } from './fleet-headers';
+import { prepareResolvedChat } from './prepare-resolved-chat';
 import { createResponsesOutput } from './responses-output';
 import { serveChat } from './serve-chat';
-import { thinkingCapable } from './thinking-capable';
 
 const unixSeconds = (): number => Math.floor(Date.now() / 1000);
 
@@ -37,22 +32,18 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const { config, registry, contextLayers } = getServices();
-  const snapshot = await registry.snapshot();
-  const resolution = resolveModel(body.model, snapshot, {
-    map: config.modelMap,
-    autoRoute: config.autoRoute,
+  const { canonical, routing, headers } = await prepareResolvedChat({
+    model: body.model,
+    fallbackModels: body.fallback_models ?? [],
+    tags,
     tierKeywords: false,
     needsVision: responsesImageUrls(body.input).length > 0,
     needsTools: declaresTools(body),
+    imageUrls: responsesImageUrlsToFetch(body),
+    imageParam: 'input',
+    signal: response.signal,
+    translate: (images, thinking) => fromResponsesRequest(body, { images, thinking }),
   });
-  const images = await fetchImages(responsesImageUrlsToFetch(body), { signal: response.signal, param: 'input' });
-  const translated = fromResponsesRequest(body, {
-    images,
-    thinking: { capable: thinkingCapable(snapshot, resolution.model) },
-  });
-  const layers = await contextLayers({ request: translated, tags, signal: response.signal });
-  const canonical = layers.request;
   const streaming = responsesStreamRequested(body);
   const id = `resp_${randomUUID().replaceAll('-', '')}`;
   const createdAt = unixSeconds();
@@ -62,16 +53,9 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     style: 'openai-responses',
     family: 'openai',
     tags,
-    routing: chatRoutingRequest({
-      model: resolution.model,
-      fallbackModels: body.fallback_models ?? [],
-      tags,
-      messages: canonical.messages,
-      tools: canonical.tools?.length ?? 0,
-      promptTokens: layers.promptTokens,
-    }),
+    routing,
     requestedModel: body.model,
-    headers: { ...modelResolutionHeaders(body.model, resolution), ...contextLayerHeaders(layers) },
+    headers,
     nodePath: '/api/chat',
     nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
     output: (served) =>

@@ -1,0 +1,66 @@
+/**
+ * The steps `/v1/messages` and `/v1/responses` share before routing (issue: messages items 2–3): resolve
+ * the client's model id to a fleet model (../routing/resolve-model), fetch the request's image URLs,
+ * translate to an Ollama chat request knowing whether that model thinks, apply the context layers, and
+ * build the routing request. The family's handler keeps its own validation, translator and output.
+ */
+import { fetchImages } from '../media/fetch-images';
+import type { ModelResolution } from '../routing/resolve-model';
+import { resolveModel } from '../routing/resolve-model';
+import type { RoutingRequest } from '../routing/routing-request';
+import { getServices } from '../services';
+import type { OllamaChatRequest } from '../wire/ollama';
+import { chatRoutingRequest } from './chat-routing-request';
+import { contextLayerHeaders, modelResolutionHeaders } from './fleet-headers';
+import { thinkingCapable } from './thinking-capable';
+
+export interface ResolvedChatInput {
+  /** The model id as the client sent it. */
+  readonly model: string;
+  readonly fallbackModels: readonly string[];
+  readonly tags: readonly string[];
+  /** Messages style: the id's tier keyword picks the class of model (`haiku` → a fast one). */
+  readonly tierKeywords: boolean;
+  readonly needsVision: boolean;
+  readonly needsTools: boolean;
+  /** http(s) image URLs to fetch, and the request field a failed fetch is reported against. */
+  readonly imageUrls: readonly string[];
+  readonly imageParam: string;
+  readonly signal: AbortSignal;
+  translate(images: ReadonlyMap<string, string>, thinking: { readonly capable: boolean }): OllamaChatRequest;
+}
+
+export interface ResolvedChat {
+  readonly resolution: ModelResolution;
+  /** The request for the node, after the context layers. */
+  readonly canonical: OllamaChatRequest;
+  readonly routing: RoutingRequest;
+  /** The resolution and context-layer headers of the reply. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export async function prepareResolvedChat(input: ResolvedChatInput): Promise<ResolvedChat> {
+  const { config, registry, contextLayers } = getServices();
+  const snapshot = await registry.snapshot();
+  const resolution = resolveModel(input.model, snapshot, {
+    map: config.modelMap,
+    autoRoute: config.autoRoute,
+    tierKeywords: input.tierKeywords,
+    needsVision: input.needsVision,
+    needsTools: input.needsTools,
+  });
+  const images = await fetchImages(input.imageUrls, { signal: input.signal, param: input.imageParam });
+  const translated = input.translate(images, { capable: thinkingCapable(snapshot, resolution.model) });
+  const layers = await contextLayers({ request: translated, tags: input.tags, signal: input.signal });
+  const canonical = layers.request;
+  const routing = chatRoutingRequest({
+    model: resolution.model,
+    fallbackModels: input.fallbackModels,
+    tags: input.tags,
+    messages: canonical.messages,
+    tools: canonical.tools?.length ?? 0,
+    promptTokens: layers.promptTokens,
+  });
+  const headers = { ...modelResolutionHeaders(input.model, resolution), ...contextLayerHeaders(layers) };
+  return { resolution, canonical, routing, headers };
+}
