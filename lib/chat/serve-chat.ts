@@ -4,7 +4,9 @@
  * node at once when the client leaves — release the queue slot when the stream ends, and write the
  * trace whatever happened (completed, failed, client_disconnected, incomplete).
  */
-import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
+import type { RequestStyle, TraceStatus } from '../analytics/trace';
+import { dispatchRequest } from '../dispatch/dispatch-request';
+import { createRequestTrace, routedTraceFields, type TraceFn, traceFailedAttempts } from '../dispatch/request-trace';
 import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
@@ -12,8 +14,9 @@ import { renderError } from '../http/render-error';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
 import { contextOverflow } from '../protocols/diagnostic-headers';
-import { createDispatcher, type DispatchResult } from '../routing/dispatcher';
+import type { DispatchResult } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
+import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
 import { parseJson } from '../wire/json';
@@ -44,46 +47,25 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
   const { request, response, routing } = input;
   const services = getServices();
   const startedAt = Date.now();
-  const trace = (fields: Partial<Trace> & { status: TraceStatus }) =>
-    services.traces.record({
-      requestId: request.requestId,
-      startedAt,
-      style: input.style,
-      requestedModel: input.requestedModel ?? routing.model,
-      latencyMs: Date.now() - startedAt,
-      retries: 0,
-      tags: input.tags,
-      clientIp: request.sourceIp,
-      ...fields,
-    });
-
-  const dispatch = createDispatcher({
-    snapshot: () => services.registry.snapshot(),
-    ...services.routing,
-    maxRetries: services.config.maxRetries,
-    concurrencyOverrides: services.config.nodeConcurrency,
-    // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
-    send: (attempt) =>
-      openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone),
+  const trace = createRequestTrace({
+    request,
+    style: input.style,
+    requestedModel: input.requestedModel ?? routing.model,
+    tags: input.tags,
+    startedAt,
   });
+  // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
+  const send: NodeTransport = (attempt) =>
+    openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone);
   let result: DispatchResult;
   try {
-    result = await dispatch(routing, response.signal);
+    result = await dispatchRequest(routing, send, response.signal);
   } catch (error) {
     const routerError = toRouterError(error);
     trace({ status: response.signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
     throw routerError;
   }
-  // A node that failed before another served leaves its own trace, so the failure is visible per node.
-  result.failedAttempts.forEach((failure, index) => {
-    trace({
-      requestId: `${input.request.requestId}:attempt-${index + 1}`,
-      status: 'retried',
-      nodeId: failure.nodeId,
-      servedModel: failure.model,
-      error: failure.detail,
-    });
-  });
+  traceFailedAttempts(trace, request.requestId, result.failedAttempts);
   services.publishQueues();
   try {
     await relay(input, result, startedAt, trace);
@@ -91,8 +73,6 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
     services.publishQueues();
   }
 }
-
-type TraceFn = (fields: Partial<Trace> & { status: TraceStatus }) => void;
 
 async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult, startedAt: number, trace: TraceFn) {
   const { response, routing } = input;
@@ -103,14 +83,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       ? contextOverflow(routing.promptTokens, loaded)
       : undefined;
   const headers = { ...input.headers, ...fleetHeaders(decision, overflow) };
-  const routed: Partial<Trace> = {
-    nodeId: decision.nodeId,
-    servedModel: decision.servedModel,
-    score: decision.score,
-    scoreBreakdown: decision.breakdown,
-    retries: decision.retries,
-    ...(decision.fallbackModel !== undefined ? { fallbackModel: decision.fallbackModel } : {}),
-  };
+  const routed = routedTraceFields(decision);
 
   if (reply.status >= 400) {
     await answerNodeRefusal(input, reply.status, await readNodeBody(reply).catch(() => Buffer.alloc(0)), headers);

@@ -1,0 +1,68 @@
+/**
+ * The trace of one client request (issue: traces and usage): a recorder bound to what is known when the
+ * request arrives (id, style, model, tags, client), filled in with where it went and how it ended. Every
+ * routed kind of work writes its traces through here, chat as well as embeddings, rerank and media, so a
+ * request counts once and each failed attempt that was retried elsewhere leaves its own `retried` trace.
+ */
+import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
+import type { HttpRequest } from '../http/request';
+import type { AttemptFailure } from '../routing/dispatch-failures';
+import type { RoutingDecision } from '../routing/dispatcher';
+import { getServices } from '../services';
+
+export type TraceFields = Partial<Trace> & { readonly status: TraceStatus };
+
+/** Records one trace of this request with `fields` over the request's own; the latency is measured now. */
+export type TraceFn = (fields: TraceFields) => void;
+
+export interface RequestTraceInput {
+  readonly request: HttpRequest;
+  readonly style: RequestStyle;
+  /** The model as the client named it. */
+  readonly requestedModel: string;
+  readonly tags: readonly string[];
+  /** Epoch ms the request arrived; now when absent. */
+  readonly startedAt?: number;
+}
+
+export function createRequestTrace(input: RequestTraceInput): TraceFn {
+  const traces = getServices().traces;
+  const startedAt = input.startedAt ?? Date.now();
+  return (fields) =>
+    traces.record({
+      requestId: input.request.requestId,
+      startedAt,
+      style: input.style,
+      requestedModel: input.requestedModel,
+      latencyMs: Date.now() - startedAt,
+      retries: 0,
+      tags: input.tags,
+      clientIp: input.request.sourceIp,
+      ...fields,
+    });
+}
+
+/** What the trace says about the routing: node, served model, score and its reasons, retries, fallback. */
+export function routedTraceFields(decision: RoutingDecision): Partial<Trace> {
+  return {
+    nodeId: decision.nodeId,
+    servedModel: decision.servedModel,
+    score: decision.score,
+    scoreBreakdown: decision.breakdown,
+    retries: decision.retries,
+    ...(decision.fallbackModel !== undefined ? { fallbackModel: decision.fallbackModel } : {}),
+  };
+}
+
+/** A node that failed before another served leaves its own trace, so the failure is visible per node. */
+export function traceFailedAttempts(trace: TraceFn, requestId: string, failures: readonly AttemptFailure[]): void {
+  failures.forEach((failure, index) => {
+    trace({
+      requestId: `${requestId}:attempt-${index + 1}`,
+      status: 'retried',
+      nodeId: failure.nodeId,
+      servedModel: failure.model,
+      error: failure.detail,
+    });
+  });
+}
