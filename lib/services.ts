@@ -19,6 +19,7 @@ import { type AffinityTracker, createAffinityTracker } from './routing/affinity'
 import { createFleetDepths, type FleetDepths } from './routing/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
 import { createQueueManager, type QueueManager } from './routing/queue-manager';
+import { createRuntimeSettings, type RuntimeSettings } from './settings/runtime-settings';
 import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
 import { createClearedToolResultsRepository } from './store/cleared-tool-results-repository';
@@ -29,6 +30,7 @@ import {
   QUEUE_STATE_TTL_MS,
   type QueueStateRepository,
 } from './store/queue-state-repository';
+import { createSettingsRepository } from './store/settings-repository';
 import { openTable, type Table } from './store/table';
 import { createToolResultSummaryRepository } from './store/tool-result-summary-repository';
 import { createWriteBehind, type WriteBehind } from './store/write-behind';
@@ -45,6 +47,8 @@ export interface Services {
   readonly traces: TraceRecorder;
   readonly showModel: ShowModel;
   readonly routing: RoutingState;
+  /** Image generation and speech-to-text on or off: the environment's default, or an operator's choice. */
+  readonly settings: RuntimeSettings;
   /** The context layers of `/v1/messages` and `/v1/responses` (clearing, summarising, the cap). */
   readonly contextLayers: ApplyContextLayers;
 }
@@ -130,6 +134,10 @@ export function initServices(config: FleetConfig): Services {
     queueStates,
     publishQueues: createQueuePublisher(queues, queueStates),
     routing,
+    settings: createRuntimeSettings({
+      store: createSettingsRepository(table),
+      defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
+    }),
     contextLayers: createContextLayers({
       settings: config.context,
       clearedIds: createStickyClearedIds({ store: createClearedToolResultsRepository(table, writeBehind) }),

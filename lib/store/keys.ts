@@ -45,6 +45,11 @@ export function lockKey(name: string): ItemKey {
   return { pk: prefixedKey('LOCK', name), sk: SINGLETON_SORT_KEY };
 }
 
+/** The runtime settings the dashboard changes (one item, shared by every instance). */
+export function settingsKey(): ItemKey {
+  return { pk: 'SETTINGS', sk: SINGLETON_SORT_KEY };
+}
+
 /** `2026-11-21`: traces and usage are partitioned by UTC day, so a day's items are one query. */
 export function dayOf(epochMs: number): string {
   // Every routed request asks for today's: the last answer is kept until the day ends.
