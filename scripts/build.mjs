@@ -17,6 +17,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
 const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici', 'gpt-tokenizer/encoding/cl100k_base'];
 
+// FLEET_BUILD_MINIFY=false keeps names in the bundles, for reading CPU profiles.
+const minify = process.env.FLEET_BUILD_MINIFY !== 'false';
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -34,7 +37,7 @@ await Promise.all(
       ...common,
       stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root },
       outfile: vendorFile(name),
-      minify: true,
+      minify,
       legalComments: 'none',
       sourcemap: false,
     }),
@@ -49,7 +52,7 @@ const functionBuilds = Object.entries(serverless.functions).map(async ([name, fn
     ...common,
     entryPoints: [source],
     outfile,
-    minify: true,
+    minify,
     legalComments: 'none',
     external: LAZY_PACKAGES,
     metafile: true,
