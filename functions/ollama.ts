@@ -1,6 +1,10 @@
-/** The Ollama-style surface (spec §4.4): liveness probe, version, the fleet's models and loaded models. */
+/**
+ * The Ollama-style surface (spec §4.4): liveness probe, version, the fleet's models and loaded models,
+ * chat and generate, embeddings and model pulls.
+ */
 
 import { serveOllamaChat } from '../lib/chat/ollama-chat';
+import { serveOllamaEmbed, serveOllamaEmbeddings } from '../lib/embeddings/serve-embeddings';
 import { BadRequestError } from '../lib/errors';
 import type { FleetSnapshot } from '../lib/fleet/node';
 import { toApiPs } from '../lib/fleet/views/api-ps';
@@ -44,6 +48,8 @@ export const routes: RouteTable = {
   'POST /api/show': show,
   'POST /api/chat': (request, response) => serveOllamaChat(request, response, 'chat'),
   'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
+  'POST /api/embed': serveOllamaEmbed,
+  'POST /api/embeddings': serveOllamaEmbeddings,
 };
 
 export const handler = createHandler(routes, handlerOptions);

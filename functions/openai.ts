@@ -1,6 +1,7 @@
-/** The OpenAI-style surface (spec §4.2). */
+/** The OpenAI-style surface (spec §4.2): models, chat, responses, embeddings, rerank and images. */
 import { serveOpenAIChat } from '../lib/chat/openai-chat';
 import { serveResponses } from '../lib/chat/responses-chat';
+import { serveOpenAIEmbeddings } from '../lib/embeddings/serve-embeddings';
 import { toOpenAIModels } from '../lib/fleet/views/openai-models';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson } from '../lib/http/reply';
@@ -15,6 +16,7 @@ export const routes: RouteTable = {
   'GET /v1/models': models,
   'POST /v1/chat/completions': serveOpenAIChat,
   'POST /v1/responses': serveResponses,
+  'POST /v1/embeddings': serveOpenAIEmbeddings,
 };
 
 export const handler = createHandler(routes, handlerOptions);

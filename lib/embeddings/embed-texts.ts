@@ -1,0 +1,135 @@
+/**
+ * The one embedding service behind `/v1/embeddings`, `/api/embed` and `/api/embeddings` (spec §4.2,
+ * §4.4, §7, §8): refuse `truncate: false`, cut every text to 2,048 tokens, route an `embedding` request
+ * (scoring, queues, retries, `fallback_models`, 404/503 as for chat) and send the texts where the chosen
+ * placement lives — the node's Ollama (`POST /api/embed`) or its agent's text-embedding sidecar
+ * (`POST /embed`, contract §3) — then check the vectors (502 on a wrong count, a shape the router cannot
+ * vouch for, or an ignored `dimensions`). `routedCall` writes the trace (style `embeddings`) and the
+ * usage, with the node's token count when it sent one and the router's otherwise.
+ */
+
+import { type NodeAnswer, routedCall } from '../dispatch/routed-call';
+import { BadRequestError, UpstreamError } from '../errors';
+import { openNodeStream } from '../fleet/node-stream';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../protocols/embeddings/embed-node-request';
+import { type NodeEmbeddings, readNodeEmbeddings } from '../protocols/embeddings/read-node-embeddings';
+import { truncateInputs } from '../protocols/embeddings/truncate-inputs';
+import { mergeTags } from '../routing/tags';
+import type { NodeAttempt, NodeReply } from '../routing/transport';
+import { embeddingRefusal } from './embedding-refusal';
+
+/** How many inputs the router cut to 2,048 tokens; only sent when it cut some. */
+export const TRUNCATED_INPUTS_HEADER = 'x-fleet-truncated-inputs';
+
+/** What every embedding route reads from its body before asking the fleet. */
+export interface EmbedRequest {
+  readonly model: string;
+  readonly fallbackModels: readonly string[];
+  /** The texts as the client sent them, already checked (non-empty strings). */
+  readonly texts: readonly string[];
+  readonly dimensions?: number;
+  readonly truncate?: boolean;
+  /** `metadata.tags` and `user`, unvalidated: tags never fail a request. */
+  readonly metadataTags?: unknown;
+  readonly user?: unknown;
+  /** The client's fields an Ollama node may understand (see `forwardedEmbedFields`). */
+  readonly forwarded: Readonly<Record<string, unknown>>;
+}
+
+export interface EmbedResult {
+  readonly reply: NodeEmbeddings;
+  /** The model that served, as its node names it. */
+  readonly model: string;
+  /** The node's count of embedded tokens when it sent one, else the router's. */
+  readonly promptTokens: number;
+  /** The router's count of the (truncated) texts. */
+  readonly routerTokens: number;
+  /** `X-Fleet-*` headers, plus `X-Fleet-Truncated-Inputs` when texts were cut. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly elapsedMs: number;
+}
+
+/** `truncate: false` asks the node to fail on long inputs; the router always cuts them, so it is refused. */
+function refuseNoTruncate(truncate: boolean | undefined): void {
+  if (truncate === false) {
+    throw new BadRequestError(
+      'truncate: false is not supported: the router truncates every input to 2048 tokens (chunk longer texts first)',
+      'truncate',
+    );
+  }
+}
+
+/** The POST that carries the texts to where the placement lives. */
+async function sendTexts(
+  attempt: NodeAttempt,
+  request: EmbedRequest,
+  texts: readonly string[],
+  response: ResponseSink,
+): Promise<NodeReply> {
+  const signal = { signal: response.clientGone };
+  if (attempt.placement.backend === 'ollama') {
+    return openNodeStream(
+      attempt.node.url,
+      '/api/embed',
+      ollamaEmbedNodeRequest(request.forwarded, attempt.model, texts),
+      signal,
+    );
+  }
+  const sidecar = attempt.node.sidecars.textEmbedding;
+  if (attempt.placement.backend !== 'text-embedding' || sidecar === undefined) {
+    throw new UpstreamError(`node ${attempt.node.id} has no text-embedding sidecar for ${attempt.model}`);
+  }
+  return openNodeStream(sidecar.url, '/embed', sidecarEmbedRequest(attempt.model, texts), signal);
+}
+
+export async function embedTexts(
+  http: { readonly request: HttpRequest; readonly response: ResponseSink },
+  embed: EmbedRequest,
+): Promise<EmbedResult> {
+  refuseNoTruncate(embed.truncate);
+  const cut = truncateInputs(embed.texts);
+  const { request, response } = http;
+  const interpret = (answer: NodeAnswer) => {
+    if (answer.status >= 400) throw embeddingRefusal(answer);
+    const expected = {
+      count: cut.texts.length,
+      ...(embed.dimensions !== undefined ? { dimensions: embed.dimensions } : {}),
+    };
+    const reply = readNodeEmbeddings(answer.body.toString('utf8'), expected);
+    const promptTokens = reply.promptEvalCount ?? cut.tokens;
+    return { value: { reply, promptTokens }, promptTokens, completionTokens: 0 };
+  };
+  const result = await routedCall(
+    {
+      request,
+      response,
+      style: 'embeddings',
+      routing: {
+        model: embed.model,
+        fallbackModels: embed.fallbackModels,
+        kind: 'embedding',
+        needsVision: false,
+        promptTokens: cut.longest,
+      },
+      tags: mergeTags({
+        metadataTags: embed.metadataTags,
+        headerValue: request.header('x-service-tags'),
+        user: embed.user,
+      }),
+      send: (attempt) => sendTexts(attempt, embed, cut.texts, response),
+    },
+    interpret,
+  );
+  const headers =
+    cut.truncated > 0 ? { ...result.headers, [TRUNCATED_INPUTS_HEADER]: String(cut.truncated) } : result.headers;
+  return {
+    reply: result.value.reply,
+    model: result.decision.servedModel,
+    promptTokens: result.value.promptTokens,
+    routerTokens: cut.tokens,
+    headers,
+    elapsedMs: result.elapsedMs,
+  };
+}

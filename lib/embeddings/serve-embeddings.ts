@@ -1,0 +1,98 @@
+/**
+ * The three embedding routes (spec §4.2 `POST /v1/embeddings`, §4.4 `POST /api/embed` and the legacy
+ * `POST /api/embeddings`, §7, §8) on one service (`embed-texts`): each reads its body, checks it, and
+ * answers in its family's shape with the `X-Fleet-*` headers. Decisions the spec leaves open:
+ * - `input` is a string or an array of non-empty strings on `/v1/embeddings` and `/api/embed`; an empty
+ *   string, an empty array and OpenAI's token-id arrays are 400s naming the field (`input.2`);
+ *   `/api/embed` also takes `prompt` when `input` is absent (spec §4.4: "`input` or `prompt`");
+ * - the legacy route takes `prompt` (or, when absent, `input`) as one string and is sent to the node as
+ *   `/api/embed` with `input: [prompt]`, so its vector is normalised like `/api/embed`'s. An empty or
+ *   missing prompt is a 400 as everywhere else (Ollama would answer `{"embedding": []}`: a vector a
+ *   client could store without noticing it is empty);
+ * - texts over 2,048 tokens are cut before any node sees them; the reply's `X-Fleet-Truncated-Inputs`
+ *   header counts the cut texts (absent when none was cut). `truncate: false` is a 400 on all three
+ *   routes, since the router truncates whatever the node would do;
+ * - `encoding_format` defaults to `float`; `dimensions` must be a positive integer, is passed to Ollama
+ *   nodes, and a reply of another width is a 502 (a sidecar never honours it, so only its native width
+ *   can be asked of one).
+ */
+import { BadRequestError } from '../errors';
+import type { Route } from '../http/handler';
+import { readJson, requireModel, requireValid } from '../http/parse-json';
+import { sendJson } from '../http/reply';
+import { forwardedEmbedFields } from '../protocols/embeddings/embed-node-request';
+import { embeddingInputs } from '../protocols/embeddings/embedding-inputs';
+import { toOllamaEmbed, toOllamaLegacyEmbedding } from '../protocols/embeddings/to-ollama-embed';
+import { encodingFormatOf, toOpenAIEmbeddings } from '../protocols/embeddings/to-openai-embeddings';
+import {
+  type OllamaEmbedRequest,
+  type OpenAIEmbeddingsRequest,
+  parseOllamaEmbedRequest,
+  parseOpenAIEmbeddingsRequest,
+} from '../wire/embeddings';
+import { type EmbedRequest, embedTexts } from './embed-texts';
+
+/** The fields every route reads the same way. */
+function embedRequest(body: OpenAIEmbeddingsRequest | OllamaEmbedRequest, texts: readonly string[]): EmbedRequest {
+  return {
+    model: body.model,
+    fallbackModels: body.fallback_models ?? [],
+    texts,
+    ...(body.dimensions !== undefined && body.dimensions !== null ? { dimensions: body.dimensions } : {}),
+    ...(body.truncate !== undefined && body.truncate !== null ? { truncate: body.truncate } : {}),
+    metadataTags: body.metadata?.tags,
+    user: body.user,
+    forwarded: forwardedEmbedFields(body),
+  };
+}
+
+export const serveOpenAIEmbeddings: Route = async (request, response) => {
+  const raw = readJson(request);
+  requireModel(raw);
+  const body = requireValid(parseOpenAIEmbeddingsRequest(raw));
+  const texts = embeddingInputs(body.input, 'input');
+  const encoding = encodingFormatOf(body.encoding_format);
+  const result = await embedTexts({ request, response }, embedRequest(body, texts));
+  const reply = toOpenAIEmbeddings(result.reply.embeddings, {
+    model: result.model,
+    encoding,
+    promptTokens: result.promptTokens,
+  });
+  await sendJson(response, reply, 200, result.headers);
+};
+
+export const serveOllamaEmbed: Route = async (request, response) => {
+  const raw = readJson(request);
+  requireModel(raw);
+  const body = requireValid(parseOllamaEmbedRequest(raw));
+  const texts =
+    body.input === undefined && body.prompt !== undefined
+      ? embeddingInputs(body.prompt, 'prompt')
+      : embeddingInputs(body.input, 'input');
+  const result = await embedTexts({ request, response }, embedRequest(body, texts));
+  const reply = toOllamaEmbed(result.reply, {
+    model: result.model,
+    elapsedMs: result.elapsedMs,
+    promptTokens: result.routerTokens,
+  });
+  await sendJson(response, reply, 200, result.headers);
+};
+
+/** The legacy prompt: one non-empty string (see the header). */
+function legacyPrompt(body: OllamaEmbedRequest): string {
+  const [field, value] =
+    body.prompt === undefined && body.input !== undefined ? ['input', body.input] : ['prompt', body.prompt];
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw new BadRequestError(`${field} must be a string (/api/embed embeds several texts at once)`, field);
+  }
+  return embeddingInputs(value, field)[0] ?? '';
+}
+
+export const serveOllamaEmbeddings: Route = async (request, response) => {
+  const raw = readJson(request);
+  requireModel(raw);
+  const body = requireValid(parseOllamaEmbedRequest(raw));
+  const prompt = legacyPrompt(body);
+  const result = await embedTexts({ request, response }, embedRequest(body, [prompt]));
+  await sendJson(response, toOllamaLegacyEmbedding(result.reply), 200, result.headers);
+};

@@ -1,0 +1,109 @@
+/**
+ * Embeddings on the wire (spec §4.2 `POST /v1/embeddings`, §4.4 `POST /api/embed` and `/api/embeddings`;
+ * protocols §2.6, §5.1): what clients send, as loose zod schemas (unknown fields pass and are forwarded
+ * to Ollama nodes), and what the router sends to nodes and sidecars, as TS interfaces. `input` and
+ * `prompt` are `unknown` here: `lib/protocols/embeddings/embedding-inputs` checks them item by item so a
+ * 400 can name `input.3`. A node's reply is read without zod (`read-node-embeddings`): its vectors are
+ * large and a schema would copy every one. Pure.
+ */
+import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
+import { parseWith, type WireParseResult } from './parse-with';
+
+/** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
+function routerFields() {
+  return {
+    fallback_models: z.array(z.string()).nullish(),
+    // The spec puts an array in `tags`; OpenAI-minded clients send a string map: both are accepted.
+    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    user: z.string().nullish(),
+  };
+}
+
+/** Fields all three routes share. `truncate: false` is refused by the service, which truncates itself. */
+function commonFields() {
+  return {
+    model: z.string().min(1, 'model is required'),
+    dimensions: z
+      .number({ error: 'must be a positive integer' })
+      .int('must be a positive integer')
+      .positive('must be a positive integer')
+      .nullish(),
+    truncate: z.boolean().nullish(),
+    ...routerFields(),
+  };
+}
+
+/** `POST /v1/embeddings` (protocols §5.1). `encoding_format` is checked by the service (400 names it). */
+export const openAIEmbeddingsRequestSchema = lazySchema(() =>
+  z.looseObject({
+    ...commonFields(),
+    input: z.unknown().optional(),
+    encoding_format: z.unknown().optional(),
+  }),
+);
+
+/** `POST /api/embed` and the legacy `POST /api/embeddings` (protocols §2.6): `input` or `prompt`. */
+export const ollamaEmbedRequestSchema = lazySchema(() =>
+  z.looseObject({
+    ...commonFields(),
+    input: z.unknown().optional(),
+    prompt: z.unknown().optional(),
+    keep_alive: z.union([z.number(), z.string()]).nullish(),
+    options: z.record(z.string(), z.unknown()).nullish(),
+  }),
+);
+
+export type OpenAIEmbeddingsRequest = InferLazy<typeof openAIEmbeddingsRequestSchema>;
+export type OllamaEmbedRequest = InferLazy<typeof ollamaEmbedRequestSchema>;
+
+export function parseOpenAIEmbeddingsRequest(body: unknown): WireParseResult<OpenAIEmbeddingsRequest> {
+  return parseWith(openAIEmbeddingsRequestSchema(), body, 'invalid request');
+}
+
+export function parseOllamaEmbedRequest(body: unknown): WireParseResult<OllamaEmbedRequest> {
+  return parseWith(ollamaEmbedRequestSchema(), body, 'invalid request');
+}
+
+/** What the router sends a node's Ollama: `POST /api/embed`, plus whatever else the client sent. */
+export interface OllamaEmbedNodeRequest {
+  readonly model: string;
+  readonly input: readonly string[];
+  readonly dimensions?: number;
+  readonly truncate?: boolean;
+  readonly keep_alive?: number | string;
+  readonly options?: Readonly<Record<string, unknown>>;
+  readonly [field: string]: unknown;
+}
+
+/** What the router sends a text-embedding sidecar (contract §3): `POST /embed`, nothing else. */
+export interface SidecarEmbedRequest {
+  readonly model: string;
+  readonly input: readonly string[];
+}
+
+/** `POST /v1/embeddings`' reply (protocols §5.1). `embedding` is base64 LE float32 when asked. */
+export interface OpenAIEmbeddingsResponse {
+  readonly object: 'list';
+  readonly data: readonly {
+    readonly object: 'embedding';
+    readonly index: number;
+    readonly embedding: readonly number[] | string;
+  }[];
+  readonly model: string;
+  readonly usage: { readonly prompt_tokens: number; readonly total_tokens: number };
+}
+
+/** `POST /api/embed`'s reply, as Ollama writes it (durations in nanoseconds). */
+export interface OllamaEmbedResponse {
+  readonly model: string;
+  readonly embeddings: readonly (readonly number[])[];
+  readonly total_duration: number;
+  readonly load_duration: number;
+  readonly prompt_eval_count: number;
+}
+
+/** The legacy `POST /api/embeddings` reply. */
+export interface OllamaLegacyEmbeddingResponse {
+  readonly embedding: readonly number[];
+}
