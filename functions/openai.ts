@@ -5,6 +5,7 @@ import { serveOpenAIEmbeddings } from '../lib/embeddings/serve-embeddings';
 import { toOpenAIModels } from '../lib/fleet/views/openai-models';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson } from '../lib/http/reply';
+import { serveRerank } from '../lib/rerank/serve-rerank';
 import { getServices, handlerOptions } from '../lib/services';
 
 const models: Route = async (_request, response) => {
@@ -17,6 +18,7 @@ export const routes: RouteTable = {
   'POST /v1/chat/completions': serveOpenAIChat,
   'POST /v1/responses': serveResponses,
   'POST /v1/embeddings': serveOpenAIEmbeddings,
+  'POST /v1/rerank': serveRerank,
 };
 
 export const handler = createHandler(routes, handlerOptions);

@@ -76,8 +76,9 @@ interface RerankRequest {
   readonly topN: number | undefined;
 }
 
+/** Characters as Python's `len` counts them: code points, so an emoji is one. */
 function isDocument(value: unknown): value is string {
-  return typeof value === 'string' && value !== '' && value.length <= MAX_DOCUMENT_CHARS;
+  return typeof value === 'string' && value !== '' && [...value].length <= MAX_DOCUMENT_CHARS;
 }
 
 /** The checked rerank request, or the problem with it. */

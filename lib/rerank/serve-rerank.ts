@@ -1,0 +1,52 @@
+/**
+ * `POST /v1/rerank` (spec §4.2, §7, §8; anchor §4.2): validate (400 naming the field, limits of §8),
+ * route to a node whose text-embedding sidecar has the reranker (default `ms-marco-minilm-l-6-v2`;
+ * `fallback_models` honoured; 404 when no node has it, 503 when none can take it), ask it to score
+ * every document, and answer `{model, results, usage}` best first with the serving node in
+ * `X-Fleet-Node`. Traced with style `rerank`, like chat.
+ */
+import { routedCall } from '../dispatch/routed-call';
+import type { Route } from '../http/handler';
+import { readJson, requireValid } from '../http/parse-json';
+import { sendJson } from '../http/reply';
+import { rerankDocumentTexts } from '../protocols/rerank/rerank-document-texts';
+import { mergeTags } from '../routing/tags';
+import { parseRerankRequest } from '../wire/rerank';
+import { interpretRerankReply } from './interpret-rerank-reply';
+import { sendRerank } from './send-rerank';
+
+/** The reranker when the request names none (spec §4.2; about 80 MB). */
+export const DEFAULT_RERANK_MODEL = 'ms-marco-minilm-l-6-v2';
+
+export const serveRerank: Route = async (request, response) => {
+  const body = requireValid(parseRerankRequest(readJson(request)));
+  const texts = rerankDocumentTexts(body.documents);
+  const tags = mergeTags({
+    metadataTags: body.metadata?.tags,
+    headerValue: request.header('x-service-tags'),
+    user: body.user,
+  });
+  const asked = {
+    query: body.query,
+    texts,
+    topN: body.top_n,
+    returnDocuments: body.return_documents === true,
+  };
+  const result = await routedCall(
+    {
+      request,
+      response,
+      style: 'rerank',
+      routing: {
+        model: body.model ?? DEFAULT_RERANK_MODEL,
+        fallbackModels: body.fallback_models ?? [],
+        kind: 'rerank',
+        needsVision: false,
+      },
+      tags,
+      send: sendRerank(body, texts),
+    },
+    (answer) => interpretRerankReply(answer, asked),
+  );
+  await sendJson(response, result.value, 200, result.headers);
+};

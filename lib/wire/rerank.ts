@@ -1,0 +1,100 @@
+/**
+ * Rerank on the wire (spec §4.2 `POST /v1/rerank`, §2 "Rerank result"; contract §3 sidecar rerank;
+ * protocols §7): the client's request (Jina/Cohere shape) as a loose zod schema, the node sidecar's
+ * reply as a minimal one, and the response the router writes as TS types. Limits and empty documents
+ * are checked by `lib/protocols/rerank/rerank-document-texts`, where the messages can count. Pure.
+ */
+import * as z from 'zod';
+import { type InferLazy, lazySchema } from './lazy-schema';
+import { parseWith, type WireParseResult } from './parse-with';
+
+const DOCUMENT_SHAPE = 'expected a string or an object with a string `text`';
+
+/** A candidate: a string, or an object carrying its text (Jina/Cohere v1; other keys pass). */
+const rerankDocumentSchema = lazySchema(() =>
+  z.union([z.string(), z.looseObject({ text: z.string() })], { error: DOCUMENT_SHAPE }),
+);
+
+export const rerankRequestSchema = lazySchema(() =>
+  z.looseObject({
+    /** Absent or null: the default reranker. Empty is a mistake, not a request for the default. */
+    model: z.string({ error: 'model must be a string' }).min(1, 'model must not be empty').nullish(),
+    query: z
+      .string({ error: 'query is required and must be a string' })
+      .refine((query) => query.trim() !== '', 'query must not be empty'),
+    documents: z.array(rerankDocumentSchema(), {
+      error: 'documents is required: an array of strings or of {text} objects',
+    }),
+    top_n: z
+      .number({ error: 'top_n must be a positive integer' })
+      .int('top_n must be a positive integer')
+      .positive('top_n must be a positive integer')
+      .nullish(),
+    return_documents: z.boolean({ error: 'return_documents must be a boolean' }).nullish(),
+    // The router's own fields (contract §4), never forwarded.
+    fallback_models: z.array(z.string()).nullish(),
+    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    user: z.string().nullish(),
+  }),
+);
+
+export type RerankRequest = InferLazy<typeof rerankRequestSchema>;
+export type RerankDocument = InferLazy<typeof rerankDocumentSchema>;
+
+export function parseRerankRequest(body: unknown): WireParseResult<RerankRequest> {
+  return parseWith(rerankRequestSchema(), body, 'invalid request');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The node's side (contract §3): `POST <text-embedding sidecar>/rerank`.
+
+/** What the router sends; fields the router does not handle itself are forwarded after these. */
+export interface SidecarRerankRequest {
+  readonly model: string;
+  readonly query: string;
+  readonly documents: readonly string[];
+  readonly [field: string]: unknown;
+}
+
+const tokenCount = lazySchema(() => z.number().int().nonnegative().nullish());
+
+/**
+ * The sidecar's reply: `results` is all the router needs. `raw_scores: false` is how a node says its
+ * scores are already probabilities (TEI's and infinity's name for the switch); `usage` when it counted.
+ */
+export const sidecarRerankReplySchema = lazySchema(() =>
+  z.looseObject({
+    results: z.array(z.looseObject({ index: z.number().int(), relevance_score: z.number() })),
+    raw_scores: z.boolean().nullish(),
+    usage: z.looseObject({ prompt_tokens: tokenCount(), total_tokens: tokenCount() }).nullish(),
+  }),
+);
+
+export type SidecarRerankReply = InferLazy<typeof sidecarRerankReplySchema>;
+
+export function parseSidecarRerankReply(body: unknown): WireParseResult<SidecarRerankReply> {
+  return parseWith(sidecarRerankReplySchema(), body, 'invalid rerank reply');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What the router writes (spec §4.2).
+
+export interface RerankResult {
+  /** Position in the request's `documents`. */
+  readonly index: number;
+  /** In 0..1, best first. */
+  readonly relevance_score: number;
+  /** Only when `return_documents` is true. */
+  readonly document?: { readonly text: string };
+}
+
+export interface RerankUsage {
+  readonly prompt_tokens: number;
+  readonly total_tokens: number;
+}
+
+export interface RerankResponse {
+  readonly model: string;
+  readonly results: readonly RerankResult[];
+  readonly usage: RerankUsage;
+}
