@@ -44,6 +44,7 @@ describe('serverless package', () => {
         .sort();
 
       expect(functions).toEqual([
+        'DashboardLambdaFunction',
         'FleetLambdaFunction',
         'MessagesLambdaFunction',
         'OllamaLambdaFunction',

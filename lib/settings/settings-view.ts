@@ -1,0 +1,57 @@
+/**
+ * What `GET /dashboard/api/settings` shows (spec §4.7 "current configuration"): the settings an operator
+ * can change at run time, with their values now, and the configuration the instance started with,
+ * read-only. Secrets are never shown: API keys appear as a count. Pure.
+ */
+import type { FleetConfig } from '../config';
+import type { EffectiveSettings, RuntimeOverrides } from './runtime-settings';
+
+export interface SettingsView {
+  readonly image_generation: boolean;
+  readonly transcription: boolean;
+  /** The settings `POST /dashboard/api/settings` accepts. */
+  readonly runtime: readonly string[];
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+export const RUNTIME_SETTINGS = ['image_generation', 'transcription'] as const;
+
+export function settingsView(config: FleetConfig, settings: EffectiveSettings): SettingsView {
+  return {
+    image_generation: settings.imageGeneration,
+    transcription: settings.transcription,
+    runtime: RUNTIME_SETTINGS,
+    config: {
+      nodes: config.nodes.map((node) => ({ id: node.id, url: node.url })),
+      poll_interval_ms: config.pollIntervalMs,
+      table: config.table,
+      max_retries: config.maxRetries,
+      cors_origins: config.corsOrigins ?? null,
+      api_keys: config.apiKeys?.length ?? 0,
+      node_concurrency: Object.fromEntries(config.nodeConcurrency),
+      degraded_after_ms: config.degradedAfterMs,
+      offline_after_ms: config.offlineAfterMs,
+      model_map: Object.fromEntries(config.modelMap),
+      auto_route: config.autoRoute,
+      context: {
+        clear_trigger_tokens: config.context.clearTriggerTokens,
+        clear_keep_recent: config.context.clearKeepRecent,
+        compaction: config.context.compaction,
+        compaction_budget_tokens: config.context.compactionBudgetTokens,
+        compaction_model: config.context.compactionModel ?? null,
+        max_prompt_tokens: config.context.maxPromptTokens,
+      },
+    },
+  };
+}
+
+/** The dashboard's snake_case update as the store's overrides; absent keys stay as they are. */
+export function toOverrides(update: {
+  readonly image_generation?: boolean | undefined;
+  readonly transcription?: boolean | undefined;
+}): RuntimeOverrides {
+  return {
+    ...(update.image_generation !== undefined ? { imageGeneration: update.image_generation } : {}),
+    ...(update.transcription !== undefined ? { transcription: update.transcription } : {}),
+  };
+}
