@@ -5,6 +5,7 @@ import { serveOpenAIEmbeddings } from '../lib/embeddings/serve-embeddings';
 import { toOpenAIModels } from '../lib/fleet/views/openai-models';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { sendJson } from '../lib/http/reply';
+import { serveOpenAIImages } from '../lib/images/serve-images';
 import { serveRerank } from '../lib/rerank/serve-rerank';
 import { getServices, handlerOptions } from '../lib/services';
 
@@ -19,6 +20,7 @@ export const routes: RouteTable = {
   'POST /v1/responses': serveResponses,
   'POST /v1/embeddings': serveOpenAIEmbeddings,
   'POST /v1/rerank': serveRerank,
+  'POST /v1/images/generations': serveOpenAIImages,
 };
 
 export const handler = createHandler(routes, handlerOptions);

@@ -1,11 +1,12 @@
 /**
  * The simulated image sidecar of a node agent (contract §3, herd's mflux image server):
  * `POST /api/generate-image {model, prompt, width, height, steps, guidance?, seed?}` → a real PNG of the
- * requested size, a gradient derived from the prompt and seed, after `steps` × `stepMs`.
+ * requested size, a gradient derived from the prompt and seed, after `steps` × `stepMs`. It keeps the
+ * bodies it was sent (`received`) so tests can check what the router forwarded.
  */
 import type { ServerResponse } from 'node:http';
 import { delay } from './clock';
-import { type Fields, fieldsOf, stringField } from './fields';
+import { type Fields, fieldsOf, isRecord, stringField } from './fields';
 import { isGone, sendDetail } from './http';
 import { gradientPng, isValidSide, MAX_IMAGE_SIDE } from './png';
 import { jsonBody, type SimSidecar, startSidecarServer } from './sidecar';
@@ -26,7 +27,10 @@ export interface ImageSidecarOptions {
   readonly stepMs?: number;
 }
 
-export type ImageSidecar = SimSidecar<ImageModel>;
+export interface ImageSidecar extends SimSidecar<ImageModel> {
+  /** Every JSON body `POST /api/generate-image` received, oldest first. */
+  readonly received: readonly Readonly<Record<string, unknown>>[];
+}
 
 export const DEFAULT_IMAGE_MODELS: readonly ImageModel[] = [
   { name: 'z-image-turbo', binary: 'mflux-generate-z-image-turbo' },
@@ -56,12 +60,14 @@ function problemOf(body: ImageBody | undefined, models: readonly ImageModel[]): 
 export async function startImageSidecar(options: ImageSidecarOptions = {}): Promise<ImageSidecar> {
   const models = options.models ?? DEFAULT_IMAGE_MODELS;
   const stepMs = options.stepMs ?? 5;
+  const received: Readonly<Record<string, unknown>>[] = [];
   let generating = 0;
 
   async function generate(request: SimRequest, res: ServerResponse): Promise<void> {
     const value = jsonBody(request, res);
     if (isGone(res)) return;
     const body = fieldsOf<ImageKey>(value);
+    if (isRecord(value)) received.push(value);
     const problem = problemOf(body, models);
     if (problem !== undefined || body === undefined) {
       sendDetail(res, ...(problem ?? [400, 'body must be a JSON object']));
@@ -88,11 +94,12 @@ export async function startImageSidecar(options: ImageSidecarOptions = {}): Prom
     res.end(png);
   }
 
-  return startSidecarServer({
+  const sidecar = await startSidecarServer({
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     models,
     routes: { 'POST /api/generate-image': generate },
     busy: () => generating > 0,
   });
+  return Object.assign(sidecar, { received });
 }

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { msToNs, startStopwatch, utcTimestamp } from './clock';
 import type { StreamFault } from './faults';
+import { fieldsOf } from './fields';
 import { sendError } from './http';
 import { playNdjson, sendJsonAfter, type TimedLine } from './ndjson';
 import type { CompletionBody, CompletionRequest } from './ollama-request';
@@ -49,7 +50,8 @@ export function serveImageGenerate(
   }
   const steps = stepsOf(request.body);
   const watch = startStopwatch();
-  const seed = String(request.body.seed ?? '');
+  // Ollama reads the seed from `options`; a top-level one is accepted too.
+  const seed = String(fieldsOf<'seed'>(request.body.options)?.seed ?? request.body.seed ?? '');
   const final = () => ({
     model: request.model,
     created_at: utcTimestamp(),

@@ -10,6 +10,12 @@ export const MODEL_WARM_POINTS = 30;
 export const MODEL_COLD_POINTS = 10;
 /** "Recently unloaded" means within this window (reference: 1,800 s); the OS page cache still holds it. */
 export const MODEL_WARM_WINDOW_MS = 1_800_000;
+/**
+ * A sidecar its agent reports busy (the reference: −50 while generating) loses as much as a full queue
+ * here (QUEUE_MAX_PENALTY): the work it is doing may come from another instance, which this instance's
+ * queue depth does not count, so an idle sidecar wins unless its own queue is that deep.
+ */
+export const SIDECAR_BUSY_PENALTY = 30;
 
 /** Memory fit: a loaded model gets the top mark; else by free memory over the model's real size. Reference. */
 export const MEMORY_FIT_LOADED_POINTS = 20;

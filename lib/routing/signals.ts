@@ -52,6 +52,7 @@ const HOT = signal(W.MODEL_HOT_POINTS, 'model is loaded');
 const WARM = signal(W.MODEL_WARM_POINTS, 'model was unloaded recently');
 const COLD = signal(W.MODEL_COLD_POINTS, 'model is on disk');
 const SIDECAR = signal(W.MODEL_COLD_POINTS, 'model is served by a sidecar');
+const SIDECAR_BUSY = signal(W.MODEL_COLD_POINTS - W.SIDECAR_BUSY_PENALTY, 'model is served by a busy sidecar');
 
 /**
  * Until when the model counts as warm on this node (unloaded within the warm window); −∞ when it never
@@ -62,10 +63,28 @@ export function warmUntil(node: NodeView, model: string): number {
   return typeof unloadedAt === 'number' ? unloadedAt + W.MODEL_WARM_WINDOW_MS : Number.NEGATIVE_INFINITY;
 }
 
+/**
+ * The node agent reports its sidecar working on something (`generating`, `transcribing`, `processing`):
+ * work this instance's queues may not know about, sent by another instance or another client.
+ */
+function sidecarBusy(placement: ModelPlacement): boolean {
+  const { sidecars } = placement.node;
+  switch (placement.backend) {
+    case 'image':
+      return sidecars.image?.busy === true;
+    case 'transcription':
+      return sidecars.transcription?.busy === true;
+    case 'text-embedding':
+      return sidecars.textEmbedding?.busy === true;
+    default:
+      return false;
+  }
+}
+
 /** Hot, warm or cold: what loading the model would cost this node (the reference's "thermal"). */
 export function thermal(input: SignalInput): Signal {
   if (input.placement.loaded !== undefined) return HOT;
-  if (input.placement.model === undefined) return SIDECAR;
+  if (input.placement.model === undefined) return sidecarBusy(input.placement) ? SIDECAR_BUSY : SIDECAR;
   return input.now <= warmUntil(input.node, input.model) ? WARM : COLD;
 }
 

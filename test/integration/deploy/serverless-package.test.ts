@@ -46,6 +46,7 @@ describe('serverless package', () => {
       expect(functions).toEqual([
         'DashboardLambdaFunction',
         'FleetLambdaFunction',
+        'MediaLambdaFunction',
         'MessagesLambdaFunction',
         'OllamaLambdaFunction',
         'OpenaiLambdaFunction',

@@ -1,0 +1,96 @@
+/**
+ * Generates one image on the fleet (spec §4.2, §4.5; anchor §4.3): a 404 naming the fleet's image
+ * models when no node has the one asked for, then the routed call every kind of work shares — the
+ * best-scored image-capable node (least busy: queue depth here, the sidecar's busy flag from its
+ * heartbeat), queues, retries on 5xx and connection errors elsewhere, `fallback_models`, the trace with
+ * style `image`. Whatever the node failure — a refusal (4xx), 5xx or unreachable on every node tried, a
+ * reply that is not a PNG — the client gets 502 `image generation failed on <node>: <reason>`; a fleet
+ * too busy to take the request stays 503.
+ */
+
+import { createRequestTrace } from '../dispatch/request-trace';
+import { type NodeAnswer, routedCall } from '../dispatch/routed-call';
+import { RouterError, toRouterError, UpstreamError } from '../errors';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import type { ImageJob } from '../protocols/images/image-job';
+import { describeNodeError, imageFromOllamaReply, imageFromSidecarReply } from '../protocols/images/node-image-reply';
+import type { RoutingRequest } from '../routing/routing-request';
+import { getServices } from '../services';
+import { requireImageModel } from './image-models';
+import { createImageTransport, type NodeFailure } from './image-transport';
+
+export interface GenerateImageInput {
+  readonly request: HttpRequest;
+  readonly response: ResponseSink;
+  readonly job: ImageJob;
+  readonly tags: readonly string[];
+}
+
+export interface GeneratedImage {
+  readonly png: Buffer;
+  /** `X-Fleet-*` and `X-Generation-Time` (ms from sending the job to the node to the whole image). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+function generationFailed(failure: NodeFailure, upstreamStatus?: number): UpstreamError {
+  // The router already tried the other nodes: a client retry on top would only add load (anchor §9).
+  return new UpstreamError(`image generation failed on ${failure.nodeId}: ${failure.reason}`, upstreamStatus, {
+    code: 'image_generation_failed',
+    retryable: false,
+  });
+}
+
+/** The PNG in a served answer (2xx), or the 502 saying why there is none. */
+function imageOf(answer: NodeAnswer): Buffer {
+  const nodeId = answer.attempt.node.id;
+  if (answer.status >= 300) {
+    throw generationFailed({ nodeId, reason: describeNodeError(answer.status, answer.body) }, answer.status);
+  }
+  const image =
+    answer.attempt.placement.backend === 'ollama'
+      ? imageFromOllamaReply(answer.body)
+      : imageFromSidecarReply(answer.body, answer.headers['content-type']);
+  if (!image.ok) throw generationFailed({ nodeId, reason: image.reason });
+  return image.png;
+}
+
+/** The 404 before any dispatch, traced as the dispatcher's own failures are. */
+async function requireImageModelTraced(input: GenerateImageInput): Promise<void> {
+  const { job } = input;
+  try {
+    requireImageModel(await getServices().registry.snapshot(), [job.model, ...job.fallbackModels]);
+  } catch (error) {
+    const trace = createRequestTrace({ ...input, style: 'image', requestedModel: job.model });
+    trace({ status: 'failed', error: toRouterError(error).message });
+    throw error;
+  }
+}
+
+export async function generateImage(input: GenerateImageInput): Promise<GeneratedImage> {
+  const { job, response } = input;
+  await requireImageModelTraced(input);
+  const routing: RoutingRequest = {
+    model: job.model,
+    fallbackModels: job.fallbackModels,
+    kind: 'image',
+    needsVision: false,
+  };
+  const transport = createImageTransport(job);
+  try {
+    const result = await routedCall(
+      { request: input.request, response, style: 'image', routing, tags: input.tags, send: transport.send },
+      (answer) => ({ value: { png: imageOf(answer), generationMs: Date.now() - transport.sentAt() } }),
+    );
+    return {
+      png: result.value.png,
+      headers: { ...result.headers, 'x-generation-time': String(result.value.generationMs) },
+    };
+  } catch (error) {
+    // Every node tried failed (the dispatcher's 503 after its retries): say which one last, and why.
+    const last = transport.failures.at(-1);
+    const dispatchGaveUp = error instanceof RouterError && error.status === 503;
+    if (dispatchGaveUp && last !== undefined && !response.signal.aborted) throw generationFailed(last);
+    throw error;
+  }
+}

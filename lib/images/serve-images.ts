@@ -1,0 +1,74 @@
+/**
+ * The image routes (spec §4.2 `POST /v1/images/generations`, §4.5 `GET /api/image-models` and
+ * `POST /api/generate-image`, §7): image generation must be enabled (503 saying how otherwise); the body
+ * is checked (400 naming the field: `model`, `prompt`, `width`, `height`, `size`, `steps`, `n`,
+ * `response_format`) before the fleet is asked. `/api/generate-image` answers the raw PNG; `/v1`
+ * answers `{created, data: [{b64_json, revised_prompt}]}`, or with `response_format: url` the raw PNG as
+ * the spec says. Both carry `X-Fleet-Node`, `X-Fleet-Score`, `X-Fleet-Model`, `X-Generation-Time`.
+ * Defaults and bounds are in lib/protocols/images/image-job. The model list needs no switch: it says
+ * what the fleet could generate with.
+ */
+import type { Route } from '../http/handler';
+import { readJson, requireModel, requireValid } from '../http/parse-json';
+import { sendJson } from '../http/reply';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { fromGenerateImageRequest, fromOpenAIImageRequest } from '../protocols/images/image-job';
+import { toOpenAIImagesResponse } from '../protocols/images/to-openai-images-response';
+import { mergeTags } from '../routing/tags';
+import { getServices } from '../services';
+import { type ImageModelsList, parseGenerateImageRequest, parseOpenAIImageRequest } from '../wire/images';
+import type { WireParseResult } from '../wire/parse-with';
+import { type GeneratedImage, generateImage } from './generate-image';
+import { imageModelEntries } from './image-models';
+import { requireImageGeneration } from './require-image-generation';
+
+interface TaggedBody {
+  readonly metadata?: { readonly tags?: unknown } | null | undefined;
+  readonly user?: string | null | undefined;
+}
+
+/** `model is required` first (Ollama's words), then the schema's 400 naming the field. */
+function readBody<T>(request: HttpRequest, parse: (body: unknown) => WireParseResult<T>): T {
+  const raw = readJson(request);
+  requireModel(raw);
+  return requireValid(parse(raw));
+}
+
+function tagsOf(request: HttpRequest, body: TaggedBody): string[] {
+  return mergeTags({
+    metadataTags: body.metadata?.tags,
+    headerValue: request.header('x-service-tags'),
+    user: body.user,
+  });
+}
+
+async function sendPng(response: ResponseSink, image: GeneratedImage): Promise<void> {
+  response.start({ statusCode: 200, headers: { ...image.headers, 'content-type': 'image/png' } });
+  await response.end(image.png);
+}
+
+export const serveGenerateImage: Route = async (request, response) => {
+  await requireImageGeneration();
+  const body = readBody(request, parseGenerateImageRequest);
+  const job = fromGenerateImageRequest(body);
+  await sendPng(response, await generateImage({ request, response, job, tags: tagsOf(request, body) }));
+};
+
+export const serveOpenAIImages: Route = async (request, response) => {
+  await requireImageGeneration();
+  const body = readBody(request, parseOpenAIImageRequest);
+  const { job, responseFormat } = fromOpenAIImageRequest(body);
+  const image = await generateImage({ request, response, job, tags: tagsOf(request, body) });
+  if (responseFormat === 'url') {
+    await sendPng(response, image);
+    return;
+  }
+  const created = Math.floor(Date.now() / 1000);
+  await sendJson(response, toOpenAIImagesResponse(image.png, job.prompt, created), 200, image.headers);
+};
+
+export const serveImageModels: Route = async (_request, response) => {
+  const list: ImageModelsList = { models: imageModelEntries(await getServices().registry.snapshot()) };
+  await sendJson(response, list);
+};
