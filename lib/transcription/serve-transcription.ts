@@ -1,0 +1,139 @@
+/**
+ * `POST /api/transcribe` (spec §4.5, §7; contract §3 speech-to-text sidecar; anchor §4.4): a
+ * `multipart/form-data` upload with the file field `audio` (and optionally `model`) → the node's
+ * transcript `{text, ...}` with `X-Fleet-Node`, `X-Fleet-Model`, `X-Transcription-Time` (ms) and the
+ * other `X-Fleet-*` headers. In order: 503 while transcription is off (`FLEET_TRANSCRIPTION` or the
+ * runtime setting), 400 for a bad upload, 404 when no node has an ASR model, then the dispatcher as for
+ * chat — the upload is the attempt (a connection error or a 5xx moves on to another node or ASR model)
+ * and the job is polled with the queue slot held — and 502 when the node fails: every node tried failed,
+ * the job failed, or it did not finish in time. Traced like chat, style `transcription`. The sidecar
+ * gets the audio (file name and type kept) and the client's other text fields; not the model name,
+ * which the contract's protocol does not have (a sidecar serves the model it reports).
+ */
+import { randomUUID } from 'node:crypto';
+import { type NodeAnswer, nodeRefusal, type RoutedValue, routedCall } from '../dispatch/routed-call';
+import { RouterError, ServiceUnavailableError, UpstreamError } from '../errors';
+import { openNodeUpload } from '../fleet/node-upload';
+import type { Route } from '../http/handler';
+import { sendJson } from '../http/reply';
+import { mergeTags } from '../routing/tags';
+import type { NodeAttempt, NodeTransport } from '../routing/transport';
+import { getServices } from '../services';
+import { parseJson } from '../wire/json';
+import { encodeAudioForm } from './audio-form';
+import { readAudioUpload } from './audio-upload';
+import { pollTranscriptionJob } from './poll-job';
+import { jobIdOf } from './sidecar-job';
+import { transcriptionRouting } from './transcription-routing';
+
+export interface TranscriptionOptions {
+  /** How long a job may take on the node, ms (default 300 s, as the reference's TRANSCRIPTION_TIMEOUT). */
+  readonly jobTimeoutMs?: number;
+  /** Waits between job polls, ms (default 250 doubling to 1000). */
+  readonly pollDelaysMs?: { readonly first: number; readonly max: number };
+}
+
+export const TRANSCRIPTION_DISABLED_MESSAGE =
+  'speech-to-text is disabled: enable it with FLEET_TRANSCRIPTION=true, or at run time with ' +
+  'POST /dashboard/api/settings {"transcription": true}';
+
+const DEFAULT_JOB_TIMEOUT_MS = 300_000;
+
+interface Transcript {
+  readonly result: Readonly<Record<string, unknown>>;
+  /** From sending the audio to the finished job, ms. */
+  readonly elapsedMs: number;
+}
+
+async function requireEnabled(): Promise<void> {
+  const settings = await getServices().settings.current();
+  if (!settings.transcription) {
+    throw new ServiceUnavailableError(TRANSCRIPTION_DISABLED_MESSAGE, {
+      code: 'transcription_disabled',
+      retryable: false,
+    });
+  }
+}
+
+/** The sidecar that serves the attempt; a node without one fails the attempt and the next is tried. */
+function sidecarUrl(attempt: NodeAttempt): string {
+  const sidecar = attempt.placement.backend === 'transcription' ? attempt.node.sidecars.transcription : undefined;
+  if (sidecar === undefined) throw new UpstreamError(`node ${attempt.node.id} has no speech-to-text sidecar`);
+  return sidecar.url;
+}
+
+/**
+ * A sidecar's 4xx to the upload: its own words (`{"detail": ...}` from FastAPI sidecars, `{"error": ...}`
+ * otherwise) with its status — except 404, which on this route means "no ASR model" and here would only
+ * mean the node has no `/transcribe`, a node failure.
+ */
+function sidecarRefusal(answer: NodeAnswer): RouterError {
+  const nodeId = answer.attempt.node.id;
+  if (answer.status === 404) return new UpstreamError(`node ${nodeId}'s speech-to-text sidecar answered 404`, 404);
+  const parsed = parseJson(answer.body.toString('utf8'));
+  const detail =
+    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
+      ? Reflect.get(parsed.value, 'detail')
+      : undefined;
+  if (typeof detail === 'string')
+    return new RouterError(answer.status, detail, { code: 'node_refused', retryable: false });
+  return nodeRefusal(answer);
+}
+
+/**
+ * When every node tried failed (connection errors, 5xx), the dispatcher's answer is a 503 that retrying
+ * cannot fix; for speech-to-text that is the node failure the issue answers 502.
+ */
+function asNodeFailure(error: unknown): unknown {
+  if (error instanceof ServiceUnavailableError && error.code === 'no_node_available' && !error.retryable) {
+    return new UpstreamError(`speech-to-text failed: ${error.message}`, undefined, {
+      code: 'transcription_failed',
+      retryable: false,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+export function createTranscriptionRoute(options: TranscriptionOptions = {}): Route {
+  const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+  return async (request, response) => {
+    await requireEnabled();
+    const upload = await readAudioUpload(request);
+    const routing = transcriptionRouting(await getServices().registry.snapshot(), upload.model);
+    const form = encodeAudioForm(upload.audio, upload.fields, `fleet-router-${randomUUID()}`);
+    let sentAt = Date.now();
+    const send: NodeTransport = (attempt, signal) => {
+      sentAt = Date.now();
+      return openNodeUpload(sidecarUrl(attempt), '/transcribe', form, { signal, firstByteTimeoutMs: jobTimeoutMs });
+    };
+    const interpret = async (answer: NodeAnswer): Promise<RoutedValue<Transcript>> => {
+      if (answer.status >= 400) throw sidecarRefusal(answer);
+      const nodeId = answer.attempt.node.id;
+      const submitted = parseJson(answer.body.toString('utf8'));
+      const jobId = jobIdOf(submitted.ok ? submitted.value : undefined, nodeId);
+      const result = await pollTranscriptionJob({
+        baseUrl: sidecarUrl(answer.attempt),
+        jobId,
+        nodeId,
+        signal: answer.signal,
+        timeoutMs: jobTimeoutMs,
+        ...(options.pollDelaysMs !== undefined ? { pollDelaysMs: options.pollDelaysMs } : {}),
+      });
+      return { value: { result, elapsedMs: Date.now() - sentAt } };
+    };
+    const tags = mergeTags({ headerValue: request.header('x-service-tags'), user: upload.user });
+    const routed = await routedCall(
+      { request, response, style: 'transcription', routing, tags, send },
+      interpret,
+    ).catch((error: unknown) => {
+      throw asNodeFailure(error);
+    });
+    await sendJson(response, routed.value.result, 200, {
+      ...routed.headers,
+      'x-transcription-time': String(routed.value.elapsedMs),
+    });
+  };
+}
+
+export const serveTranscription: Route = createTranscriptionRoute();
