@@ -13,6 +13,7 @@ import { ollamaApiVersion } from '../lib/fleet/views/api-version';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { readJsonBody } from '../lib/http/parse-json';
 import { sendJson, sendText } from '../lib/http/reply';
+import { servePull } from '../lib/pull/serve-pull';
 import { getServices, handlerOptions } from '../lib/services';
 import { ollamaShowRequestSchema } from '../lib/wire/ollama-show';
 
@@ -48,6 +49,7 @@ export const routes: RouteTable = {
   'POST /api/show': show,
   'POST /api/chat': (request, response) => serveOllamaChat(request, response, 'chat'),
   'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
+  'POST /api/pull': servePull,
   'POST /api/embed': serveOllamaEmbed,
   'POST /api/embeddings': serveOllamaEmbeddings,
 };

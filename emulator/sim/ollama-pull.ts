@@ -1,7 +1,8 @@
 /**
  * The simulated `/api/pull` and `/api/delete` (protocols §2.10): pull streams Ollama's exact progress
  * statuses (manifest, per-layer `pulling <12 hex>` with rising `completed`, verify, write, success) and
- * the model appears in `/api/tags` once the stream succeeds. Names the catalogue does not know still pull.
+ * the model appears in `/api/tags` once the stream succeeds. Names the catalogue does not know still pull,
+ * except those in the `missing/` namespace: they fail as Ollama fails a name its registry lacks.
  */
 import type { ServerResponse } from 'node:http';
 import { type CatalogModel, catalogEntry, modelDigest, withTag } from './catalog';
@@ -55,6 +56,26 @@ function pullStatuses(entry: CatalogModel, present: boolean): Record<string, unk
   ];
 }
 
+/** Names in this namespace have no manifest in the simulated registry. */
+export const MISSING_MODEL_NAMESPACE = 'missing/';
+const NO_MANIFEST = 'pull model manifest: file does not exist';
+
+/**
+ * A name the registry lacks, as Ollama answers it: streaming, `pulling manifest` then an `{"error"}`
+ * line (the status stays 200); `stream: false`, a 500 with the error.
+ */
+function serveMissing(deps: PullDeps, value: unknown, res: ServerResponse): void {
+  if (fieldsOf<'stream'>(value)?.stream === false) {
+    setTimeout(() => sendError(res, 500, NO_MANIFEST), deps.stepMs);
+    return;
+  }
+  const lines: TimedLine[] = [
+    { delayMs: 0, build: () => ({ status: 'pulling manifest' }) },
+    { delayMs: deps.stepMs, build: () => ({ error: NO_MANIFEST }) },
+  ];
+  playNdjson(res, lines, deps.takeStreamFault(), () => undefined);
+}
+
 /** The model a pull, delete or show names (`model`, or the legacy `name`), trimmed. */
 export function modelNameOf(value: unknown): string | undefined {
   const body = fieldsOf<'model' | 'name'>(value);
@@ -66,6 +87,10 @@ export function servePull(deps: PullDeps, value: unknown, res: ServerResponse): 
   const name = modelNameOf(value);
   if (name === undefined) {
     sendError(res, 400, 'model is required');
+    return;
+  }
+  if (name.startsWith(MISSING_MODEL_NAMESPACE)) {
+    serveMissing(deps, value, res);
     return;
   }
   const entry = deps.runtime.find(name) ?? catalogEntry(withTag(name));

@@ -10,7 +10,7 @@ import { ServiceUnavailableError } from '../errors';
 import type { FullHeartbeat } from '../wire/heartbeat';
 import type { DescribeModels } from './describe-models';
 import { drainNode, nodeFromHeartbeat } from './from-heartbeat';
-import type { FleetSnapshot, NodeRecord } from './node';
+import type { FleetSnapshot, NodeModel, NodeRecord } from './node';
 import { nodeStatus } from './node-status';
 import { buildSnapshot } from './snapshot';
 import { undescribedModels, withDescriptions } from './with-descriptions';
@@ -50,6 +50,11 @@ export interface FleetRegistry {
   save(record: NodeRecord): Promise<void>;
   /** The stored record of a node as this instance last saw it. */
   record(id: string): Promise<NodeRecord | undefined>;
+  /**
+   * Adds (or replaces, by name) one on-disk model in a node's stored record, so a model pull that just
+   * finished shows before the next poll or heartbeat. False when the node is unknown.
+   */
+  recordModel(nodeId: string, model: NodeModel): Promise<boolean>;
 }
 
 export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistry {
@@ -138,6 +143,14 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
       const record = await describe(nodeFromHeartbeat(payload, { previous, now, peerIp }));
       await save(record);
       return { status: 'ok', node_id: record.id, node_status: nodeStatus(record, now, thresholds) };
+    },
+    async recordModel(nodeId, model) {
+      const previous = await stored(nodeId);
+      if (previous === undefined) return false;
+      const models = [...previous.models.filter((entry) => entry.name !== model.name), model];
+      models.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      await save({ ...previous, models });
+      return true;
     },
     async recordDrain(nodeId) {
       const previous = await stored(nodeId);

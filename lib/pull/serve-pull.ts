@@ -1,0 +1,142 @@
+/**
+ * `POST /api/pull` (spec §4.4, §2 "Pull progress record", §3, §7; anchor §4.5): pulls a model onto a
+ * node — the one named by `node_id`, or the one `choosePullNode` picks — and relays Ollama's progress.
+ * In order: 400 missing name or a model that is not runtime-native (with install instructions), 404
+ * unknown node, 503 no node can take it, 409 while the same model is being pulled (a lock in the table,
+ * so it holds across router instances), then the node's stream (`relayPull`). On `success` the model is
+ * recorded on the node before the client hears it. One trace per pull, style `pull`.
+ */
+
+import { createRequestTrace, type TraceFn } from '../dispatch/request-trace';
+import { nodeRefusal } from '../dispatch/routed-call';
+import { BadRequestError, ConflictError, type RouterError, toRouterError, UpstreamError } from '../errors';
+import type { FleetSnapshot } from '../fleet/node';
+import { openNodeStream, readNodeBody } from '../fleet/node-stream';
+import type { Route } from '../http/handler';
+import { readJsonBody } from '../http/parse-json';
+import type { HttpRequest } from '../http/request';
+import type { ResponseSink } from '../http/response-sink';
+import { mergeTags } from '../routing/tags';
+import { getServices } from '../services';
+import { createPullLockRepository } from '../store/pull-lock-repository';
+import { type PullRequest, pullRequestSchema } from '../wire/pull';
+import { choosePullNode, type PullChoice } from './choose-pull-node';
+import { knownNonNativeMessage, nonNativeModelMessage } from './non-native-model';
+import { canonicalPullName, pullNameOf } from './pull-name';
+import { pullNodeBody } from './pull-node-body';
+import { recordPulledModel } from './record-pulled-model';
+import { type PullOutcome, relayPull } from './relay-pull';
+
+/** A pull answers its first line once the node has looked up the manifest; a slow registry takes a while. */
+const FIRST_BYTE_TIMEOUT_MS = 120_000;
+
+/** The node refused before streaming: its status and message for 4xx, 502 for 5xx. */
+function nodeFailure(nodeId: string, status: number, body: Buffer): RouterError {
+  const refusal = nodeRefusal({ status, body });
+  if (status < 500) return refusal;
+  return new UpstreamError(`node '${nodeId}' failed the pull: ${refusal.message}`, status, { code: 'pull_failed' });
+}
+
+/** Records the pulled model on the node; a failure here never fails the pull, it is only logged. */
+async function recordSuccess(choice: PullChoice, name: string, layerBytes: number): Promise<void> {
+  const services = getServices();
+  try {
+    await recordPulledModel(choice.node, name, layerBytes, {
+      registry: services.registry,
+      describe: services.describe,
+    });
+  } catch (error) {
+    console.error(`recording the model pulled onto ${choice.node.id} failed: ${String(error)}`);
+  }
+}
+
+async function runPull(
+  request: PullRequest,
+  name: string,
+  choice: PullChoice,
+  response: ResponseSink,
+): Promise<PullOutcome> {
+  const { node } = choice;
+  const body = pullNodeBody(request, name);
+  const reply = await openNodeStream(node.url, '/api/pull', body, {
+    signal: response.clientGone,
+    firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS,
+  });
+  try {
+    if (reply.status >= 400) {
+      const refusal = await readNodeBody(reply, 1 << 16).catch(() => Buffer.alloc(0));
+      throw nodeFailure(node.id, reply.status, refusal);
+    }
+    return await relayPull({
+      reply,
+      response,
+      nodeId: node.id,
+      streaming: request.stream !== false,
+      headers: { 'x-fleet-node': node.id },
+      onSuccess: (layerBytes) => recordSuccess(choice, name, layerBytes),
+    });
+  } finally {
+    reply.cancel();
+  }
+}
+
+/** Picks the node, takes the lock, pulls; every way out is traced once. */
+async function pullTraced(
+  request: PullRequest,
+  name: string,
+  snapshot: FleetSnapshot,
+  response: ResponseSink,
+  trace: TraceFn,
+): Promise<void> {
+  let nodeId: string | undefined;
+  try {
+    const choice = choosePullNode(snapshot, name, nonEmpty(request.node_id));
+    nodeId = choice.node.id;
+    const lease = await createPullLockRepository(getServices().table).acquire(canonicalPullName(name), { nodeId });
+    if (lease === undefined) throw new ConflictError(`model '${name}' is already being pulled`);
+    try {
+      const outcome = await runPull(request, name, choice, response);
+      trace({ nodeId, servedModel: name, ...outcome });
+    } finally {
+      await lease
+        .release()
+        .catch((error: unknown) => console.error(`releasing the pull lock failed: ${String(error)}`));
+    }
+  } catch (error) {
+    const failure = toRouterError(error);
+    const gone = response.clientGone.aborted;
+    trace({
+      ...(nodeId !== undefined ? { nodeId, servedModel: name } : {}),
+      status: gone ? 'client_disconnected' : 'failed',
+      error: failure.message,
+    });
+    throw failure;
+  }
+}
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+function tagsOf(request: HttpRequest, body: PullRequest): string[] {
+  const metadata = body['metadata'];
+  return mergeTags({
+    metadataTags: typeof metadata === 'object' && metadata !== null ? Reflect.get(metadata, 'tags') : undefined,
+    headerValue: request.header('x-service-tags'),
+    user: body['user'],
+  });
+}
+
+export const servePull: Route = async (request, response) => {
+  const body = readJsonBody(request, pullRequestSchema);
+  const name = pullNameOf(body);
+  // The names refused whatever the fleet holds are refused before the fleet is read.
+  const known = knownNonNativeMessage(name);
+  if (known !== undefined) throw new BadRequestError(known, 'name');
+  const snapshot = await getServices().registry.snapshot();
+  const sidecarOnly = nonNativeModelMessage(name, snapshot);
+  if (sidecarOnly !== undefined) throw new BadRequestError(sidecarOnly, 'name');
+  const trace = createRequestTrace({ request, style: 'pull', requestedModel: name, tags: tagsOf(request, body) });
+  await pullTraced(body, name, snapshot, response, trace);
+};
