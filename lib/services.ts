@@ -71,10 +71,16 @@ const INSTANCE_ID = randomUUID();
  * At most one publication a second; while requests are queued or in flight, again every few seconds so
  * the published state does not expire under a long stream.
  */
-function createQueuePublisher(queues: QueueManager, states: QueueStateRepository): () => void {
+function createQueuePublisher(
+  queues: QueueManager,
+  states: QueueStateRepository,
+  writeBehind: Pick<WriteBehind, 'isClosed'>,
+): () => void {
   let last = 0;
   let timer: NodeJS.Timeout | undefined;
   const publish = (): void => {
+    // A closed queue means the instance is shutting down (or a test is over): nothing more to publish.
+    if (writeBehind.isClosed()) return;
     const now = Date.now();
     const wait = last + 1000 - now;
     if (wait > 0) {
@@ -132,7 +138,7 @@ export function initServices(config: FleetConfig): Services {
     traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
     showModel: createShowModel(),
     queueStates,
-    publishQueues: createQueuePublisher(queues, queueStates),
+    publishQueues: createQueuePublisher(queues, queueStates, writeBehind),
     routing,
     settings: createRuntimeSettings({
       store: createSettingsRepository(table),

@@ -78,6 +78,8 @@ export interface WriteBehind {
   flush(): Promise<void>;
   /** Flushes and stops the timer. Later writes are still accepted and flushed at once. */
   close(): Promise<void>;
+  /** True once `close` was called: periodic writers (queue publications) stop then. */
+  isClosed(): boolean;
   /** Queued and in-flight writes not yet confirmed by the table. */
   pending(): number;
   stats(): WriteBehindStats;
@@ -315,6 +317,7 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
       disarm();
       await flush();
     },
+    isClosed: () => closed,
     pending: () => queued() + inFlight,
     stats: () => ({ ...stats }),
   };

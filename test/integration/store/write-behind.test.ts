@@ -237,6 +237,15 @@ describe('write-behind', () => {
     expect(await store.table.getDoc('CLOSE', 'a')).toBeDefined();
   });
 
+  it('says it is closed once close was called, so periodic writers stop', async () => {
+    const queue = createWriteBehind(store.table, { clock: manualClock().clock });
+    expect(queue.isClosed()).toBe(false);
+
+    await queue.close();
+
+    expect(queue.isClosed()).toBe(true);
+  });
+
   it('retries a failed flush and loses nothing', async () => {
     const recorded = recordingTable(store.table);
     const queue = createWriteBehind(recorded.table, { clock: manualClock().clock });
