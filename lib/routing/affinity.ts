@@ -7,7 +7,7 @@
  * but routing never waits for the store: a lookup answers from memory and, on a miss, asks the store in
  * the background so the next request knows. Holds state; the store is the only I/O, behind an interface.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export interface ConversationKeyInput {
   /** The model as the client asked for it. */
@@ -34,7 +34,7 @@ export function conversationKey(input: ConversationKeyInput): string | undefined
   }
   if (input.firstUserTurn === undefined || input.firstUserTurn === '') return undefined;
   const material = JSON.stringify([input.model, input.systemPrompt ?? null, input.firstUserTurn]);
-  return `conv:${createHash('sha256').update(material).digest('base64url').slice(0, 22)}`;
+  return `conv:${hash('sha256', material, 'base64url').slice(0, 22)}`;
 }
 
 /** A pin as the table keeps it. */
