@@ -2,7 +2,8 @@
  * `npm start` / `npm run demo`: the local emulator. Starts the embedded DynamoDB stand-in (unless
  * FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
  * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
- * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do.
+ * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, with image
+ * generation and speech-to-text switched on unless FLEET_IMAGE_GENERATION / FLEET_TRANSCRIPTION say otherwise.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -24,6 +25,11 @@ async function main(): Promise<void> {
   shareVendorModules(join(__dirname, '..', 'vendor'));
   const demo = process.argv.includes('--demo');
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+  if (demo) {
+    // The demo fleet has image and speech-to-text models: show them working unless the user said otherwise.
+    process.env['FLEET_IMAGE_GENERATION'] ??= 'true';
+    process.env['FLEET_TRANSCRIPTION'] ??= 'true';
+  }
   const config = loadConfig();
   const root = join(__dirname, '..', '..');
 

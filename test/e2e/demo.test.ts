@@ -1,4 +1,8 @@
-/** `npm run demo`: the emulator with its simulated fleet shows every kind of model a newcomer can try. */
+/**
+ * `npm run demo`: the emulator with its simulated fleet shows every kind of model a newcomer can try, and
+ * serves each kind of work — embeddings (Ollama and sidecar), rerank, images and speech-to-text, which
+ * the demo switches on.
+ */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
@@ -51,4 +55,67 @@ describe('npm run demo', () => {
       expect(capabilities).toContain(capability);
     expect(tags.models.some((model) => model.details.type === 'image')).toBe(true);
   });
+
+  it('embeds with an Ollama embedding model and with the sidecar model', async () => {
+    await eventually(async () => {
+      for (const model of ['nomic-embed-text', 'bge-small-en-v1.5']) {
+        const reply = await post('/v1/embeddings', { model, input: ['one', 'two'] });
+        expect(reply.status).toBe(200);
+        const body = (await reply.json()) as { data: { embedding: number[] }[] };
+        expect(body.data).toHaveLength(2);
+        expect(body.data[0]?.embedding.length).toBeGreaterThan(0);
+      }
+    }, 15_000);
+  });
+
+  it('reranks with the default reranker', async () => {
+    const body = await eventually(async () => {
+      const reply = await post('/v1/rerank', {
+        query: 'capital of France',
+        documents: ['Berlin', 'Paris is the capital of France'],
+      });
+      expect(reply.status).toBe(200);
+      return (await reply.json()) as { results: { index: number; relevance_score: number }[] };
+    }, 15_000);
+
+    expect(body.results).toHaveLength(2);
+    for (const result of body.results) expect(result.relevance_score).toBeGreaterThanOrEqual(0);
+  });
+
+  it('generates an image, switched on by the demo', async () => {
+    const reply = await eventually(async () => {
+      const answer = await post('/api/generate-image', {
+        model: 'z-image-turbo',
+        prompt: 'a lighthouse',
+        width: 64,
+        height: 64,
+      });
+      expect(answer.status).toBe(200);
+      return answer;
+    }, 15_000);
+
+    expect(reply.headers.get('content-type')).toBe('image/png');
+    const bytes = Buffer.from(await reply.arrayBuffer());
+    expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+
+  it('transcribes an upload, switched on by the demo', async () => {
+    const body = await eventually(async () => {
+      const form = new FormData();
+      form.append('audio', new Blob([Buffer.from('RIFF demo audio')], { type: 'audio/wav' }), 'speech.wav');
+      const reply = await fetch(`${router.url}/api/transcribe`, { method: 'POST', body: form });
+      expect(reply.status).toBe(200);
+      return (await reply.json()) as { text: unknown };
+    }, 15_000);
+
+    expect(typeof body.text).toBe('string');
+  });
 });
+
+function post(path: string, body: unknown): Promise<Response> {
+  return fetch(`${router.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
