@@ -5,8 +5,8 @@
  * trace whatever happened (completed, failed, client_disconnected, incomplete).
  */
 import type { RequestStyle, TraceStatus } from '../analytics/trace';
-import { dispatchRequest } from '../dispatch/dispatch-request';
-import { createRequestTrace, routedTraceFields, type TraceFn, traceFailedAttempts } from '../dispatch/request-trace';
+import { dispatchTraced } from '../dispatch/dispatch-request';
+import { createRequestTrace, routedTraceFields, type TraceFn } from '../dispatch/request-trace';
 import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
@@ -57,15 +57,7 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
   // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
   const send: NodeTransport = (attempt) =>
     openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone);
-  let result: DispatchResult;
-  try {
-    result = await dispatchRequest(routing, send, response.signal);
-  } catch (error) {
-    const routerError = toRouterError(error);
-    trace({ status: response.signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
-    throw routerError;
-  }
-  traceFailedAttempts(trace, request.requestId, result.failedAttempts);
+  const result = await dispatchTraced(routing, send, response.signal, trace, request.requestId);
   services.publishQueues();
   try {
     await relay(input, result, startedAt, trace);

@@ -16,9 +16,9 @@ import type { RoutingDecision } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeAttempt, NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
-import { parseJson } from '../wire/json';
-import { dispatchRequest } from './dispatch-request';
-import { createRequestTrace, routedTraceFields, traceFailedAttempts } from './request-trace';
+import { nodeErrorText } from '../wire/node-error-text';
+import { dispatchTraced } from './dispatch-request';
+import { createRequestTrace, routedTraceFields } from './request-trace';
 
 export interface RoutedCallInput {
   readonly request: HttpRequest;
@@ -63,19 +63,12 @@ export interface RoutedResult<T> {
 }
 
 /**
- * Turns a node's 4xx into the client's error: the node's own message (`{"error": "..."}` as Ollama and
- * the sidecars write it, or the OpenAI envelope) with the node's status. 5xx never gets here: the
+ * Turns a node's 4xx into the client's error: the node's own words (Ollama's `{"error"}`, a sidecar's
+ * FastAPI `{"detail"}`, the OpenAI envelope: `nodeErrorText`) with the node's status. 5xx never gets here: the
  * dispatcher retries those elsewhere and answers 502/503 when none is left.
  */
 export function nodeRefusal(answer: Pick<NodeAnswer, 'status' | 'body'>): RouterError {
-  const parsed = parseJson(answer.body.toString('utf8'));
-  const error =
-    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
-      ? Reflect.get(parsed.value, 'error')
-      : undefined;
-  const nested = typeof error === 'object' && error !== null ? Reflect.get(error, 'message') : undefined;
-  const message =
-    typeof error === 'string' ? error : typeof nested === 'string' ? nested : `the node answered ${answer.status}`;
+  const message = nodeErrorText(answer.body) ?? `the node answered ${answer.status}`;
   return new RouterError(answer.status, message, { code: 'node_refused', retryable: false });
 }
 
@@ -99,16 +92,13 @@ export async function routedCall<T>(
     startedAt,
   });
   const signal = response.signal;
-  let result: Awaited<ReturnType<typeof dispatchRequest>>;
-  try {
-    result = await dispatchRequest(routing, input.send, signal);
-  } catch (error) {
-    const routerError = toRouterError(error);
-    trace({ status: signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
-    throw routerError;
-  }
-  const { reply, attempt, decision, slot } = result;
-  traceFailedAttempts(trace, request.requestId, result.failedAttempts);
+  const { reply, attempt, decision, slot } = await dispatchTraced(
+    routing,
+    input.send,
+    signal,
+    trace,
+    request.requestId,
+  );
   services.publishQueues();
   const stop = () => reply.cancel();
   signal.addEventListener('abort', stop, { once: true });

@@ -8,7 +8,7 @@
  * usage, with the node's token count when it sent one and the router's otherwise.
  */
 
-import { type NodeAnswer, routedCall } from '../dispatch/routed-call';
+import { type NodeAnswer, nodeRefusal, routedCall } from '../dispatch/routed-call';
 import { BadRequestError, UpstreamError } from '../errors';
 import { openNodeStream } from '../fleet/node-stream';
 import type { HttpRequest } from '../http/request';
@@ -18,7 +18,6 @@ import { type NodeEmbeddings, readNodeEmbeddings } from '../protocols/embeddings
 import { truncateInputs } from '../protocols/embeddings/truncate-inputs';
 import { mergeTags } from '../routing/tags';
 import type { NodeAttempt, NodeReply } from '../routing/transport';
-import { embeddingRefusal } from './embedding-refusal';
 
 /** How many inputs the router cut to 2,048 tokens; only sent when it cut some. */
 export const TRUNCATED_INPUTS_HEADER = 'x-fleet-truncated-inputs';
@@ -92,7 +91,7 @@ export async function embedTexts(
   const cut = truncateInputs(embed.texts);
   const { request, response } = http;
   const interpret = (answer: NodeAnswer) => {
-    if (answer.status >= 400) throw embeddingRefusal(answer);
+    if (answer.status >= 400) throw nodeRefusal(answer);
     const expected = {
       count: cut.texts.length,
       ...(embed.dimensions !== undefined ? { dimensions: embed.dimensions } : {}),

@@ -5,14 +5,15 @@
  * cut to `top_n`, and `usage` counted when the node did not count. The tokens go to the trace as prompt
  * tokens; nothing is generated.
  */
+
 import type { NodeAnswer, RoutedValue } from '../dispatch/routed-call';
+import { nodeRefusal } from '../dispatch/routed-call';
 import { UpstreamError } from '../errors';
 import { rankNodeResults } from '../protocols/rerank/rank-node-results';
 import { countRerankTokens, rerankUsage } from '../protocols/rerank/rerank-usage';
 import { toRerankResponse } from '../protocols/rerank/to-rerank-response';
 import { parseJson } from '../wire/json';
 import { parseSidecarRerankReply, type RerankResponse } from '../wire/rerank';
-import { sidecarRefusal } from './sidecar-refusal';
 
 export interface RerankAsked {
   readonly query: string;
@@ -26,7 +27,7 @@ export function interpretRerankReply(
   answer: Pick<NodeAnswer, 'status' | 'body' | 'attempt'>,
   asked: RerankAsked,
 ): RoutedValue<RerankResponse> {
-  if (answer.status >= 300) throw sidecarRefusal(answer);
+  if (answer.status >= 300) throw nodeRefusal(answer);
   const json = parseJson(answer.body.toString('utf8'));
   if (!json.ok) throw new UpstreamError(`the node's rerank reply is not JSON: ${json.error}`, answer.status);
   const reply = parseSidecarRerankReply(json.value);

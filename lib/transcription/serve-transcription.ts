@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type NodeAnswer, nodeRefusal, type RoutedValue, routedCall } from '../dispatch/routed-call';
-import { RouterError, ServiceUnavailableError, UpstreamError } from '../errors';
+import { type RouterError, ServiceUnavailableError, UpstreamError } from '../errors';
 import { openNodeUpload } from '../fleet/node-upload';
 import type { Route } from '../http/handler';
 import { sendJson } from '../http/reply';
@@ -63,20 +63,12 @@ function sidecarUrl(attempt: NodeAttempt): string {
 }
 
 /**
- * A sidecar's 4xx to the upload: its own words (`{"detail": ...}` from FastAPI sidecars, `{"error": ...}`
- * otherwise) with its status — except 404, which on this route means "no ASR model" and here would only
- * mean the node has no `/transcribe`, a node failure.
+ * A sidecar's 4xx to the upload: its own words with its status (`nodeRefusal`) — except 404, which on
+ * this route means "no ASR model" and here would only mean the node has no `/transcribe`, a node failure.
  */
 function sidecarRefusal(answer: NodeAnswer): RouterError {
   const nodeId = answer.attempt.node.id;
   if (answer.status === 404) return new UpstreamError(`node ${nodeId}'s speech-to-text sidecar answered 404`, 404);
-  const parsed = parseJson(answer.body.toString('utf8'));
-  const detail =
-    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
-      ? Reflect.get(parsed.value, 'detail')
-      : undefined;
-  if (typeof detail === 'string')
-    return new RouterError(answer.status, detail, { code: 'node_refused', retryable: false });
   return nodeRefusal(answer);
 }
 

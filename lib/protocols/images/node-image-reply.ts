@@ -1,12 +1,12 @@
 /**
  * What a node's answer to an image job means (contract §3; anchor §4.3 "any failure → 502"): the PNG
  * out of a sidecar's raw bytes or Ollama's base64 `image` — checked by its signature, whatever the
- * content type says — or the reason it is not one, and the text of a node's error reply (`{"error"}`
- * as Ollama writes it, `{"detail"}` as the sidecars' FastAPI does, the OpenAI envelope). Pure.
+ * content type says — or the reason it is not one, and how a node's error reply reads. Pure.
  */
 
 import { parseOllamaImageReply } from '../../wire/images';
 import { parseJson } from '../../wire/json';
+import { nodeErrorText } from '../../wire/node-error-text';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -41,36 +41,8 @@ export function imageFromOllamaReply(body: Buffer): NodeImage {
   return isPng(png) ? { ok: true, png } : { ok: false, reason: "the node's image is not a PNG" };
 }
 
-const MAX_TEXT = 300;
-
-function messageOf(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) {
-    // FastAPI validation errors: `{"detail": [{"loc": [...], "msg": "..."}]}`.
-    const messages = value.map((item) =>
-      messageOf(typeof item === 'object' && item !== null ? Reflect.get(item, 'msg') : item),
-    );
-    const present = messages.filter((message) => message !== undefined);
-    return present.length > 0 ? present.join('; ') : undefined;
-  }
-  if (typeof value === 'object' && value !== null) return messageOf(Reflect.get(value, 'message'));
-  return undefined;
-}
-
-function errorText(body: Buffer): string | undefined {
-  const text = body.toString('utf8').trim();
-  if (text === '') return undefined;
-  const json = parseJson(text);
-  if (json.ok && typeof json.value === 'object' && json.value !== null) {
-    const found = messageOf(Reflect.get(json.value, 'error')) ?? messageOf(Reflect.get(json.value, 'detail'));
-    if (found !== undefined) return found;
-  }
-  // Plain text (a proxy's error page, a crash): shown short, and only when it is text.
-  return /^[\x20-\x7e\s]*$/.test(text) ? text.slice(0, MAX_TEXT) : undefined;
-}
-
 /** `the node answered 500: out of memory`, from a node's error reply. */
 export function describeNodeError(status: number, body: Buffer): string {
-  const text = errorText(body);
+  const text = nodeErrorText(body);
   return text === undefined ? `the node answered ${status}` : `the node answered ${status}: ${text}`;
 }
