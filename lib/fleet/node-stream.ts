@@ -1,9 +1,9 @@
 /**
- * Opens a streaming request to a node (`POST /api/chat`, `/api/generate`, …) and resolves when the
- * node's response headers arrive — the "first byte" the dispatcher decides retries on. Connection
- * failures and a first-byte time-out reject (retryable); the body is handed over unread, as an async
- * iterable of chunks that the relay consumes at the client's pace, and `cancel()` frees the node's
- * connection at once when the client goes away.
+ * Opens a streaming request to a node (`POST /api/chat`, `/api/generate`, a sidecar's JSON route or
+ * upload) and resolves when the node's response headers arrive — the "first byte" the dispatcher
+ * decides retries on. Connection failures and a first-byte time-out reject (retryable); the body is
+ * handed over unread, as an async iterable of chunks that the relay consumes at the client's pace, and
+ * `cancel()` frees the node's connection at once when the client goes away.
  */
 import type { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
@@ -49,10 +49,28 @@ function splitBaseUrl(baseUrl: string): { readonly origin: string; readonly pref
   return split;
 }
 
-export async function openNodeStream(
+/** A body that is not JSON (a sidecar's `multipart/form-data` upload), with its content type. */
+export interface NodePayload {
+  readonly body: string | Buffer;
+  /** The body's content type, a multipart boundary included. */
+  readonly contentType: string;
+}
+
+/** POSTs `body` as JSON: how the router talks to Ollama and the sidecars' JSON routes. */
+export function openNodeStream(
   baseUrl: string,
   path: string,
   body: unknown,
+  options: NodeStreamOptions = {},
+): Promise<NodeReply> {
+  return openNodeRequest(baseUrl, path, { body: JSON.stringify(body), contentType: 'application/json' }, options);
+}
+
+/** POSTs `payload` as it is (an upload to a sidecar, contract §3). */
+export async function openNodeRequest(
+  baseUrl: string,
+  path: string,
+  payload: NodePayload,
   options: NodeStreamOptions = {},
 ): Promise<NodeReply> {
   const { agent } = nodeHttp();
@@ -65,8 +83,8 @@ export async function openNodeStream(
       origin: target.origin,
       path: `${target.prefix}${path}`,
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      headers: { 'content-type': payload.contentType },
+      body: payload.body,
       headersTimeout: options.firstByteTimeoutMs ?? 300_000,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { type NodeAnswer, nodeRefusal, type RoutedValue, routedCall } from '../dispatch/routed-call';
 import { type RouterError, ServiceUnavailableError, UpstreamError } from '../errors';
-import { openNodeUpload } from '../fleet/node-upload';
+import { openNodeRequest } from '../fleet/node-stream';
 import type { Route } from '../http/handler';
 import { sendJson } from '../http/reply';
 import { mergeTags } from '../routing/tags';
@@ -97,7 +97,7 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Ro
     let sentAt = Date.now();
     const send: NodeTransport = (attempt, signal) => {
       sentAt = Date.now();
-      return openNodeUpload(sidecarUrl(attempt), '/transcribe', form, { signal, firstByteTimeoutMs: jobTimeoutMs });
+      return openNodeRequest(sidecarUrl(attempt), '/transcribe', form, { signal, firstByteTimeoutMs: jobTimeoutMs });
     };
     const interpret = async (answer: NodeAnswer): Promise<RoutedValue<Transcript>> => {
       if (answer.status >= 400) throw sidecarRefusal(answer);
