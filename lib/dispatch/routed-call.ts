@@ -8,7 +8,7 @@
  */
 import type { RequestStyle } from '../analytics/trace';
 import { fleetHeaders } from '../chat/fleet-headers';
-import { RouterError, toRouterError } from '../errors';
+import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
@@ -64,8 +64,8 @@ export interface RoutedResult<T> {
 
 /**
  * Turns a node's 4xx into the client's error: the node's own words (Ollama's `{"error"}`, a sidecar's
- * FastAPI `{"detail"}`, the OpenAI envelope: `nodeErrorText`) with the node's status. 5xx never gets here: the
- * dispatcher retries those elsewhere and answers 502/503 when none is left.
+ * FastAPI `{"detail"}`, the OpenAI envelope: `nodeErrorText`) with the node's status. 5xx never gets
+ * here: the dispatcher retries those elsewhere and answers 502/503 when none is left.
  */
 export function nodeRefusal(answer: Pick<NodeAnswer, 'status' | 'body'>): RouterError {
   const message = nodeErrorText(answer.body) ?? `the node answered ${answer.status}`;
@@ -103,7 +103,14 @@ export async function routedCall<T>(
   const stop = () => reply.cancel();
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const body = await readNodeBody(reply, input.maxReplyBytes ?? 64 * 1024 * 1024);
+    const body = await readNodeBody(reply, input.maxReplyBytes ?? 64 * 1024 * 1024).catch((error: unknown) => {
+      // A reply cut off mid-body (connection reset, node crash) is the node's failure: 502, not ours.
+      if (error instanceof RouterError || signal.aborted) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new UpstreamError(`the reply from node ${attempt.node.id} broke off: ${reason}`, undefined, {
+        cause: error,
+      });
+    });
     const interpreted = await interpret({
       status: reply.status,
       headers: reply.headers,

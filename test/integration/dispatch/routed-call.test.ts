@@ -22,7 +22,7 @@ let services: Services;
 let node: Server;
 let nodeUrl: string;
 /** What the scripted node answers next. */
-let next: { status: number; body: string } = { status: 200, body: '{}' };
+let next: { status: number; body: string; breakOff?: boolean } = { status: 200, body: '{}' };
 let traces: Trace[];
 
 beforeAll(async () => {
@@ -30,8 +30,13 @@ beforeAll(async () => {
   node = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      response.writeHead(next.status, { 'content-type': 'application/json' });
-      response.end(next.body);
+      response.writeHead(next.status, { 'content-type': 'application/json', 'content-length': '1000' });
+      if (next.breakOff === true) {
+        response.write(next.body);
+        setTimeout(() => response.socket?.destroy(), 20);
+        return;
+      }
+      response.end(next.body.padEnd(1000));
     });
   });
   await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
@@ -147,6 +152,16 @@ describe('routedCall', () => {
 
     await expect(call).rejects.toMatchObject({ status: expect.any(Number) });
     await call.catch((error: { status: number }) => expect(error.status).toBeGreaterThanOrEqual(500));
+    expect(depth()).toBe(0);
+  });
+
+  it('answers a reply that breaks off mid-body with 502 naming the node, traced as failed', async () => {
+    next = { status: 200, body: '{"embeddings":[[1,', breakOff: true };
+
+    const call = routedCall(input(), () => ({ value: undefined }));
+
+    await expect(call).rejects.toMatchObject({ status: 502, message: expect.stringContaining('emb-node broke off') });
+    expect(traces).toEqual([expect.objectContaining({ status: 'failed', nodeId: 'emb-node' })]);
     expect(depth()).toBe(0);
   });
 });
