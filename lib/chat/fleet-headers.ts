@@ -1,25 +1,9 @@
 /**
- * The `X-Fleet-*` headers of a routed reply (spec §4.1, §4.2), all known before the first byte:
- * node, score, affinity (only where it applied), fallback (only when one served), retries (only when
- * there were some), and the context-overflow warning when the prompt exceeds the loaded context. The
- * messages and responses styles add how the client's model id was resolved (anchor §2.8) and what the
+ * The `X-Fleet-*` headers only the messages and responses styles add (the routing decision's are
+ * `lib/dispatch/fleet-headers`): how the client's model id was resolved (anchor §2.8) and what the
  * context layers changed (anchor §3.8).
  */
-import type { RoutingDecision } from '../routing/dispatcher';
 import type { ModelResolution } from '../routing/resolve-model';
-
-export function fleetHeaders(decision: RoutingDecision, contextOverflow?: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    'x-fleet-node': decision.nodeId,
-    'x-fleet-score': String(Math.round(decision.score * 10) / 10),
-    'x-fleet-model': decision.servedModel,
-  };
-  if (decision.affinity !== undefined) headers['x-fleet-affinity'] = decision.affinity;
-  if (decision.fallbackModel !== undefined) headers['x-fleet-fallback'] = decision.fallbackModel;
-  if (decision.retries > 0) headers['x-fleet-retries'] = String(decision.retries);
-  if (contextOverflow !== undefined) headers['x-fleet-context-overflow'] = contextOverflow;
-  return headers;
-}
 
 /**
  * The client's model id and how it became the routed model (`map`, `fleet`, `auto`, `default`); the model

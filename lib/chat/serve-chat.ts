@@ -6,6 +6,7 @@
  */
 import type { RequestStyle, TraceStatus } from '../analytics/trace';
 import { dispatchTraced } from '../dispatch/dispatch-request';
+import { fleetHeaders } from '../dispatch/fleet-headers';
 import { createRequestTrace, routedTraceFields, type TraceFn } from '../dispatch/request-trace';
 import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
@@ -21,7 +22,6 @@ import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
 import { parseJson } from '../wire/json';
 import type { ChatOutput } from './chat-output';
-import { fleetHeaders } from './fleet-headers';
 import { openChatStream } from './open-chat-stream';
 
 export interface ServeChatInput<Chunk> {

@@ -7,7 +7,6 @@
  * can answer in its own format.
  */
 import type { RequestStyle } from '../analytics/trace';
-import { fleetHeaders } from '../chat/fleet-headers';
 import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { HttpRequest } from '../http/request';
@@ -18,6 +17,7 @@ import type { NodeAttempt, NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import { nodeErrorText } from '../wire/node-error-text';
 import { dispatchTraced } from './dispatch-request';
+import { fleetHeaders } from './fleet-headers';
 import { createRequestTrace, routedTraceFields } from './request-trace';
 
 export interface RoutedCallInput {
