@@ -8,6 +8,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_TRANSCRIPTION_MODELS, type SimAgent, startSimAgent } from '../../emulator/sim';
+import { wavFile } from '../unit/transcription/upload-form';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 let router: RouterProcess;
@@ -18,24 +19,6 @@ interface Reply {
   readonly status: number;
   readonly headers: Headers;
   readonly body: Record<string, unknown>;
-}
-
-/** A WAV header and `seconds` of 16 kHz 16-bit mono silence. */
-function wav(seconds: number): Buffer {
-  const data = Math.round(seconds * 32_000);
-  const header = Buffer.alloc(44);
-  header.write('RIFFxxxxWAVEfmt ', 0, 'ascii');
-  header.writeUInt32LE(36 + data, 4);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data, 40);
-  return Buffer.concat([header, Buffer.alloc(data)]);
 }
 
 /** What `curl -F audio=@<filename> [-F model=…]` sends, through fetch's own multipart encoder. */
@@ -102,7 +85,7 @@ afterAll(async () => {
 
 describe('POST /api/transcribe with transcription off', () => {
   it('answers 503 saying how to turn it on, with x-should-retry: false', async () => {
-    const reply = await upload(off.url, wav(0.5));
+    const reply = await upload(off.url, wavFile(0.5));
 
     expect(reply.status).toBe(503);
     expect(reply.headers.get('x-should-retry')).toBe('false');
@@ -112,7 +95,7 @@ describe('POST /api/transcribe with transcription off', () => {
 
 describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
   it('answers 404 with an install hint while no node has an ASR model', async () => {
-    const reply = await upload(router.url, wav(0.5));
+    const reply = await upload(router.url, wavFile(0.5));
 
     expect(reply.status).toBe(404);
     expect(reply.body['error']).toMatch(/^no node has a speech-to-text model installed: .*mlx-qwen3-asr/);
@@ -129,11 +112,11 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
         transcriptionJobMs: 50,
       });
       await agent.sendHeartbeat();
-      await eventually(async () => expect((await upload(router.url, wav(0.1))).status).toBe(200));
+      await eventually(async () => expect((await upload(router.url, wavFile(0.1))).status).toBe(200));
     }, 20_000);
 
     it('transcribes a WAV file sent as curl -F audio=@speech.wav, with the fleet headers', async () => {
-      const audio = wav(1.5);
+      const audio = wavFile(1.5);
 
       const reply = await upload(router.url, audio);
 
@@ -168,7 +151,7 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
     });
 
     it('takes an upload of 5 MB, under the 6 MB limit', async () => {
-      const reply = await upload(router.url, wav(160));
+      const reply = await upload(router.url, wavFile(160));
 
       expect(reply.status).toBe(200);
       expect(reply.body['duration_s']).toBe(160);
@@ -211,7 +194,7 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
     });
 
     it('answers 404 for a model no node has', async () => {
-      const reply = await upload(router.url, wav(0.2), { model: 'whisper-large-v3' });
+      const reply = await upload(router.url, wavFile(0.2), { model: 'whisper-large-v3' });
 
       expect(reply.status).toBe(404);
       expect(reply.body['error']).toMatch(/^model 'whisper-large-v3' not found on any node/);
@@ -220,7 +203,7 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
     it("answers 502 with the node's error when the job fails", async () => {
       agent?.transcription?.failNextJob('decoder crashed');
 
-      const reply = await upload(router.url, wav(0.2));
+      const reply = await upload(router.url, wavFile(0.2));
 
       expect(reply.status).toBe(502);
       expect(reply.body).toEqual({ error: 'transcription failed on node studio: decoder crashed' });
@@ -228,9 +211,9 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
 
     it('answers 502 when the sidecar cannot be reached, and recovers when it is back', async () => {
       await agent?.transcription?.faults.refuseConnections(true);
-      const down = await upload(router.url, wav(0.2));
+      const down = await upload(router.url, wavFile(0.2));
       await agent?.transcription?.faults.refuseConnections(false);
-      const back = await upload(router.url, wav(0.2));
+      const back = await upload(router.url, wavFile(0.2));
 
       expect(down.status).toBe(502);
       expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: unreachable/);
