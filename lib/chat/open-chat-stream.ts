@@ -1,6 +1,7 @@
 /** The dispatcher's transport for chat: a streaming POST to the node, aborted with the client. */
-import { type AbortSource, openNodeStream } from '../fleet/node-stream';
+import { openNodeStream } from '../fleet/node-stream';
 import type { NodeReply } from '../routing/transport';
+import type { AbortSource } from '../stream/abort-source';
 
 /** How long a node may take to start answering: loading a large model can take minutes. */
 const FIRST_BYTE_TIMEOUT_MS = 300_000;

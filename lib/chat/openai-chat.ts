@@ -26,7 +26,10 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const images = await fetchImages(imageUrlsToFetch(body), { signal: response.signal });
+  // The sink's AbortSignal costs an AbortController: made only for a request with URLs to fetch.
+  const imageUrls = imageUrlsToFetch(body);
+  const images =
+    imageUrls.length === 0 ? new Map<string, string>() : await fetchImages(imageUrls, { signal: response.signal });
   const snapshot = await getServices().registry.snapshot();
   const canonical = fromOpenAIChatRequest(body, {
     images,

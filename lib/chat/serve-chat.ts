@@ -57,7 +57,7 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
   // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
   const send: NodeTransport = (attempt) =>
     openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone);
-  const result = await dispatchTraced(routing, send, response.signal, trace, request.requestId);
+  const result = await dispatchTraced(routing, send, response.clientGone, trace, request.requestId);
   services.publishQueues();
   try {
     await relay(input, result, startedAt, trace);
@@ -103,16 +103,23 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   let status: TraceStatus = 'completed';
   let failure: RouterError | undefined;
   try {
-    if (output.streaming)
+    if (output.streaming) {
       response.start({ statusCode: 200, headers: { ...headers, ...streamHeaders(output.contentType) } });
-    const body = reply.body[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await body.next().catch((error: unknown) => {
-        throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
+      const body = reply.body[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await body.next().catch((error: unknown) => {
+          throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
+        });
+        if (next.done === true) break;
+        await handle(decoder.push(next.value));
+        if (signal.aborted) break;
+      }
+    } else {
+      // One answer, read whole: no per-chunk turn of the loop for what is usually a single chunk.
+      const whole = await readNodeBody(reply, MAX_LINE_BYTES).catch((error: unknown) => {
+        throw signal.aborted || error instanceof RouterError ? error : nodeBrokeOff(decision.nodeId, error);
       });
-      if (next.done === true) break;
-      await handle(decoder.push(next.value));
-      if (signal.aborted) break;
+      if (!signal.aborted) await handle(decoder.push(whole));
     }
     if (!signal.aborted) {
       await handle(decoder.end());

@@ -9,12 +9,13 @@ import { createDispatcher, type DispatchResult } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
+import type { AbortSource } from '../stream/abort-source';
 import { type TraceFn, traceFailedAttempts } from './request-trace';
 
 export function dispatchRequest(
   routing: RoutingRequest,
   send: NodeTransport,
-  signal: AbortSignal,
+  signal: AbortSource,
 ): Promise<DispatchResult> {
   const services = getServices();
   const dispatch = createDispatcher({
@@ -35,7 +36,7 @@ export function dispatchRequest(
 export async function dispatchTraced(
   routing: RoutingRequest,
   send: NodeTransport,
-  signal: AbortSignal,
+  signal: AbortSource,
   trace: TraceFn,
   requestId: string,
 ): Promise<DispatchResult> {

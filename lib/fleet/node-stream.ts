@@ -5,34 +5,17 @@
  * handed over unread, as an async iterable of chunks that the relay consumes at the client's pace, and
  * `cancel()` frees the node's connection at once when the client goes away.
  */
-import type { EventEmitter } from 'node:events';
-import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
+import type { AbortSource } from '../stream/abort-source';
 import { describeNetworkError, nodeHttp } from './node-http';
+import { DispatchedReply, type NodeReply } from './node-reply';
 
-export interface NodeReply {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: AsyncIterable<Uint8Array>;
-  /** Stops reading and closes the connection to the node; safe to call more than once. */
-  cancel(): void;
-}
-
-/** What aborts the node request: an `AbortSignal`, or an emitter of `abort` with `aborted` (cheaper to listen to). */
-export type AbortSource = AbortSignal | (EventEmitter & { readonly aborted: boolean });
+export type { NodeReply } from './node-reply';
 
 export interface NodeStreamOptions {
   readonly signal?: AbortSource;
   /** How long the node may take to answer with headers (model loads are slow). */
   readonly firstByteTimeoutMs?: number;
-}
-
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
 }
 
 const splitUrls = new Map<string, { readonly origin: string; readonly prefix: string }>();
@@ -67,52 +50,43 @@ export function openNodeStream(
 }
 
 /** POSTs `payload` as it is (an upload to a sidecar, contract §3). */
-export async function openNodeRequest(
+export function openNodeRequest(
   baseUrl: string,
   path: string,
   payload: NodePayload,
   options: NodeStreamOptions = {},
 ): Promise<NodeReply> {
   const { agent } = nodeHttp();
-  const url = `${baseUrl}${path}`;
-  let response: Dispatcher.ResponseData;
-  try {
-    // The agent's own request, with the node's origin and path prefix parsed once per node.
-    const target = splitBaseUrl(baseUrl);
-    response = await agent.request({
-      origin: target.origin,
-      path: `${target.prefix}${path}`,
-      method: 'POST',
-      headers: { 'content-type': payload.contentType },
-      body: payload.body,
-      headersTimeout: options.firstByteTimeoutMs ?? 300_000,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-  } catch (error) {
-    throw new UpstreamError(`${url}: ${describeNetworkError(error)}`, undefined, {
-      cause: error,
-      code: 'node_unreachable',
-    });
-  }
-  const stream = response.body;
-  // Cancelling destroys the body with an AbortError; a reader sees it through its iterator, and this
-  // listener keeps an unread body's error from crashing the process.
-  stream.on('error', () => undefined);
-  let cancelled = false;
-  return {
-    status: response.statusCode,
-    headers: flattenHeaders(response.headers),
-    body: stream,
-    cancel() {
-      if (cancelled) return;
-      cancelled = true;
-      stream.destroy();
-    },
-  };
+  // The node's origin and path prefix are parsed once per node.
+  const target = splitBaseUrl(baseUrl);
+  return new Promise((resolve, reject) => {
+    const reply = new DispatchedReply((error, started) => {
+      if (error === undefined) resolve(started);
+      else
+        reject(
+          new UpstreamError(`${baseUrl}${path}: ${describeNetworkError(error)}`, undefined, {
+            cause: error,
+            code: 'node_unreachable',
+          }),
+        );
+    }, options.signal);
+    agent.dispatch(
+      {
+        origin: target.origin,
+        path: `${target.prefix}${path}`,
+        method: 'POST',
+        headers: { 'content-type': payload.contentType },
+        body: payload.body,
+        headersTimeout: options.firstByteTimeoutMs ?? 300_000,
+      },
+      reply,
+    );
+  });
 }
 
 /** Reads a whole (small) reply body, for errors and non-streaming answers. */
 export async function readNodeBody(reply: NodeReply, limitBytes = 8 * 1024 * 1024): Promise<Buffer> {
+  if (reply.readAll !== undefined) return reply.readAll(limitBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of reply.body) {

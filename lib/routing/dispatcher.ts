@@ -9,6 +9,7 @@
  * Every decision is known before the first byte, so every X-Fleet-* header can be final.
  */
 import type { FleetSnapshot } from '../fleet/node';
+import type { AbortSource } from '../stream/abort-source';
 import type { AffinityTracker } from './affinity';
 import type { ConcurrencyOverrides } from './concurrency-limit';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
@@ -64,7 +65,7 @@ export interface DispatchResult {
   readonly failedAttempts: readonly AttemptFailure[];
 }
 
-export type Dispatch = (request: RoutingRequest, signal: AbortSignal) => Promise<DispatchResult>;
+export type Dispatch = (request: RoutingRequest, signal: AbortSource) => Promise<DispatchResult>;
 
 /** The queue slot, plus the duration observation the scorer's wait estimate learns from. */
 function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock: () => number): Slot {

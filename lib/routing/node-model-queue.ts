@@ -8,6 +8,7 @@
  */
 import { ServiceUnavailableError } from '../errors';
 import type { QueueEntry } from '../fleet/views/fleet-status';
+import { type AbortSource, watchAbort } from '../stream/abort-source';
 import { RequestAbortedError } from './request-aborted';
 
 /** How a slot's use ended: only completed uses teach the queue how long a slot is held. */
@@ -104,15 +105,15 @@ export class NodeModelQueue {
   }
 
   /** Waits in line for a slot; rejects on time-out (503) or when `signal` aborts (499). */
-  wait(timeoutMs: number, signal: AbortSignal | undefined): Promise<Slot> {
+  wait(timeoutMs: number, signal: AbortSource | undefined): Promise<Slot> {
     return new Promise<Slot>((resolve, reject) => {
       let cancelTimer = () => {};
-      const onAbort = () => leave(new RequestAbortedError());
+      let unwatch = () => {};
       const waiter: Waiter = {
         grant: () => resolve(this.take()),
         cleanup: () => {
           cancelTimer();
-          signal?.removeEventListener('abort', onAbort);
+          unwatch();
         },
       };
       const leave = (error: Error) => {
@@ -124,7 +125,7 @@ export class NodeModelQueue {
       };
       this.waiters.push(waiter);
       this.env.changed(this);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) unwatch = watchAbort(signal, () => leave(new RequestAbortedError()));
       cancelTimer = this.env.schedule(() => {
         this.timedOut += 1;
         const where = `model '${this.model}' on node '${this.nodeId}'`;

@@ -10,6 +10,8 @@
  * depths only through the `QueueDepths` interface (./load-signals), so a view that adds the other
  * instances' published counts can stand in for this one without touching the scorer. Holds state; no I/O.
  */
+
+import type { AbortSource } from '../stream/abort-source';
 import type { QueueDepths } from './load-signals';
 import { NodeModelQueue, type QueueState, type Schedule, type Slot } from './node-model-queue';
 import { RequestAbortedError } from './request-aborted';
@@ -22,7 +24,7 @@ export interface QueueManager extends QueueDepths {
    * ServiceUnavailableError (code `queue_full` or `queue_timeout`, with Retry-After) and with
    * RequestAbortedError when `signal` aborts while waiting.
    */
-  acquire(nodeId: string, model: string, limit: number, signal?: AbortSignal): Promise<Slot>;
+  acquire(nodeId: string, model: string, limit: number, signal?: AbortSource): Promise<Slot>;
   depth(nodeId: string, model: string): number;
   entries(): QueueState[];
 }

@@ -12,6 +12,6 @@ export class RequestAbortedError extends RouterError {
   }
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined): void {
+export function throwIfAborted(signal: { readonly aborted: boolean } | undefined): void {
   if (signal?.aborted === true) throw new RequestAbortedError();
 }

@@ -5,14 +5,10 @@
  * `openNodeStream` plugs in behind a small adapter that picks the path and body. Pure types.
  */
 import type { ModelPlacement, NodeView } from '../fleet/node';
+import type { NodeReply } from '../fleet/node-reply';
+import type { AbortSource } from '../stream/abort-source';
 
-export interface NodeReply {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: AsyncIterable<Uint8Array>;
-  /** Stops reading and closes the connection to the node; safe to call more than once. */
-  cancel(): void;
-}
+export type { NodeReply } from '../fleet/node-reply';
 
 export interface NodeAttempt {
   readonly node: NodeView;
@@ -22,4 +18,4 @@ export interface NodeAttempt {
 }
 
 /** Aborting `signal` (the client went away) must abort the request to the node. */
-export type NodeTransport = (attempt: NodeAttempt, signal: AbortSignal) => Promise<NodeReply>;
+export type NodeTransport = (attempt: NodeAttempt, signal: AbortSource) => Promise<NodeReply>;

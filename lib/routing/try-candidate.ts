@@ -6,6 +6,7 @@
  * life of the stream. A client that goes away at any await frees everything and ends the dispatch.
  */
 import { ServiceUnavailableError } from '../errors';
+import type { AbortSource } from '../stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import type { QueueManager, Slot } from './queue-manager';
 import type { RankedCandidate } from './rank-nodes';
@@ -35,7 +36,7 @@ function describe(error: unknown): string {
 async function takeSlot(
   candidate: RankedCandidate,
   queues: QueueManager,
-  signal: AbortSignal,
+  signal: AbortSource,
 ): Promise<{ readonly slot: Slot } | { readonly failure: AttemptFailure }> {
   try {
     return { slot: await queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal) };
@@ -59,7 +60,7 @@ async function takeSlot(
 export async function tryCandidate(
   candidate: RankedCandidate,
   deps: CandidateDeps,
-  signal: AbortSignal,
+  signal: AbortSource,
 ): Promise<CandidateOutcome> {
   const taken = await takeSlot(candidate, deps.queues, signal);
   if ('failure' in taken) return { kind: 'failed', failure: taken.failure };

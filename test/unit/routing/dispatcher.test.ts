@@ -9,6 +9,7 @@ import { createQueueManager, type QueueManagerOptions } from '../../../lib/routi
 import { RequestAbortedError } from '../../../lib/routing/request-aborted';
 import type { RoutingRequest } from '../../../lib/routing/routing-request';
 import type { NodeReply, NodeTransport } from '../../../lib/routing/transport';
+import { type AbortSource, watchAbort } from '../../../lib/stream/abort-source';
 import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
 import { agentNode, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
 
@@ -36,7 +37,7 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
   const latency = createLatencyStats();
   const calls: string[] = [];
   const cancelled: string[] = [];
-  const signals: AbortSignal[] = [];
+  const signals: AbortSource[] = [];
   const send: NodeTransport = (attempt, signal) => {
     const id = attempt.node.id;
     calls.push(`${id}/${attempt.model}`);
@@ -45,9 +46,7 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
     if (what === 'refused') return Promise.reject(new Error(`connect ECONNREFUSED ${attempt.node.url}`));
     if (what === 'timeout') return Promise.reject(new Error('no first byte within 300000 ms'));
     if (what === 'hang') {
-      return new Promise<NodeReply>((_, reject) =>
-        signal.addEventListener('abort', () => reject(new Error('aborted'))),
-      );
+      return new Promise<NodeReply>((_, reject) => watchAbort(signal, () => reject(new Error('aborted'))));
     }
     timers.advance(40);
     const reply: NodeReply = {
