@@ -7,8 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient } from '../lib/store/client';
+import { dynamoSdk } from '../lib/store/sdk';
 
 /** The part of dynalite's options we use (the package ships no typings). */
 interface DynaliteOptions {
@@ -87,7 +87,7 @@ export async function startDynamo(options: StartDynamoOptions): Promise<DynamoSt
   const endpoint = `http://127.0.0.1:${port}`;
   // LevelDB opens in the background; the first request waits for it, so once this answers the data
   // folder's lock is ours and a second stand-in on the same folder fails in its own check.
-  await createDynamoClient({ dynamodbEndpoint: endpoint }).send(new ListTablesCommand({ Limit: 1 }));
+  await createDynamoClient({ dynamodbEndpoint: endpoint }).send(new (dynamoSdk().ListTablesCommand)({ Limit: 1 }));
   return { endpoint, close: () => closeServer(server) };
 }
 
