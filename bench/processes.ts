@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { emulatorNodeFlags } from '../emulator/start-command';
 
 export interface Started {
   readonly url: string;
@@ -46,7 +47,7 @@ export async function startRole(args: readonly string[]): Promise<Started> {
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
-/** The router as `npm start` runs it, polling one node, on a table in another process. */
+/** The router as `npm start` runs it (its Node flags included), polling one node, on a table in another process. */
 export interface RouterSettings {
   readonly nodes: string;
   readonly concurrency: string;
@@ -55,7 +56,7 @@ export interface RouterSettings {
 
 export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
   const root = join(__dirname, '..', '..');
-  const child = spawn(process.execPath, [join(root, 'dist', 'emulator', 'main.js')], {
+  const child = spawn(process.execPath, [...emulatorNodeFlags(root), join(root, 'dist', 'emulator', 'main.js')], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,10 +1,12 @@
 /**
- * Starts the router the way a user does — the built emulator (`node dist/emulator/main.js`, what
- * `npm start` runs) in its own process — on an ephemeral port with an in-memory table, and stops it.
+ * Starts the router the way a user does — the built emulator (`node dist/emulator/main.js` with the
+ * Node flags `npm start` gives it) in its own process — on an ephemeral port with an in-memory table,
+ * and stops it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { emulatorNodeFlags } from '../../emulator/start-command';
 
 export interface RouterProcess {
   readonly url: string;
@@ -22,7 +24,7 @@ export async function startRouter(
   args: readonly string[] = [],
 ): Promise<RouterProcess> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`);
-  const child = spawn(process.execPath, [entry, ...args], {
+  const child = spawn(process.execPath, [...emulatorNodeFlags(root), entry, ...args], {
     cwd: root,
     env: {
       PATH: process.env['PATH'] ?? '',
