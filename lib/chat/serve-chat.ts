@@ -90,14 +90,16 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   const stop = () => reply.cancel();
   signal.once('abort', stop);
   let timeToFirstTokenMs: number | undefined;
-  const handle = async (lines: ReturnType<typeof decoder.push>) => {
+  /** The client's bytes for the node's lines: one write per node chunk, none while an answer is collected. */
+  const consume = (lines: ReturnType<typeof decoder.push>): string => {
+    let bytes = '';
     for (const line of lines) {
       const parsed = output.parseLine(line);
       if (!parsed.ok) throw parsed.error;
       timeToFirstTokenMs ??= Date.now() - startedAt;
-      const bytes = output.push(parsed.chunk, line.raw);
-      if (bytes !== '') await response.write(bytes);
+      bytes += output.push(parsed.chunk, line.raw);
     }
+    return bytes;
   };
 
   let status: TraceStatus = 'completed';
@@ -111,7 +113,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
           throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
         });
         if (next.done === true) break;
-        await handle(decoder.push(next.value));
+        const bytes = consume(decoder.push(next.value));
+        if (bytes !== '') await response.write(bytes);
         if (signal.aborted) break;
       }
     } else {
@@ -119,10 +122,11 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       const whole = await readNodeBody(reply, MAX_LINE_BYTES).catch((error: unknown) => {
         throw signal.aborted || error instanceof RouterError ? error : nodeBrokeOff(decision.nodeId, error);
       });
-      if (!signal.aborted) await handle(decoder.push(whole));
+      consume(decoder.push(whole));
     }
     if (!signal.aborted) {
-      await handle(decoder.end());
+      const rest = consume(decoder.end());
+      if (rest !== '') await response.write(rest);
       const end = output.end();
       if (output.streaming) await response.end(end.body);
       else {

@@ -85,8 +85,11 @@ export function openNodeRequest(
 }
 
 /** Reads a whole (small) reply body, for errors and non-streaming answers. */
-export async function readNodeBody(reply: NodeReply, limitBytes = 8 * 1024 * 1024): Promise<Buffer> {
-  if (reply.readAll !== undefined) return reply.readAll(limitBytes);
+export function readNodeBody(reply: NodeReply, limitBytes = 8 * 1024 * 1024): Promise<Buffer> {
+  return reply.readAll !== undefined ? reply.readAll(limitBytes) : readChunks(reply, limitBytes);
+}
+
+async function readChunks(reply: NodeReply, limitBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of reply.body) {
