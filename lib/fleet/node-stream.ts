@@ -56,21 +56,25 @@ export function openNodeRequest(
   payload: NodePayload,
   options: NodeStreamOptions = {},
 ): Promise<NodeReply> {
-  const { agent } = nodeHttp();
-  // The node's origin and path prefix are parsed once per node.
-  const target = splitBaseUrl(baseUrl);
   return new Promise((resolve, reject) => {
+    const unreachable = (error: unknown) =>
+      new UpstreamError(`${baseUrl}${path}: ${describeNetworkError(error)}`, undefined, {
+        cause: error,
+        code: 'node_unreachable',
+      });
+    let target: { readonly origin: string; readonly prefix: string };
+    try {
+      // The node's origin and path prefix are parsed once per node; a bad URL is the node's failure.
+      target = splitBaseUrl(baseUrl);
+    } catch (error) {
+      reject(unreachable(error));
+      return;
+    }
     const reply = new DispatchedReply((error, started) => {
       if (error === undefined) resolve(started);
-      else
-        reject(
-          new UpstreamError(`${baseUrl}${path}: ${describeNetworkError(error)}`, undefined, {
-            cause: error,
-            code: 'node_unreachable',
-          }),
-        );
+      else reject(unreachable(error));
     }, options.signal);
-    agent.dispatch(
+    nodeHttp().agent.dispatch(
       {
         origin: target.origin,
         path: `${target.prefix}${path}`,

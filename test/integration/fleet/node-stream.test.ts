@@ -71,6 +71,11 @@ describe('openNodeStream', () => {
     await node.faults.refuseConnections(false);
   });
 
+  it('rejects with an UpstreamError, not a throw, for a node URL that does not parse', async () => {
+    const opened = openNodeStream('not a url', '/api/chat', chat);
+    await expect(opened).rejects.toBeInstanceOf(UpstreamError);
+  });
+
   it('rejects when the node does not answer within the first-byte time-out', async () => {
     node.faults.hang(true);
     await expect(openNodeStream(node.url, '/api/chat', chat, { firstByteTimeoutMs: 200 })).rejects.toBeInstanceOf(
