@@ -86,9 +86,9 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
 
   const output = input.output(decision.servedModel);
   const decoder = createNdjsonDecoder({ maxLineBytes: MAX_LINE_BYTES });
+  // The node request already stops when the client leaves (the transport watches the same emitter):
+  // the relay only checks `aborted` to stop writing.
   const signal = response.clientGone;
-  const stop = () => reply.cancel();
-  signal.once('abort', stop);
   let timeToFirstTokenMs: number | undefined;
   /** The client's bytes for the node's lines: one write per node chunk, none while an answer is collected. */
   const consume = (lines: ReturnType<typeof decoder.push>): string => {
@@ -146,7 +146,6 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       await response.end();
     }
   } finally {
-    signal.removeListener('abort', stop);
     if (signal.aborted) status = 'client_disconnected';
     reply.cancel();
     slot.release(status === 'completed' ? 'completed' : status === 'client_disconnected' ? 'cancelled' : 'failed');
