@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, jest } from '@jest/globals';
 import { createBufferedSink, createStreamingSink } from '../../../lib/http/response-sink';
+import { hasFastProperties, haveSameMap } from '../../helpers/hidden-class';
 
 describe('createStreamingSink', () => {
   it('tells clientGone listeners and aborts the signal, once, when the client leaves mid-reply', async () => {
@@ -44,6 +45,17 @@ describe('createStreamingSink', () => {
 
     expect(gone).not.toHaveBeenCalled();
     expect(sink.clientGone.aborted).toBe(false);
+  });
+
+  // An object literal with getters goes to dictionary mode; V8 then moved those sinks to old space, and
+  // with them every request's closures and streams until the next full collection.
+  it('builds every sink with fast properties and one shared hidden class', () => {
+    const sinks = Array.from({ length: 20 }, () => createStreamingSink(new PassThrough()));
+    const buffered = Array.from({ length: 20 }, () => createBufferedSink().sink);
+
+    for (const sink of [sinks[19], buffered[19]] as object[]) expect(hasFastProperties(sink)).toBe(true);
+    expect(haveSameMap(sinks[18] as object, sinks[19] as object)).toBe(true);
+    expect(haveSameMap(buffered[18] as object, buffered[19] as object)).toBe(true);
   });
 });
 
