@@ -17,12 +17,13 @@ import type { ChatOutcome, ChatOutput } from './chat-output';
 type Final = Pick<OllamaChatChunk, 'done_reason' | 'prompt_eval_count' | 'eval_count'>;
 
 export function outcomeOf(final: Final | undefined): ChatOutcome {
-  if (final === undefined) return {};
-  return {
-    ...(typeof final.prompt_eval_count === 'number' ? { promptTokens: final.prompt_eval_count } : {}),
-    ...(typeof final.eval_count === 'number' ? { completionTokens: final.eval_count } : {}),
-    ...(typeof final.done_reason === 'string' ? { finishReason: final.done_reason } : {}),
-  };
+  // Set one by one, not spread: see lib/http/reply.ts `mergeHeaders` on why hot paths avoid spreads.
+  const outcome: { -readonly [K in keyof ChatOutcome]: ChatOutcome[K] } = {};
+  if (final === undefined) return outcome;
+  if (typeof final.prompt_eval_count === 'number') outcome.promptTokens = final.prompt_eval_count;
+  if (typeof final.eval_count === 'number') outcome.completionTokens = final.eval_count;
+  if (typeof final.done_reason === 'string') outcome.finishReason = final.done_reason;
+  return outcome;
 }
 
 const endedEarly = () => new UpstreamError("the node's stream ended before its last line");

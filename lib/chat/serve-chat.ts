@@ -12,6 +12,7 @@ import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
 import { renderError } from '../http/render-error';
+import { JSON_TYPE, mergeHeaders } from '../http/reply';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
 import { contextOverflow } from '../protocols/diagnostic-headers';
@@ -42,6 +43,7 @@ export interface ServeChatInput<Chunk> {
 }
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const JSON_CONTENT = { 'content-type': JSON_TYPE };
 
 export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<void> {
   const { request, response, routing } = input;
@@ -74,13 +76,13 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     routing.promptTokens !== undefined && loaded !== undefined
       ? contextOverflow(routing.promptTokens, loaded)
       : undefined;
-  const headers = { ...input.headers, ...fleetHeaders(decision, overflow) };
+  const headers = mergeHeaders(input.headers, fleetHeaders(decision, overflow));
   const routed = routedTraceFields(decision);
 
   if (reply.status >= 400) {
     await answerNodeRefusal(input, reply.status, await readNodeBody(reply).catch(() => Buffer.alloc(0)), headers);
     slot.release('failed');
-    trace({ ...routed, status: 'failed', error: `node answered ${reply.status}` });
+    trace({ status: 'failed', ...routed, error: `node answered ${reply.status}` });
     return;
   }
 
@@ -106,7 +108,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   let failure: RouterError | undefined;
   try {
     if (output.streaming) {
-      response.start({ statusCode: 200, headers: { ...headers, ...streamHeaders(output.contentType) } });
+      response.start({ statusCode: 200, headers: mergeHeaders(headers, streamHeaders(output.contentType)) });
       const body = reply.body[Symbol.asyncIterator]();
       for (;;) {
         const next = await body.next().catch((error: unknown) => {
@@ -132,7 +134,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       else {
         response.start({
           statusCode: 200,
-          headers: { ...headers, 'content-type': 'application/json; charset=utf-8', ...end.headers },
+          headers: mergeHeaders(headers, JSON_CONTENT, end.headers),
         });
         await response.end(end.body);
       }
@@ -149,10 +151,11 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     if (signal.aborted) status = 'client_disconnected';
     reply.cancel();
     slot.release(status === 'completed' ? 'completed' : status === 'client_disconnected' ? 'cancelled' : 'failed');
+    // Starts with a plain property, never a spread (see mergeHeaders): traces share hidden classes.
     trace({
+      status,
       ...routed,
       ...output.outcome(),
-      status,
       ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs } : {}),
       ...(failure !== undefined && status !== 'client_disconnected' ? { error: failure.message } : {}),
     });
@@ -188,6 +191,6 @@ async function answerNodeRefusal<Chunk>(
     input.family,
     new RouterError(status, message, { code: 'node_refused', retryable: false }),
   );
-  input.response.start({ statusCode: rendered.statusCode, headers: { ...headers, ...rendered.headers } });
+  input.response.start({ statusCode: rendered.statusCode, headers: mergeHeaders(headers, rendered.headers) });
   await input.response.end(rendered.body);
 }
