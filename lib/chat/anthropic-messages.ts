@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import { anthropicBlocks } from '../protocols/anthropic/anthropic-blocks';
 import {
   anthropicImageUrls,
@@ -53,9 +54,12 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     tags,
     routing,
     requestedModel: body.model,
-    headers: { ...headers, ...(version !== undefined ? { 'anthropic-version': version } : {}) },
+    headers: merged<Record<string, string>>(
+      headers,
+      version !== undefined ? { 'anthropic-version': version } : undefined,
+    ),
     nodePath: '/api/chat',
-    nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
+    nodeBody: (served) => merged<object>(canonical, { model: served, stream: streaming }),
     output: (served) =>
       createAnthropicOutput({
         id,

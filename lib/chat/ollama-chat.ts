@@ -6,6 +6,7 @@
 import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import { mergeTags } from '../routing/tags';
 import {
   ollamaStreamRequested,
@@ -60,7 +61,7 @@ export async function serveOllamaChat(
       tools: 'tools' in body && Array.isArray(body.tools) ? body.tools.length : 0,
     }),
     nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
-    nodeBody: (model) => ({ ...forwarded, model, stream: streaming }),
+    nodeBody: (model) => merged<object>(forwarded, { model, stream: streaming }),
     output: () => createOllamaOutput(endpoint, streaming, body.options),
   });
 }

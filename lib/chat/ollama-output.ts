@@ -17,7 +17,7 @@ import type { ChatOutcome, ChatOutput } from './chat-output';
 type Final = Pick<OllamaChatChunk, 'done_reason' | 'prompt_eval_count' | 'eval_count'>;
 
 export function outcomeOf(final: Final | undefined): ChatOutcome {
-  // Set one by one, not spread: see lib/http/reply.ts `mergeHeaders` on why hot paths avoid spreads.
+  // Set one by one, not spread: see lib/merged.ts on why the request path avoids spreads.
   const outcome: { -readonly [K in keyof ChatOutcome]: ChatOutcome[K] } = {};
   if (final === undefined) return outcome;
   if (typeof final.prompt_eval_count === 'number') outcome.promptTokens = final.prompt_eval_count;

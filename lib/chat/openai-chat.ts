@@ -8,6 +8,7 @@ import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
 import { fetchImages } from '../media/fetch-images';
+import { merged } from '../merged';
 import { fromOpenAIChatRequest, imageUrlsToFetch } from '../protocols/openai/from-openai-chat-request';
 import { mergeTags } from '../routing/tags';
 import { getServices } from '../services';
@@ -51,7 +52,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
       tools: canonical.tools?.length ?? 0,
     }),
     nodePath: '/api/chat',
-    nodeBody: (served) => ({ ...canonical, model: served, stream: body.stream === true }),
+    nodeBody: (served) => merged<object>(canonical, { model: served, stream: body.stream === true }),
     output: (served) =>
       createOpenAIOutput({
         id,

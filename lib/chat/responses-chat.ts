@@ -12,6 +12,7 @@ import { BadRequestError } from '../errors';
 import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import { responsesImageUrls } from '../protocols/responses/from-responses-input';
 import { fromResponsesRequest, responsesImageUrlsToFetch } from '../protocols/responses/from-responses-request';
 import { mergeTags } from '../routing/tags';
@@ -57,7 +58,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     requestedModel: body.model,
     headers,
     nodePath: '/api/chat',
-    nodeBody: (served) => ({ ...canonical, model: served, stream: streaming }),
+    nodeBody: (served) => merged<object>(canonical, { model: served, stream: streaming }),
     output: (served) =>
       createResponsesOutput({
         id,

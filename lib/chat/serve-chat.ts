@@ -12,9 +12,10 @@ import { RouterError, toRouterError, UpstreamError } from '../errors';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
 import { renderError } from '../http/render-error';
-import { JSON_TYPE, mergeHeaders } from '../http/reply';
+import { JSON_TYPE } from '../http/reply';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import { contextOverflow } from '../protocols/diagnostic-headers';
 import type { DispatchResult } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
@@ -76,7 +77,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     routing.promptTokens !== undefined && loaded !== undefined
       ? contextOverflow(routing.promptTokens, loaded)
       : undefined;
-  const headers = mergeHeaders(input.headers, fleetHeaders(decision, overflow));
+  const headers = merged<Record<string, string>>(input.headers, fleetHeaders(decision, overflow));
   const routed = routedTraceFields(decision);
 
   if (reply.status >= 400) {
@@ -108,7 +109,10 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   let failure: RouterError | undefined;
   try {
     if (output.streaming) {
-      response.start({ statusCode: 200, headers: mergeHeaders(headers, streamHeaders(output.contentType)) });
+      response.start({
+        statusCode: 200,
+        headers: merged<Record<string, string>>(headers, streamHeaders(output.contentType)),
+      });
       const body = reply.body[Symbol.asyncIterator]();
       for (;;) {
         const next = await body.next().catch((error: unknown) => {
@@ -134,7 +138,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       else {
         response.start({
           statusCode: 200,
-          headers: mergeHeaders(headers, JSON_CONTENT, end.headers),
+          headers: merged<Record<string, string>>(headers, JSON_CONTENT, end.headers),
         });
         await response.end(end.body);
       }
@@ -151,7 +155,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     if (signal.aborted) status = 'client_disconnected';
     reply.cancel();
     slot.release(status === 'completed' ? 'completed' : status === 'client_disconnected' ? 'cancelled' : 'failed');
-    // Starts with a plain property, never a spread (see mergeHeaders): traces share hidden classes.
+    // Starts with a plain property, never a spread (see lib/merged.ts): traces share hidden classes.
     trace({
       status,
       ...routed,
@@ -191,6 +195,9 @@ async function answerNodeRefusal<Chunk>(
     input.family,
     new RouterError(status, message, { code: 'node_refused', retryable: false }),
   );
-  input.response.start({ statusCode: rendered.statusCode, headers: mergeHeaders(headers, rendered.headers) });
+  input.response.start({
+    statusCode: rendered.statusCode,
+    headers: merged<Record<string, string>>(headers, rendered.headers),
+  });
   await input.response.end(rendered.body);
 }

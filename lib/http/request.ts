@@ -35,14 +35,18 @@ function lowerCaseHeaders(
   single: Record<string, string | undefined> | null | undefined,
   multi?: Record<string, string[] | undefined> | null,
 ): Record<string, string> {
+  // for…in, not Object.entries: no array of pairs per header on every request that reads one.
   const headers: Record<string, string> = {};
   if (multi !== undefined && multi !== null) {
-    for (const [name, values] of Object.entries(multi)) {
-      if (values !== undefined) headers[name.toLowerCase()] = values.join(', ');
+    for (const name in multi) {
+      const values = multi[name];
+      if (values !== undefined)
+        headers[name.toLowerCase()] = values.length === 1 ? (values[0] as string) : values.join(', ');
     }
   }
   if (single !== undefined && single !== null) {
-    for (const [name, value] of Object.entries(single)) {
+    for (const name in single) {
+      const value = single[name];
       const key = name.toLowerCase();
       if (value !== undefined && headers[key] === undefined) headers[key] = value;
     }

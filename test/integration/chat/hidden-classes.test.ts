@@ -1,7 +1,7 @@
 /**
  * The objects the chat path builds for every request — the trace and the reply's headers — keep one
  * hidden class from request to request. An object literal that starts with a spread and then adds a
- * property makes V8 build a fresh hidden class for each object (see `mergeHeaders` in lib/http/reply.ts):
+ * property makes V8 build a fresh hidden class for each object (see lib/merged.ts):
  * several per request, in old space, and every read of those objects goes megamorphic. That cost no
  * functional test sees, so this one asks V8 directly (`%HaveSameMap`), after enough requests for the
  * inline caches to settle.
