@@ -5,13 +5,14 @@
  * counters per node and model and per tag. Nothing here waits for the table (DESIGN decision 5) and
  * nothing is dropped: the write-behind queue retries until the table takes it.
  *
- * Traces are written in pages: the recorder keeps the traces it is given and, whenever the queue drains
- * (at least once a second, and before a Lambda invocation ends), serialises them in one pass and hands
- * the write-behind one item per page of up to `maxPageBytes` — `{"traces":[…]}` under `tracePageKey`. A request then costs a
+ * Traces are written in pages: the recorder keeps each trace as its JSON and, whenever the queue drains
+ * (at least once a second, and before a Lambda invocation ends), hands the write-behind one item per
+ * page of up to `maxPageBytes` — `{"traces":[…]}` under `tracePageKey`. A request then costs a
  * string in memory instead of a table write of its own: at a thousand requests a second that is one or
  * two writes a second, not forty BatchWrites, and the AWS SDK's per-request work goes with them.
  */
 
+import { merged } from '../merged';
 import type { DocItem } from '../store/item';
 import { type ItemKey, tagUsageKey, tracePageKey, usageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
@@ -83,11 +84,15 @@ export function createTraceRecorder(
   options: TraceRecorderOptions,
 ): TraceRecorder {
   const maxPageBytes = options.maxPageBytes ?? 256 * 1024;
-  /** Traces since the last drain; serialised in one pass when the queue drains, off the request path. */
-  let recorded: Trace[] = [];
+  /**
+   * Traces since the last drain, each already its JSON. Serialised as it is recorded, not at the drain:
+   * a trace object (with its score breakdown and tags) kept for up to a second outlives two young
+   * collections and is copied into the old generation, where a short string costs far less to keep.
+   */
+  let recorded: RecordedTrace[] = [];
   let sequence = 0;
 
-  const pagesOf = (traces: readonly Trace[]): DocItem[] => {
+  const pagesOf = (traces: readonly RecordedTrace[]): DocItem[] => {
     const pages: DocItem[] = [];
     let entries: string[] = [];
     let bytes = 0;
@@ -103,15 +108,10 @@ export function createTraceRecorder(
       entries = [];
       bytes = 0;
     };
-    for (const trace of traces) {
-      const json = JSON.stringify(
-        trace.error !== undefined && trace.error.length > MAX_ERROR_CHARS
-          ? { ...trace, error: `${trace.error.slice(0, MAX_ERROR_CHARS)}…` }
-          : trace,
-      );
+    for (const { startedAt, json } of traces) {
       const size = Buffer.byteLength(json);
       if (entries.length > 0 && bytes + size + 1 + PAGE_OVERHEAD_BYTES > maxPageBytes) seal();
-      if (entries.length === 0) firstStartedAt = trace.startedAt;
+      if (entries.length === 0) firstStartedAt = startedAt;
       entries.push(json);
       bytes += size + 1;
     }
@@ -130,7 +130,7 @@ export function createTraceRecorder(
 
   return {
     record(trace) {
-      recorded.push(trace);
+      recorded.push({ startedAt: trace.startedAt, json: traceJson(trace) });
       queue.touch();
       // A retried attempt is part of a request counted by its final trace.
       if (trace.status === 'retried') return;
@@ -148,6 +148,17 @@ export function createTraceRecorder(
       }
     },
   };
+}
+
+interface RecordedTrace {
+  readonly startedAt: number;
+  readonly json: string;
+}
+
+/** A trace as its page stores it; a long node error keeps its start. */
+function traceJson(trace: Trace): string {
+  if (trace.error === undefined || trace.error.length <= MAX_ERROR_CHARS) return JSON.stringify(trace);
+  return JSON.stringify(merged<Trace>(trace, { error: `${trace.error.slice(0, MAX_ERROR_CHARS)}…` }));
 }
 
 function usageCounters(trace: Trace): Record<string, number> {
