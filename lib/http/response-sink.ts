@@ -60,10 +60,10 @@ function firstOf(stream: Writable, events: readonly string[]): Promise<void> {
 }
 
 /**
- * The streaming sink. A class, never an object literal with getters: V8 keeps a literal's accessors in
- * its hidden class, so each such literal gets a class of its own in old space, and those dead classes
- * kept every request's closures (and the streams they reach) alive through young-generation collections
- * until the next full one — several KB promoted per request, and scavenges 5× slower.
+ * The streaming sink. A class, never an object literal with getters: V8 puts such a literal, made
+ * afresh per request with its own closures, in dictionary mode, and with the sink built that way every
+ * request's closures and the streams they reach survived young-generation collections until the next
+ * full one (measured: 7× the scavenge time for the same requests, and about two full collections a second).
  */
 class StreamingSink implements ResponseSink {
   readonly streaming = true;
