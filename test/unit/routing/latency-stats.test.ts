@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import * as fc from 'fast-check';
 import { createLatencyStats } from '../../../lib/routing/latency-stats';
 
 describe('createLatencyStats', () => {
@@ -26,6 +27,24 @@ describe('createLatencyStats', () => {
     expect(stats.p75DurationMs('gpu1', 'm')).toBe(100);
     stats.recordDuration('gpu1', 'm', 100);
     expect(stats.p75DurationMs('gpu1', 'm')).toBe(100);
+  });
+
+  it('always reports the nearest-rank p75 of the last `window` observations, repeats and ties included', () => {
+    // biome-ignore lint/nursery/noFloatingPromises: fc.assert of a synchronous property returns void, not a promise.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 60 }),
+        (window, observations) => {
+          const stats = createLatencyStats({ window });
+          observations.forEach((ms, index) => {
+            stats.recordDuration('gpu1', 'm', ms);
+            const last = observations.slice(Math.max(0, index + 1 - window), index + 1).sort((a, b) => a - b);
+            expect(stats.p75DurationMs('gpu1', 'm')).toBe(last[Math.ceil(last.length * 0.75) - 1]);
+          });
+        },
+      ),
+    );
   });
 
   it('ignores observations that are not durations', () => {
