@@ -34,9 +34,11 @@ export interface PendingWrites {
   counterCount(): number;
 }
 
+// for…in over these small plain records, not Object.entries: every routed request adds its counters
+// here (twice with a tag), and an array of pairs per call was a measurable part of its cost.
 function mergeInto(into: CounterWrite, counters: CounterFields, set: CounterSet): void {
-  for (const [name, amount] of Object.entries(counters)) into.counters[name] = (into.counters[name] ?? 0) + amount;
-  Object.assign(into.set, set);
+  for (const name in counters) into.counters[name] = (into.counters[name] ?? 0) + (counters[name] as number);
+  for (const name in set) into.set[name] = set[name] as string | number;
 }
 
 export function createPendingWrites(batchSize: number): PendingWrites {
@@ -51,7 +53,8 @@ export function createPendingWrites(batchSize: number): PendingWrites {
       return replaced;
     },
     add(pk, sk, increments, set) {
-      for (const [name, amount] of Object.entries(increments)) {
+      for (const name in increments) {
+        const amount = increments[name] as number;
         if (!Number.isFinite(amount)) throw new Error(`counter "${name}" cannot be incremented by ${amount}`);
       }
       const key = keyId(pk, sk);
