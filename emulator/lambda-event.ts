@@ -15,7 +15,7 @@ export interface EventInput {
   readonly search: URLSearchParams;
   readonly resource: string;
   readonly pathParameters: Record<string, string>;
-  readonly binaryMediaTypes: readonly string[];
+  readonly isBinary: BinaryMediaTypeTest;
   readonly stage: string;
 }
 
@@ -46,23 +46,33 @@ function queryMaps(search: URLSearchParams) {
   return { single: empty ? null : single, multi: empty ? null : multi };
 }
 
-/** `image/*` style patterns, matched against the request's content type like API Gateway does. */
-export function isBinaryMediaType(contentType: string | undefined, patterns: readonly string[]): boolean {
-  if (contentType === undefined) return false;
-  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
-  return patterns.some((pattern) => {
-    const wanted = pattern.toLowerCase();
-    if (wanted === '*/*') return true;
-    if (wanted.endsWith('/*')) return type.startsWith(wanted.slice(0, -1));
-    return type === wanted;
-  });
+/** Tells whether a request's content type is one of the API's binary media types. */
+export type BinaryMediaTypeTest = (contentType: string | undefined) => boolean;
+
+/**
+ * `image/*` style patterns, matched against the request's content type like API Gateway does. Built
+ * once per route table: the patterns are lower-cased and split into exact types and prefixes here, not
+ * on every request.
+ */
+export function binaryMediaTypeMatcher(patterns: readonly string[]): BinaryMediaTypeTest {
+  const wanted = patterns.map((pattern) => pattern.toLowerCase());
+  if (wanted.includes('*/*')) return (contentType) => contentType !== undefined;
+  const exact = new Set(wanted.filter((pattern) => !pattern.endsWith('/*')));
+  const prefixes = wanted.filter((pattern) => pattern.endsWith('/*')).map((pattern) => pattern.slice(0, -1));
+  if (exact.size === 0 && prefixes.length === 0) return () => false;
+  return (contentType) => {
+    if (contentType === undefined) return false;
+    const semicolon = contentType.indexOf(';');
+    const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+    return exact.has(type) || prefixes.some((prefix) => type.startsWith(prefix));
+  };
 }
 
 export function buildLambdaEvent(input: EventInput): APIGatewayProxyEvent {
   const { request, body } = input;
   const { headers, multiValueHeaders } = headerMaps(request.rawHeaders);
   const query = queryMaps(input.search);
-  const binary = isBinaryMediaType(request.headers['content-type'], input.binaryMediaTypes);
+  const binary = input.isBinary(request.headers['content-type']);
   const method = (request.method ?? 'GET').toUpperCase();
   const now = Date.now();
   const requestId = randomUUID();

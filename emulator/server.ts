@@ -12,7 +12,7 @@ import { familyForPath } from '../lib/http/family';
 import { renderError } from '../lib/http/render-error';
 import { MAX_BODY_BYTES } from '../lib/http/request';
 import { createDeadlines } from './deadlines';
-import { buildLambdaEvent } from './lambda-event';
+import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
 import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
 
@@ -178,6 +178,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
   const log = options.log ?? ((line: string) => console.error(line));
   const handlers = new Map<string, unknown>();
   const deadlines = createDeadlines();
+  const isBinary = binaryMediaTypeMatcher(options.table.binaryMediaTypes);
   // Templates without parameters are looked up directly; only the rest are matched in order.
   const exactRoutes = new Map(
     options.table.routes
@@ -218,7 +219,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
       search,
       resource: found.route.pattern.template,
       pathParameters: found.params,
-      binaryMediaTypes: options.table.binaryMediaTypes,
+      isBinary,
       stage,
     });
     const fn = found.route.function;
