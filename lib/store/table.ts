@@ -13,6 +13,7 @@ import {
   type DocItem,
   isLive,
   itemKey,
+  marshalDoc,
   marshalDocItem,
   type StoredItem,
   unmarshalItem,
@@ -37,7 +38,7 @@ export interface PutIfAbsentOptions {
 }
 
 export interface DeleteOptions {
-  /** Delete only if the stored `doc` is exactly this (a lock released only by its owner). */
+  /** Delete only if the stored `doc` is exactly this (a lock released only by its owner); marshalled as a put would. */
   readonly ifDoc?: string;
 }
 
@@ -100,7 +101,7 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
           : {
               ConditionExpression: '#doc = :doc',
               ExpressionAttributeNames: { '#doc': 'doc' },
-              ExpressionAttributeValues: { ':doc': { S: deleteOptions.ifDoc } },
+              ExpressionAttributeValues: { ':doc': marshalDoc(deleteOptions.ifDoc) },
             };
       const deleted = client
         .send(

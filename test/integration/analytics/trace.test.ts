@@ -1,3 +1,4 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/analytics/trace';
 import { dayOf, tagUsageKey, usageKey } from '../../../lib/store/keys';
@@ -97,6 +98,30 @@ describe('createTraceRecorder', () => {
     for (const page of pages) expect(Buffer.byteLength(page.doc ?? '')).toBeLessThanOrEqual(2000);
     const ids = pages.flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces.map((t) => t.requestId));
     expect(ids).toEqual(Array.from({ length: 20 }, (_, index) => `p-${index}`));
+  });
+
+  it('stores a full page deflated in the table and reads every trace back', async () => {
+    const queue = createWriteBehind(store.table);
+    const traces = createTraceRecorder(queue, { instanceId: 'deflated' });
+    for (let index = 0; index < 300; index += 1) traces.record(trace({ requestId: `d-${index}`, latencyMs: index }));
+    await queue.close();
+
+    const raw = await store.client.send(
+      new QueryCommand({
+        TableName: store.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: `TRACE#${dayOf(NOW + 5000)}` } },
+      }),
+    );
+    const stored = (raw.Items ?? []).filter((item) => item['sk']?.S?.split('#')[1] === 'deflated');
+    expect(stored).toHaveLength(1);
+    const bytes = stored[0]?.['doc']?.B?.length ?? Number.POSITIVE_INFINITY;
+    const pages = await pagesOf('deflated');
+    const json = pages[0]?.doc ?? '';
+    expect(bytes).toBeLessThan(json.length / 5);
+    const back = (JSON.parse(json) as TracePage).traces;
+    expect(back.map((t) => t.requestId)).toEqual(Array.from({ length: 300 }, (_, index) => `d-${index}`));
+    expect(back[299]).toEqual(trace({ requestId: 'd-299', latencyMs: 299 }));
   });
 
   it('writes the traces recorded after a flush in a page of their own, and cuts long errors', async () => {

@@ -1,5 +1,6 @@
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
-import { isLive, marshalDocItem, unmarshalItem } from '../../../lib/store/item';
+import { DEFLATE_FROM_CHARS, isLive, marshalDocItem, unmarshalItem } from '../../../lib/store/item';
 
 describe('item marshalling', () => {
   it('writes only the attributes that are present', () => {
@@ -30,6 +31,27 @@ describe('item marshalling', () => {
       expiresAt: 1_800_000_000,
       attributes: { requests: 3, model: 'm' },
     });
+  });
+
+  it('stores a large document deflated as a binary and reads it back as the same JSON', () => {
+    const doc = JSON.stringify({ traces: Array.from({ length: 40 }, (_, index) => ({ index, note: 'é ✓ "q"' })) });
+    const large = `${doc.slice(0, -1)},"padding":"${'x'.repeat(DEFLATE_FROM_CHARS)}"}`;
+    const attributes = marshalDocItem({ pk: 'TRACE#d', sk: 'p', doc: large });
+    expect(attributes['doc']?.S).toBeUndefined();
+    expect(attributes['doc']?.B?.length).toBeLessThan(large.length / 4);
+    expect(unmarshalItem(attributes)?.doc).toBe(large);
+  });
+
+  it('keeps a document just under the threshold as a string', () => {
+    const doc = 'x'.repeat(DEFLATE_FROM_CHARS - 1);
+    expect(marshalDocItem({ pk: 'a', sk: 'b', doc })['doc']).toEqual({ S: doc });
+  });
+
+  it('reads a binary doc that is not deflate data as an item without a document', () => {
+    const item = unmarshalItem({ pk: { S: 'a' }, sk: { S: 'b' }, doc: { B: Buffer.from('not deflate') } });
+    expect(item).toEqual({ pk: 'a', sk: 'b', attributes: {} });
+    const good = unmarshalItem({ pk: { S: 'a' }, sk: { S: 'b' }, doc: { B: deflateRawSync('{"ok":true}') } });
+    expect(good?.doc).toBe('{"ok":true}');
   });
 
   it('skips an item without keys', () => {
