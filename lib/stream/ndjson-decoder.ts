@@ -1,7 +1,9 @@
 /**
  * Bytes → JSON lines, for a node's NDJSON stream (protocols §2.3–2.4, §9.5). A synchronous state machine:
  * `push` takes whatever bytes arrived and returns the lines they completed, `end` flushes the last line.
- * A streaming `TextDecoder` carries a multi-byte character cut between two chunks over to the next one.
+ * Lines are cut on the newline byte and each is decoded from UTF-8 once it is complete: 0x0A never occurs
+ * inside a multi-byte character, so a character cut between two chunks is whole again by then, with no
+ * streaming text decoder (one per request was the relay's largest allocation).
  * A line that is not JSON is reported as `{ ok: false }`, never skipped or turned into an empty value,
  * so the caller can answer it in band (contract §4). The line buffer is bounded: a line longer than
  * `maxLineBytes` is reported once as an error and the rest of it is discarded up to its newline. Pure.
@@ -34,57 +36,73 @@ const RAW_PREVIEW_UNITS = 200;
  */
 export function createNdjsonDecoder(options: NdjsonDecoderOptions): NdjsonDecoder {
   const { maxLineBytes } = options;
-  // The preview of an over-long line must not depend on where the chunks were cut: when the bound is
-  // crossed at least `maxLineBytes - 2` bytes are decoded (the decoder holds at most 3), and no UTF-16
-  // unit takes more than 3 bytes, so this many units are always there.
+  // The preview of an over-long line must not depend on where the chunks were cut: it is decoded from
+  // the line's first `3 * previewUnits + 3` bytes (no UTF-16 unit takes more than 3 bytes, and a
+  // character cut at the end of them comes after the preview), which are there whenever the bound is crossed.
   const previewUnits = Math.min(RAW_PREVIEW_UNITS, Math.max(0, Math.floor((maxLineBytes - 2) / 3)));
-  const decoder = new TextDecoder('utf-8');
-  let pending = '';
-  /** Bytes of the unfinished line so far, counted on the raw bytes (exact, unlike decoded text). */
+  /** The unfinished line's bytes, copied out of the chunks they came in. */
+  let pending: Buffer[] = [];
   let pendingBytes = 0;
   /** True while discarding the tail of a line already reported as over-long. */
   let overflowing = false;
 
-  function overLong(text: string): DecodedLine {
-    return { ok: false, raw: text.slice(0, previewUnits), error: `line longer than ${maxLineBytes} bytes` };
+  /** The error entry of an over-long line, from (at least) its first `3 * previewUnits + 3` bytes. */
+  function overLong(line: Buffer): DecodedLine {
+    const preview = line.toString('utf8', 0, Math.min(line.length, 3 * previewUnits + 3)).slice(0, previewUnits);
+    return { ok: false, raw: preview, error: `line longer than ${maxLineBytes} bytes` };
   }
 
-  function complete(text: string, lineBytes: number, lines: DecodedLine[]): void {
+  /** The pending bytes and `bytes[start, end)` as one line. */
+  function takeLine(bytes: Buffer, start: number, end: number): Buffer {
+    if (pending.length === 0) return bytes.subarray(start, end);
+    const line = Buffer.concat([...pending, bytes.subarray(start, end)]);
+    pending = [];
+    pendingBytes = 0;
+    return line;
+  }
+
+  function complete(line: Buffer, lines: DecodedLine[]): void {
     if (overflowing) {
       overflowing = false;
       return;
     }
-    if (lineBytes > maxLineBytes) {
-      lines.push(overLong(text));
+    if (line.length > maxLineBytes) {
+      lines.push(overLong(line));
       return;
     }
-    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    const decoded = line.toString('utf8');
+    const text = decoded.endsWith('\r') ? decoded.slice(0, -1) : decoded;
     // An empty line carries no value; Ollama never sends one and NDJSON readers skip them.
-    if (line.trim() === '') return;
-    const parsed = parseJson(line);
+    if (text.trim() === '') return;
+    const parsed = parseJson(text);
     lines.push(
-      parsed.ok ? { ok: true, value: parsed.value, raw: line } : { ok: false, raw: line, error: parsed.error },
+      parsed.ok ? { ok: true, value: parsed.value, raw: text } : { ok: false, raw: text, error: parsed.error },
     );
   }
 
-  function push(bytes: Uint8Array): DecodedLine[] {
+  function push(chunk: Uint8Array): DecodedLine[] {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const lines: DecodedLine[] = [];
-    // 0x0A never occurs inside a multi-byte character, so the decoded text has one '\n' per newline byte.
-    const parts = decoder.decode(bytes, { stream: true }).split('\n');
     let start = 0;
-    for (let index = 0; index < parts.length - 1; index += 1) {
-      const newline = bytes.indexOf(NEWLINE, start);
-      complete(pending + (parts[index] ?? ''), pendingBytes + newline - start, lines);
-      pending = '';
-      pendingBytes = 0;
+    for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, start)) {
+      complete(takeLine(bytes, start, newline), lines);
       start = newline + 1;
     }
+    if (start === bytes.length) return lines;
+    if (overflowing) {
+      pending = [];
+      pendingBytes = 0;
+      return lines;
+    }
+    // Copied: the caller may reuse the chunk's memory once push returns.
+    pending.push(Buffer.from(bytes.subarray(start)));
     pendingBytes += bytes.length - start;
-    if (overflowing) return lines;
-    pending += parts[parts.length - 1] ?? '';
     if (pendingBytes > maxLineBytes) {
-      lines.push(overLong(pending));
-      pending = '';
+      // Only the preview's bytes are joined; the rest of the line is dropped as it comes.
+      const head = Buffer.concat(pending, Math.min(pendingBytes, 3 * previewUnits + 3));
+      pending = [];
+      pendingBytes = 0;
+      lines.push(overLong(head));
       overflowing = true;
     }
     return lines;
@@ -92,11 +110,10 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions): NdjsonDecode
 
   function end(): DecodedLine[] {
     const lines: DecodedLine[] = [];
-    const rest = decoder.decode();
-    complete(pending + rest, pendingBytes, lines);
-    pending = '';
-    pendingBytes = 0;
+    const wasOverflowing = overflowing;
+    const rest = takeLine(Buffer.alloc(0), 0, 0);
     overflowing = false;
+    if (!wasOverflowing) complete(rest, lines);
     return lines;
   }
 

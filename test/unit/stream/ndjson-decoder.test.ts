@@ -45,6 +45,18 @@ describe('createNdjsonDecoder', () => {
     expect(decoder.end()).toEqual([]);
   });
 
+  it('keeps its own copy of an unfinished line: the caller may reuse the chunk', () => {
+    const decoder = createNdjsonDecoder({ maxLineBytes: MAX });
+    const chunk = Buffer.from('{"a":1}\n{"b":');
+
+    const first = decoder.push(chunk);
+    chunk.fill(0x20);
+    const second = decoder.push(bytes('2}\n'));
+
+    expect(first).toEqual([{ ok: true, value: { a: 1 }, raw: '{"a":1}' }]);
+    expect(second).toEqual([{ ok: true, value: { b: 2 }, raw: '{"b":2}' }]);
+  });
+
   it('joins a character whose bytes arrive in two pushes', () => {
     const whole = bytes('{"content":"🚀é"}\n');
     const insideRocket = whole.indexOf(0xf0) + 2;
