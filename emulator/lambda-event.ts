@@ -12,7 +12,8 @@ export interface EventInput {
   readonly request: IncomingMessage;
   readonly body: Buffer;
   readonly path: string;
-  readonly search: URLSearchParams;
+  /** The query, when the request has one. */
+  readonly search: URLSearchParams | undefined;
   readonly resource: string;
   readonly pathParameters: Record<string, string>;
   readonly isBinary: BinaryMediaTypeTest;
@@ -33,7 +34,8 @@ function headerMaps(rawHeaders: readonly string[]) {
   return { headers, multiValueHeaders };
 }
 
-function queryMaps(search: URLSearchParams) {
+function queryMaps(search: URLSearchParams | undefined) {
+  if (search === undefined) return { single: null, multi: null };
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
   for (const [key, value] of search) {
@@ -76,7 +78,8 @@ export function buildLambdaEvent(input: EventInput): APIGatewayProxyEvent {
   const method = (request.method ?? 'GET').toUpperCase();
   const now = Date.now();
   const requestId = randomUUID();
-  const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const remote = request.socket.remoteAddress ?? '127.0.0.1';
+  const sourceIp = remote.startsWith('::ffff:') ? remote.slice(7) : remote;
   return {
     resource: input.resource,
     path: input.path,

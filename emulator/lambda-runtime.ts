@@ -48,6 +48,15 @@ export function isStreamingHandler(handler: unknown): boolean {
   return typeof handler === 'function' && (handler as Marked)[STREAMING_SYMBOL] === 'response';
 }
 
+/** Streams corked during this turn of the event loop; `uncorkAll` empties it. */
+let corkedThisTurn: LambdaResponseStream[] = [];
+
+function uncorkAll(): void {
+  const streams = corkedThisTurn;
+  corkedThisTurn = [];
+  for (const stream of streams) stream.uncorkNow();
+}
+
 export class LambdaResponseStream extends Writable {
   private readonly response: ServerResponse;
   private prelude: Prelude | undefined;
@@ -91,16 +100,21 @@ export class LambdaResponseStream extends Writable {
 
   /**
    * Coalesces what the handler writes in one turn of the event loop (headers, a chunk, the end) into one
-   * socket write; it goes out before the loop next waits for I/O, so no chunk is held back.
+   * socket write; it goes out before the loop next waits for I/O, so no chunk is held back. One immediate
+   * uncorks every response corked in that turn, not one immediate per response.
    */
   private corkForTick(): void {
     if (this.corked) return;
     this.corked = true;
     this.response.cork();
-    setImmediate(() => {
-      this.corked = false;
-      this.response.uncork();
-    });
+    corkedThisTurn.push(this);
+    if (corkedThisTurn.length === 1) setImmediate(uncorkAll);
+  }
+
+  /** Called by `uncorkAll`. */
+  uncorkNow(): void {
+    this.corked = false;
+    this.response.uncork();
   }
 
   private corked = false;

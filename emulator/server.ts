@@ -115,24 +115,35 @@ function readBody(request: IncomingMessage, response: ServerResponse, path: stri
   });
 }
 
-/** The invocation context a handler receives; a class, so a request costs one small object. */
+/**
+ * The invocation context a handler receives; a class, so a request costs one small object, and the
+ * names derived from the function's are built when a handler reads them, not for every request.
+ */
 class EmulatorContext implements Context {
   callbackWaitsForEmptyEventLoop = false;
-  readonly functionName: string;
   readonly functionVersion = '$LATEST';
-  readonly invokedFunctionArn: string;
   readonly memoryLimitInMB = '1024';
-  readonly awsRequestId: string;
-  readonly logGroupName: string;
   readonly logStreamName = 'emulator';
+  readonly awsRequestId: string;
+  private readonly fn: EmulatorFunction;
   private readonly deadline: number;
 
   constructor(fn: EmulatorFunction, requestId: string) {
-    this.functionName = fn.name;
-    this.invokedFunctionArn = `arn:aws:lambda:local:000000000000:function:${fn.name}`;
+    this.fn = fn;
     this.awsRequestId = requestId;
-    this.logGroupName = `/aws/lambda/${fn.name}`;
     this.deadline = Date.now() + fn.timeoutSeconds * 1000;
+  }
+
+  get functionName(): string {
+    return this.fn.name;
+  }
+
+  get invokedFunctionArn(): string {
+    return `arn:aws:lambda:local:000000000000:function:${this.fn.name}`;
+  }
+
+  get logGroupName(): string {
+    return `/aws/lambda/${this.fn.name}`;
   }
 
   getRemainingTimeInMillis(): number {
@@ -198,7 +209,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     const target = request.url ?? '/';
     const question = target.indexOf('?');
     const path = question === -1 ? target : target.slice(0, question);
-    const search = new URLSearchParams(question === -1 ? '' : target.slice(question + 1));
+    const search = question === -1 ? undefined : new URLSearchParams(target.slice(question + 1));
     const method = (request.method ?? 'GET').toUpperCase();
     const found = findRoute(options.table.routes, exactRoutes, method, path);
     if (found === undefined || found === 'method') {
