@@ -91,7 +91,12 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
   const size = placements.length;
   const observed = observedResidentBytes(placements);
   const windows: number[] = [];
-  const table = {
+  const profiles = new Map<string, EliminationProfile>();
+  const indexOf = new Map<string, Map<string, number>>();
+  // One literal with every field, `profile` included. Spread into a new literal with `profile` added
+  // (see lib/merged.ts), each table got a hidden class of its own once this builder ran optimised; with
+  // new tables every snapshot, the ranking code read them polymorphically and deoptimised again and again.
+  const table: PlacementTable = {
     placements,
     names: placements.map((placement) => placementName(placement, model)),
     nodeIds: placements.map((placement) => placement.node.id),
@@ -106,8 +111,25 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     numParallel: new Int32Array(size),
     freeMemory: new Float64Array(size),
     idOrder: idOrder(placements),
-    indexOf: new Map<string, Map<string, number>>(),
+    indexOf,
     scratch: emptyLoadPoints(size),
+    profile(request) {
+      const key = `${request.kind}:${request.needsVision}:${request.needsTools === true}`;
+      let profile = profiles.get(key);
+      if (profile === undefined) {
+        const out = new Uint8Array(size);
+        const eliminated: Elimination[] = [];
+        placements.forEach((placement, index) => {
+          const reason = eliminate(placement, request, table.resident[index] ?? 0);
+          if (reason === undefined) return;
+          out[index] = 1;
+          eliminated.push({ nodeId: placement.node.id, reason });
+        });
+        profile = { out, eliminated, eligible: size - eliminated.length };
+        profiles.set(key, profile);
+      }
+      return profile;
+    },
   };
   placements.forEach((placement, index) => {
     const name = table.names[index] ?? model;
@@ -140,34 +162,14 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     table.windowOf[index] = windowAt;
     table.numParallel[index] = placement.node.numParallel;
     table.freeMemory[index] = placement.node.memory?.availableGb ?? Number.NEGATIVE_INFINITY;
-    let byNode = table.indexOf.get(name);
+    let byNode = indexOf.get(name);
     if (byNode === undefined) {
       byNode = new Map();
-      table.indexOf.set(name, byNode);
+      indexOf.set(name, byNode);
     }
     if (!byNode.has(placement.node.id)) byNode.set(placement.node.id, index);
   });
-  const profiles = new Map<string, EliminationProfile>();
-  return {
-    ...table,
-    profile(request) {
-      const key = `${request.kind}:${request.needsVision}:${request.needsTools === true}`;
-      let profile = profiles.get(key);
-      if (profile === undefined) {
-        const out = new Uint8Array(size);
-        const eliminated: Elimination[] = [];
-        placements.forEach((placement, index) => {
-          const reason = eliminate(placement, request, table.resident[index] ?? 0);
-          if (reason === undefined) return;
-          out[index] = 1;
-          eliminated.push({ nodeId: placement.node.id, reason });
-        });
-        profile = { out, eliminated, eligible: size - eliminated.length };
-        profiles.set(key, profile);
-      }
-      return profile;
-    },
-  };
+  return table;
 }
 
 /** The table for a model name on this snapshot, built on first use; undefined when no node holds the model. */
