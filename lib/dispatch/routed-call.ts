@@ -120,9 +120,10 @@ export async function routedCall<T>(
       signal,
     });
     slot.release('completed');
+    // Starts with a plain property, never a spread (lib/merged.ts): traces share hidden classes.
     trace({
-      ...routedTraceFields(decision),
       status: 'completed',
+      ...routedTraceFields(decision),
       ...(interpreted.promptTokens !== undefined ? { promptTokens: interpreted.promptTokens } : {}),
       ...(interpreted.completionTokens !== undefined ? { completionTokens: interpreted.completionTokens } : {}),
     });
@@ -131,8 +132,8 @@ export async function routedCall<T>(
     const routerError = toRouterError(error);
     slot.release(signal.aborted ? 'cancelled' : 'failed');
     trace({
-      ...routedTraceFields(decision),
       status: signal.aborted ? 'client_disconnected' : 'failed',
+      ...routedTraceFields(decision),
       error: routerError.message,
     });
     throw routerError;

@@ -6,6 +6,7 @@
  * `toOpenAIChatCompletion` and `diagnosticHeaders` read. Pure.
  */
 import { UpstreamError } from '../../errors';
+import { merged } from '../../merged';
 import type { OllamaChatChunk, OllamaChatChunkMessage, OllamaChatChunkToolCall } from '../../wire/ollama';
 
 export interface OllamaChatAccumulator {
@@ -32,14 +33,15 @@ export function createOllamaChatAccumulator(): OllamaChatAccumulator {
 
   function end(): OllamaChatChunk {
     if (final === undefined) throw new UpstreamError('the node closed the stream before its final line');
-    const message: OllamaChatChunkMessage = {
-      ...final.message,
+    // merged(), not literals that start with a spread: every non-streaming answer is built here and
+    // serialised at once, and those literals gave each answer a hidden class of its own (lib/merged.ts).
+    const message = merged<OllamaChatChunkMessage>(final.message ?? undefined, {
       role: final.message?.role ?? 'assistant',
       content,
       ...(thinking === '' ? {} : { thinking }),
       ...(toolCalls.length === 0 ? {} : { tool_calls: toolCalls }),
-    };
-    return { ...final, message, ...(logprobs.length === 0 ? {} : { logprobs }) };
+    });
+    return merged<OllamaChatChunk>(final, { message }, logprobs.length === 0 ? undefined : { logprobs });
   }
 
   return { push, end };

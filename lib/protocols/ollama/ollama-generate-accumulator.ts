@@ -4,6 +4,7 @@
  * `logprobs` joined. Pure.
  */
 import { UpstreamError } from '../../errors';
+import { merged } from '../../merged';
 import type { OllamaGenerateChunk } from '../../wire/ollama';
 
 export interface OllamaGenerateAccumulator {
@@ -28,12 +29,12 @@ export function createOllamaGenerateAccumulator(): OllamaGenerateAccumulator {
 
   function end(): OllamaGenerateChunk {
     if (final === undefined) throw new UpstreamError('the node closed the stream before its final line');
-    return {
-      ...final,
+    // merged(), not a literal that starts with a spread (see the chat accumulator).
+    return merged<OllamaGenerateChunk>(final, {
       response,
       ...(thinking === '' ? {} : { thinking }),
       ...(logprobs.length === 0 ? {} : { logprobs }),
-    };
+    });
   }
 
   return { push, end };

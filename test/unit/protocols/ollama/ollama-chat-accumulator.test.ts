@@ -1,9 +1,26 @@
 import { describe, expect, it } from '@jest/globals';
 import { UpstreamError } from '../../../../lib/errors';
 import { createOllamaChatAccumulator } from '../../../../lib/protocols/ollama/ollama-chat-accumulator';
+import { haveSameMap } from '../../../helpers/hidden-class';
 import { nodeChunks, wholeReply } from '../node-replies';
 
 describe('createOllamaChatAccumulator', () => {
+  // Every non-streaming answer is built here and serialised at once: answers of one shape must share
+  // one hidden class, also once the builder runs optimised (see lib/merged.ts).
+  it('gives answers of one shape one hidden class', () => {
+    const chunks = nodeChunks('tool-call');
+    const answers = Array.from({ length: 2000 }, () => {
+      const accumulator = createOllamaChatAccumulator();
+      for (const chunk of chunks) accumulator.push(chunk);
+      return accumulator.end();
+    });
+    const [first] = answers;
+    const same = answers.every(
+      (answer) => haveSameMap(first ?? {}, answer) && haveSameMap(first?.message ?? {}, answer.message ?? {}),
+    );
+    expect(same).toBe(true);
+  });
+
   it("keeps thinking and tool calls with the final line's metrics", () => {
     expect(wholeReply('tool-call')).toMatchInlineSnapshot(`
 {
