@@ -5,6 +5,7 @@
  * build the routing request. The family's handler keeps its own validation, translator and output.
  */
 import { fetchImages } from '../media/fetch-images';
+import { merged } from '../merged';
 import type { ModelResolution } from '../routing/resolve-model';
 import { resolveModel } from '../routing/resolve-model';
 import type { RoutingRequest } from '../routing/routing-request';
@@ -61,6 +62,9 @@ export async function prepareResolvedChat(input: ResolvedChatInput): Promise<Res
     tools: canonical.tools?.length ?? 0,
     promptTokens: layers.promptTokens,
   });
-  const headers = { ...modelResolutionHeaders(input.model, resolution), ...contextLayerHeaders(layers) };
+  const headers = merged<Record<string, string>>(
+    modelResolutionHeaders(input.model, resolution),
+    contextLayerHeaders(layers),
+  );
   return { resolution, canonical, routing, headers };
 }

@@ -13,6 +13,7 @@ import { BadRequestError, UpstreamError } from '../errors';
 import { openNodeStream } from '../fleet/node-stream';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../protocols/embeddings/embed-node-request';
 import { type NodeEmbeddings, readNodeEmbeddings } from '../protocols/embeddings/read-node-embeddings';
 import { truncateInputs } from '../protocols/embeddings/truncate-inputs';
@@ -122,7 +123,9 @@ export async function embedTexts(
     interpret,
   );
   const headers =
-    cut.truncated > 0 ? { ...result.headers, [TRUNCATED_INPUTS_HEADER]: String(cut.truncated) } : result.headers;
+    cut.truncated > 0
+      ? merged<Record<string, string>>(result.headers, { [TRUNCATED_INPUTS_HEADER]: String(cut.truncated) })
+      : result.headers;
   return {
     reply: result.value.reply,
     model: result.decision.servedModel,

@@ -7,6 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
+import { merged } from '../merged';
 
 /**
  * The client leaving, as an event emitter: `abort` once, and `aborted` after. Listening on an
@@ -94,7 +95,9 @@ class StreamingSink implements ResponseSink {
 
   private open(meta: ResponseMeta = { statusCode: 200 }): Writable {
     this.out ??=
-      this.withPrelude === undefined ? this.raw : this.withPrelude(this.raw, { ...meta, headers: { ...meta.headers } });
+      this.withPrelude === undefined
+        ? this.raw
+        : this.withPrelude(this.raw, merged<ResponseMeta>(meta, { headers: merged(meta.headers) }));
     return this.out;
   }
 

@@ -13,6 +13,7 @@ import { type NodeAnswer, routedCall } from '../dispatch/routed-call';
 import { RouterError, toRouterError, UpstreamError } from '../errors';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import type { ImageJob } from '../protocols/images/image-job';
 import { describeNodeError, imageFromOllamaReply, imageFromSidecarReply } from '../protocols/images/node-image-reply';
 import type { RoutingRequest } from '../routing/routing-request';
@@ -84,7 +85,9 @@ export async function generateImage(input: GenerateImageInput): Promise<Generate
     );
     return {
       png: result.value.png,
-      headers: { ...result.headers, 'x-generation-time': String(result.value.generationMs) },
+      headers: merged<Record<string, string>>(result.headers, {
+        'x-generation-time': String(result.value.generationMs),
+      }),
     };
   } catch (error) {
     // Every node tried failed (the dispatcher's 503 after its retries): say which one last, and why.

@@ -13,6 +13,7 @@ import { readJson, requireModel, requireValid } from '../http/parse-json';
 import { sendJson } from '../http/reply';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { merged } from '../merged';
 import { fromGenerateImageRequest, fromOpenAIImageRequest } from '../protocols/images/image-job';
 import { toOpenAIImagesResponse } from '../protocols/images/to-openai-images-response';
 import { mergeTags } from '../routing/tags';
@@ -44,7 +45,10 @@ function tagsOf(request: HttpRequest, body: TaggedBody): string[] {
 }
 
 async function sendPng(response: ResponseSink, image: GeneratedImage): Promise<void> {
-  response.start({ statusCode: 200, headers: { ...image.headers, 'content-type': 'image/png' } });
+  response.start({
+    statusCode: 200,
+    headers: merged<Record<string, string>>(image.headers, { 'content-type': 'image/png' }),
+  });
   await response.end(image.png);
 }
 

@@ -6,6 +6,8 @@
  * truncated texts as `input`. A text-embedding sidecar gets `{model, input}` and nothing else: it knows
  * no other field. Pure.
  */
+
+import { merged } from '../../merged';
 import type { OllamaEmbedNodeRequest, SidecarEmbedRequest } from '../../wire/embeddings';
 
 /** Never forwarded: the router's own fields, and what every route replaces or answers itself. */
@@ -33,7 +35,7 @@ export function ollamaEmbedNodeRequest(
   model: string,
   input: readonly string[],
 ): OllamaEmbedNodeRequest {
-  return { ...forwarded, model, input };
+  return merged<OllamaEmbedNodeRequest>(forwarded, { model, input });
 }
 
 export function sidecarEmbedRequest(model: string, input: readonly string[]): SidecarEmbedRequest {

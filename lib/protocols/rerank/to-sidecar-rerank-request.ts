@@ -6,6 +6,8 @@
  * the node scored each document), and `raw_scores` (the router alone decides how scores become 0..1,
  * see `relevance-scores`). Pure.
  */
+
+import { merged } from '../../merged';
 import type { RerankRequest, SidecarRerankRequest } from '../../wire/rerank';
 
 const WITHHELD: ReadonlySet<string> = new Set([
@@ -26,5 +28,5 @@ export function toSidecarRerankRequest(
   documents: readonly string[],
 ): SidecarRerankRequest {
   const forwarded = Object.fromEntries(Object.entries(request).filter(([field]) => !WITHHELD.has(field)));
-  return { ...forwarded, model, query: request.query, documents };
+  return merged<SidecarRerankRequest>(forwarded, { model, query: request.query, documents });
 }
