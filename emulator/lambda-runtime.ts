@@ -145,10 +145,39 @@ export class LambdaResponseStream extends Writable {
     this.response.once('close', onClose);
   }
 
+  /**
+   * A reply written whole with `end(chunk)` (every non-streaming answer) goes out as one
+   * `response.end(chunk)`: prelude and body in one socket write, without the trip through the
+   * Writable's write queue and a cork held to the next turn of the loop. The Writable then ends as
+   * usual (`_final` waits for the response to finish), so `finish`, callbacks and errors are unchanged.
+   */
+  override end(callback?: () => void): this;
+  override end(chunk: unknown, callback?: () => void): this;
+  override end(chunk: unknown, encoding: BufferEncoding, callback?: () => void): this;
+  override end(first?: unknown, second?: unknown, third?: unknown): this {
+    const whole = typeof first === 'string' || first instanceof Uint8Array;
+    if (!whole || this.firstWriteDone || this.corked || this.writableLength > 0 || this.writableCorked > 0) {
+      return super.end(first as string, second as BufferEncoding, third as () => void);
+    }
+    if (this.writableEnded || this.destroyed) return super.end(first, second as BufferEncoding, third as () => void);
+    this.firstWriteDone = true;
+    this.sendHeaders();
+    if (typeof first === 'string')
+      this.response.end(first, typeof second === 'string' ? (second as BufferEncoding) : 'utf8');
+    else this.response.end(first);
+    return super.end((typeof second === 'function' ? second : third) as (() => void) | undefined);
+  }
+
   override _final(callback: (error?: Error | null) => void): void {
     // Ending without a single write sends no prelude in AWS: status and headers are lost. Mirror it.
     if (!this.firstWriteDone) this.prelude = undefined;
     if (!this.response.headersSent) this.sendHeaders();
+    if (this.response.writableEnded) {
+      // Ended by the whole-reply path of `end`; a client that leaves first destroys this stream instead.
+      if (this.response.writableFinished) callback();
+      else this.response.once('finish', () => callback());
+      return;
+    }
     this.corkForTick();
     this.response.end(() => callback());
   }
