@@ -12,7 +12,14 @@ import { compileRoutePattern } from '../../../lib/http/route-pattern';
 
 installAwsLambdaGlobal();
 
-const seen: { events: APIGatewayProxyEvent[]; aborted: boolean; writesBeforePause: number; writes: number } = {
+const seen: {
+  events: APIGatewayProxyEvent[];
+  aborted: boolean;
+  writesBeforePause: number;
+  writes: number;
+  wholeFinished: boolean;
+} = {
+  wholeFinished: false,
   events: [],
   aborted: false,
   writesBeforePause: 0,
@@ -66,6 +73,21 @@ const handlers: Record<string, unknown> = {
       aws.HttpResponseStream.from(stream, { statusCode: 418, headers: { 'x-lost': 'yes' } }).end();
     },
   ),
+  // Ends with the whole body in one call, as non-streaming answers do, and reports what the stream saw.
+  whole: (Reflect.get(globalThis, 'awslambda') as { streamifyResponse<T>(handler: T): T }).streamifyResponse(
+    async (_event: unknown, stream: Writable) => {
+      const aws = Reflect.get(globalThis, 'awslambda') as {
+        HttpResponseStream: { from(s: Writable, p: object): Writable };
+      };
+      const out = aws.HttpResponseStream.from(stream, { statusCode: 207, headers: { 'x-whole': 'yes' } });
+      let finished = false;
+      out.once('finish', () => {
+        finished = true;
+      });
+      await new Promise<void>((resolve) => out.end('{"whole":true}', () => resolve()));
+      seen.wholeFinished = finished && out.writableFinished;
+    },
+  ),
   unfinished: (Reflect.get(globalThis, 'awslambda') as { streamifyResponse<T>(handler: T): T }).streamifyResponse(
     async () => undefined,
   ),
@@ -78,13 +100,14 @@ const handlers: Record<string, unknown> = {
 
 const table: EmulatorRouteTable = {
   binaryMediaTypes: ['multipart/form-data'],
-  functions: ['main', 'raw', 'unfinished', 'buffered', 'slow'].map(fn),
+  functions: ['main', 'raw', 'whole', 'unfinished', 'buffered', 'slow'].map(fn),
   routes: [
     ...['GET /stream', 'POST /echo/{id}', 'GET /hang', 'GET /big'].map((key) => {
       const [method, path] = key.split(' ') as [string, string];
       return { method, pattern: compileRoutePattern(path), function: fn('main') };
     }),
     { method: 'GET', pattern: compileRoutePattern('/raw'), function: fn('raw') },
+    { method: 'GET', pattern: compileRoutePattern('/whole'), function: fn('whole') },
     { method: 'GET', pattern: compileRoutePattern('/unfinished'), function: fn('unfinished') },
     { method: 'GET', pattern: compileRoutePattern('/buffered'), function: fn('buffered') },
     { method: 'GET', pattern: compileRoutePattern('/slow'), function: { ...fn('slow'), timeoutSeconds: 1 } },
@@ -199,6 +222,16 @@ describe('createEmulatorServer', () => {
 
     expect(response.status).toBe(200);
     expect(response.headers.get('x-lost')).toBeNull();
+  });
+
+  it('sends a reply ended whole with its prelude, and finishes the stream before the callback', async () => {
+    seen.wholeFinished = false;
+    const response = await fetch(`${base}/whole`);
+
+    expect(response.status).toBe(207);
+    expect(response.headers.get('x-whole')).toBe('yes');
+    expect(await response.json()).toEqual({ whole: true });
+    expect(seen.wholeFinished).toBe(true);
   });
 
   it('fails an invocation whose stream was never ended', async () => {
