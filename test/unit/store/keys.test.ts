@@ -28,5 +28,9 @@ describe('keys', () => {
     expect(() => prefixedKey('USAGE', 'a#b', 'c')).toThrow(/may not contain/);
     expect(() => prefixedKey('USAGE', '')).toThrow(/empty/);
     expect(() => nodeKey('')).toThrow(/empty/);
+    expect(() => prefixedKey('US#AGE', 'a')).toThrow(/may not contain/);
+    expect(() => prefixedKey('', 'a')).toThrow(/key part 0 of "#a" is empty/);
+    expect(prefixedKey('LOCK', 'pull#a#b')).toBe('LOCK#pull#a#b');
+    expect(prefixedKey('A#B')).toBe('A#B');
   });
 });
