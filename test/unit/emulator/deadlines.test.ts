@@ -17,4 +17,25 @@ describe('createDeadlines', () => {
 
     expect(expired).toEqual(['short']);
   });
+
+  it('keeps every other invocation when one in the middle, the first or the last leaves', async () => {
+    let now = 1000;
+    const deadlines = createDeadlines(10, () => now);
+    const expired: number[] = [];
+    const removers = [0, 1, 2, 3, 4].map((index) => deadlines.add(1500, () => expired.push(index)));
+    removers[2]?.();
+    removers[0]?.();
+    removers[4]?.();
+    removers[4]?.();
+
+    now = 2000;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const later = deadlines.add(2500, () => expired.push(5));
+    now = 3000;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    later();
+    deadlines.stop();
+
+    expect(expired).toEqual([1, 3, 5]);
+  });
 });
