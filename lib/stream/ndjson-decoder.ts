@@ -25,6 +25,7 @@ export interface NdjsonDecoder {
 }
 
 const NEWLINE = 0x0a;
+const NO_BYTES = Buffer.alloc(0);
 /** The most of an over-long line kept in its error entry, in UTF-16 units. */
 const RAW_PREVIEW_UNITS = 200;
 
@@ -111,7 +112,7 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions): NdjsonDecode
   function end(): DecodedLine[] {
     const lines: DecodedLine[] = [];
     const wasOverflowing = overflowing;
-    const rest = takeLine(Buffer.alloc(0), 0, 0);
+    const rest = takeLine(NO_BYTES, 0, 0);
     overflowing = false;
     if (!wasOverflowing) complete(rest, lines);
     return lines;
