@@ -12,7 +12,7 @@ import type { RoutingRequest } from '../routing/routing-request';
 import { getServices } from '../services';
 import type { OllamaChatRequest } from '../wire/ollama';
 import { chatRoutingRequest } from './chat-routing-request';
-import { contextLayerHeaders, modelResolutionHeaders } from './fleet-headers';
+import { contextLayerHeaders, modelResolutionHeaders } from './preparation-headers';
 import { thinkingCapable } from './thinking-capable';
 
 export interface ResolvedChatInput {
