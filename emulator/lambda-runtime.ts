@@ -156,10 +156,10 @@ export class LambdaResponseStream extends Writable {
   override end(chunk: unknown, encoding: BufferEncoding, callback?: () => void): this;
   override end(first?: unknown, second?: unknown, third?: unknown): this {
     const whole = typeof first === 'string' || first instanceof Uint8Array;
-    if (!whole || this.firstWriteDone || this.corked || this.writableLength > 0 || this.writableCorked > 0) {
+    const untouched = !this.firstWriteDone && !this.corked && this.writableLength === 0 && this.writableCorked === 0;
+    if (!whole || !untouched || this.writableEnded || this.destroyed) {
       return super.end(first as string, second as BufferEncoding, third as () => void);
     }
-    if (this.writableEnded || this.destroyed) return super.end(first, second as BufferEncoding, third as () => void);
     this.firstWriteDone = true;
     this.sendHeaders();
     if (typeof first === 'string')
