@@ -3,7 +3,8 @@
  * defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
-import * as z from 'zod';
+import { lazySchema } from './wire/lazy-schema';
+import * as z from './wire/zod';
 
 export interface ListedNode {
   readonly id: string;
@@ -58,50 +59,59 @@ export interface ContextSettings {
   readonly maxPromptTokens: number;
 }
 
-const booleanText = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
-  .transform((value) => value === 'true' || value === '1' || value === 'yes' || value === 'on');
+const booleanText = () =>
+  z.pipe(
+    z.pipe(z.string().check(z.trim(), z.toLowerCase()), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])),
+    z.transform((value) => value === 'true' || value === '1' || value === 'yes' || value === 'on'),
+  );
 
 const integerText = (min: number, max: number) =>
-  z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().min(min).max(max));
+  z.pipe(
+    z.pipe(z.string().check(z.trim(), z.regex(/^\d+$/, 'must be a whole number')), z.transform(Number)),
+    z.number().check(z.gte(min), z.lte(max)),
+  );
 
-const listText = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== ''),
+const listText = () =>
+  z.pipe(
+    z.string(),
+    z.transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    ),
+  );
+
+const nonEmptyText = () => z.string().check(z.trim(), z.minLength(1));
+
+const envSchema = lazySchema(() =>
+  z.object({
+    FLEET_PORT: z._default(integerText(0, 65535), 11435),
+    FLEET_HOST: z._default(nonEmptyText(), '127.0.0.1'),
+    FLEET_NODES: z._default(listText(), []),
+    FLEET_POLL_INTERVAL_MS: z._default(integerText(100, 3_600_000), 2000),
+    FLEET_DATA_DIR: z._default(nonEmptyText(), './.fleet-data'),
+    FLEET_DYNAMODB_ENDPOINT: z.optional(z.url()),
+    FLEET_TABLE: z._default(
+      z.string().check(z.trim(), z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a valid table name')),
+      'fleet-router',
+    ),
+    FLEET_IMAGE_GENERATION: z._default(booleanText(), false),
+    FLEET_TRANSCRIPTION: z._default(booleanText(), false),
+    FLEET_CORS_ORIGINS: z.optional(listText()),
+    FLEET_MAX_RETRIES: z._default(integerText(0, 10), 2),
+    FLEET_API_KEYS: z.optional(listText()),
+    FLEET_NODE_CONCURRENCY: z._default(listText(), []),
+    FLEET_MODEL_MAP: z.optional(z.string()),
+    FLEET_AUTO_ROUTE: z._default(booleanText(), true),
+    FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS: z._default(integerText(0, 10_000_000), 100_000),
+    FLEET_CONTEXT_CLEAR_KEEP_RECENT: z._default(integerText(0, 1000), 3),
+    FLEET_CONTEXT_COMPACTION: z._default(booleanText(), false),
+    FLEET_CONTEXT_COMPACTION_BUDGET_TOKENS: z._default(integerText(0, 10_000_000), 20_000),
+    FLEET_CONTEXT_COMPACTION_MODEL: z.optional(nonEmptyText()),
+    FLEET_MAX_PROMPT_TOKENS: z._default(integerText(0, 10_000_000), 180_000),
+  }),
 );
-
-const envSchema = z.object({
-  FLEET_PORT: integerText(0, 65535).default(11435),
-  FLEET_HOST: z.string().trim().min(1).default('127.0.0.1'),
-  FLEET_NODES: listText.default([]),
-  FLEET_POLL_INTERVAL_MS: integerText(100, 3_600_000).default(2000),
-  FLEET_DATA_DIR: z.string().trim().min(1).default('./.fleet-data'),
-  FLEET_DYNAMODB_ENDPOINT: z.url().optional(),
-  FLEET_TABLE: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a valid table name')
-    .default('fleet-router'),
-  FLEET_IMAGE_GENERATION: booleanText.default(false),
-  FLEET_TRANSCRIPTION: booleanText.default(false),
-  FLEET_CORS_ORIGINS: listText.optional(),
-  FLEET_MAX_RETRIES: integerText(0, 10).default(2),
-  FLEET_API_KEYS: listText.optional(),
-  FLEET_NODE_CONCURRENCY: listText.default([]),
-  FLEET_MODEL_MAP: z.string().optional(),
-  FLEET_AUTO_ROUTE: booleanText.default(true),
-  FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS: integerText(0, 10_000_000).default(100_000),
-  FLEET_CONTEXT_CLEAR_KEEP_RECENT: integerText(0, 1000).default(3),
-  FLEET_CONTEXT_COMPACTION: booleanText.default(false),
-  FLEET_CONTEXT_COMPACTION_BUDGET_TOKENS: integerText(0, 10_000_000).default(20_000),
-  FLEET_CONTEXT_COMPACTION_MODEL: z.string().trim().min(1).optional(),
-  FLEET_MAX_PROMPT_TOKENS: integerText(0, 10_000_000).default(180_000),
-});
 
 /**
  * `FLEET_MODEL_MAP`: a JSON object (`{"claude-sonnet-4-5": "qwen3-coder:30b"}`) or a comma list of
@@ -176,7 +186,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const present = Object.fromEntries(
     Object.entries(env).filter(([key, value]) => key.startsWith('FLEET_') && value !== undefined && value !== ''),
   );
-  const parsed = envSchema.safeParse(present);
+  const parsed = envSchema().safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
     throw new Error(`invalid configuration: ${problems.join('; ')}`);

@@ -1,8 +1,8 @@
 /** Reads a request body as JSON and validates it: a `BadRequestError` naming the first bad field on any problem. */
-import type * as z from 'zod';
 import { BadRequestError } from '../errors';
 import { parseJson } from '../wire/json';
 import { parseWith, type WireParseResult } from '../wire/parse-with';
+import type * as z from '../wire/zod';
 import type { HttpRequest } from './request';
 
 /** Reads the body as JSON; 400 when it is missing or not JSON. */
@@ -21,7 +21,7 @@ export function requireValid<T>(result: WireParseResult<T>): T {
 }
 
 /** Reads the body as JSON and validates it; 400 with the field named on any problem. */
-export function readJsonBody<T>(request: HttpRequest, schema: z.ZodType<T>): T {
+export function readJsonBody<T>(request: HttpRequest, schema: z.ZodMiniType<T>): T {
   return requireValid(parseWith(schema, readJson(request), 'invalid request'));
 }
 

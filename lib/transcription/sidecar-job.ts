@@ -5,8 +5,8 @@
  * `processing`, …). Node replies are read leniently — only the fields used are checked — and a reply
  * the router cannot use is an `UpstreamError` (502). Pure.
  */
-import * as z from 'zod';
 import { UpstreamError } from '../errors';
+import * as z from '../wire/zod';
 
 /** What a poll says about the job. */
 export type JobState =
@@ -14,12 +14,12 @@ export type JobState =
   | { readonly state: 'completed'; readonly result: Readonly<Record<string, unknown>> }
   | { readonly state: 'failed'; readonly error: string };
 
-const submitted = z.looseObject({ job_id: z.union([z.string().min(1), z.number()]) });
+const submitted = z.looseObject({ job_id: z.union([z.string().check(z.minLength(1)), z.number()]) });
 
 const polled = z.looseObject({
   status: z.string(),
-  result: z.looseObject({}).nullish(),
-  error: z.unknown().optional(),
+  result: z.nullish(z.looseObject({})),
+  error: z.optional(z.unknown()),
 });
 
 const transcript = z.looseObject({ text: z.string() });

@@ -9,12 +9,12 @@
  * translator skips them and `anthropicSkippedBlocks` names them. A block of a known type with a wrong
  * shape is a 400 whose message names the field inside it. Names follow @anthropic-ai/sdk. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
-const text = lazySchema(() => z.string().nullish());
-const number = lazySchema(() => z.number().nullish());
+const text = lazySchema(() => z.nullish(z.string()));
+const number = lazySchema(() => z.nullish(z.number()));
 
 /**
  * The message of a failed `string | Block[]` (or `Known | Unknown` block) union: the innermost issue of
@@ -49,7 +49,7 @@ function innermostIssue(
 }
 
 /** `string | Block[]`, reporting the bad field inside a block rather than "Invalid input". */
-function stringOrBlocks<T extends z.ZodType>(block: T, expected: string) {
+function stringOrBlocks<T extends z.ZodMiniType>(block: T, expected: string) {
   return z.union([z.string(), z.array(block)], { error: unionMessage(`expected a string or an array of ${expected}`) });
 }
 
@@ -62,7 +62,9 @@ function blocksOf<const Known extends readonly [z.core.$ZodTypeDiscriminable, ..
   known: Known,
 ) {
   const unknown = z.looseObject({
-    type: z.string().refine((type) => !(ANTHROPIC_BLOCK_TYPES as readonly string[]).includes(type), { abort: true }),
+    type: z
+      .string()
+      .check(z.refine((type) => !(ANTHROPIC_BLOCK_TYPES as readonly string[]).includes(type), { abort: true })),
   });
   return z.union([z.discriminatedUnion('type', known), unknown], { error: unionMessage('expected a content block') });
 }
@@ -83,7 +85,9 @@ const textBlockSchema = lazySchema(() => z.looseObject({ type: z.literal('text')
 const base64SourceSchema = lazySchema(() =>
   z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
 );
-const urlSourceSchema = lazySchema(() => z.looseObject({ type: z.literal('url'), url: z.string().min(1) }));
+const urlSourceSchema = lazySchema(() =>
+  z.looseObject({ type: z.literal('url'), url: z.string().check(z.minLength(1)) }),
+);
 const fileSourceSchema = lazySchema(() => z.looseObject({ type: z.literal('file'), file_id: z.string() }));
 
 const imageBlockSchema = lazySchema(() =>
@@ -116,9 +120,9 @@ const documentBlockSchema = lazySchema(() =>
 const toolUseBlockSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('tool_use'),
-    id: z.string().min(1),
-    name: z.string().min(1),
-    input: z.record(z.string(), z.unknown()).nullish(),
+    id: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
+    input: z.nullish(z.record(z.string(), z.unknown())),
   }),
 );
 
@@ -129,9 +133,9 @@ const toolResultContentBlockSchema = lazySchema(() =>
 const toolResultBlockSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('tool_result'),
-    tool_use_id: z.string().min(1),
-    content: stringOrBlocks(toolResultContentBlockSchema(), 'content blocks').nullish(),
-    is_error: z.boolean().nullish(),
+    tool_use_id: z.string().check(z.minLength(1)),
+    content: z.nullish(stringOrBlocks(toolResultContentBlockSchema(), 'content blocks')),
+    is_error: z.nullish(z.boolean()),
   }),
 );
 
@@ -170,25 +174,25 @@ const toolSchema = lazySchema(() =>
   z.looseObject({
     /** Absent or `custom` for a client tool; anything else is a server tool (`web_search_20250305`, …). */
     type: text(),
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     description: text(),
-    input_schema: z.record(z.string(), z.unknown()).nullish(),
+    input_schema: z.nullish(z.record(z.string(), z.unknown())),
   }),
 );
 
 const toolChoiceSchema = lazySchema(() => {
-  const parallel = { disable_parallel_tool_use: z.boolean().nullish() };
+  const parallel = { disable_parallel_tool_use: z.nullish(z.boolean()) };
   return z.discriminatedUnion('type', [
     z.looseObject({ type: z.literal('auto'), ...parallel }),
     z.looseObject({ type: z.literal('any'), ...parallel }),
-    z.looseObject({ type: z.literal('tool'), name: z.string().min(1), ...parallel }),
+    z.looseObject({ type: z.literal('tool'), name: z.string().check(z.minLength(1)), ...parallel }),
     z.looseObject({ type: z.literal('none') }),
   ]);
 });
 
 const thinkingSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
-    z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int() }),
+    z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().check(z.int()) }),
     z.looseObject({ type: z.literal('disabled') }),
     z.looseObject({ type: z.literal('adaptive'), display: text() }),
   ]),
@@ -198,26 +202,28 @@ export const anthropicEffortSchema = lazySchema(() => z.enum(['low', 'medium', '
 
 const outputConfigSchema = lazySchema(() =>
   z.looseObject({
-    effort: anthropicEffortSchema().nullish(),
+    effort: z.nullish(anthropicEffortSchema()),
     /** Structured output: `{type: "json_schema", schema}`. */
-    format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).nullish() }).nullish(),
+    format: z.nullish(z.looseObject({ type: z.string(), schema: z.nullish(z.record(z.string(), z.unknown())) })),
   }),
 );
 
 /** Everything but `max_tokens`: the body of `count_tokens` (protocols §6.6). */
 function commonRequestFields() {
   return {
-    model: z.string().min(1, 'model is required'),
-    messages: z.array(anthropicMessageSchema()).min(1, 'at least one message is required'),
-    system: systemContent().nullish(),
-    tools: z.array(toolSchema()).nullish(),
-    tool_choice: toolChoiceSchema().nullish(),
-    thinking: thinkingSchema().nullish(),
-    output_config: outputConfigSchema().nullish(),
+    model: z.string().check(z.minLength(1, 'model is required')),
+    messages: z.array(anthropicMessageSchema()).check(z.minLength(1, 'at least one message is required')),
+    system: z.nullish(systemContent()),
+    tools: z.nullish(z.array(toolSchema())),
+    tool_choice: z.nullish(toolChoiceSchema()),
+    thinking: z.nullish(thinkingSchema()),
+    output_config: z.nullish(outputConfigSchema()),
     // The router's own fields (contract §4), never forwarded. `tags` is the router's; `user_id` is Anthropic's
     // and becomes the `user:` tag, as `user` does on the other families.
-    fallback_models: z.array(z.string()).nullish(),
-    metadata: z.looseObject({ user_id: text(), tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
+    metadata: z.nullish(
+      z.looseObject({ user_id: text(), tags: z.nullish(z.union([z.array(z.string()), z.string()])) }),
+    ),
   };
 }
 
@@ -227,13 +233,12 @@ export const anthropicMessagesRequestSchema = lazySchema(() =>
     /** Required by Anthropic (400 without it): there is no default to fall back on. */
     max_tokens: z
       .number({ error: (issue) => (issue.input === undefined ? 'max_tokens is required' : undefined) })
-      .int()
-      .min(1),
-    stop_sequences: z.array(z.string()).nullish(),
-    stream: z.boolean().nullish(),
+      .check(z.int(), z.gte(1)),
+    stop_sequences: z.nullish(z.array(z.string())),
+    stream: z.nullish(z.boolean()),
     temperature: number(),
     top_p: number(),
-    top_k: z.number().int().nullish(),
+    top_k: z.nullish(z.number().check(z.int())),
   }),
 );
 

@@ -6,30 +6,30 @@
  * 400 can name `input.3`. A node's reply is read without zod (`read-node-embeddings`): its vectors are
  * large and a schema would copy every one. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
 /** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
 function routerFields() {
   return {
-    fallback_models: z.array(z.string()).nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
     // The spec puts an array in `tags`; OpenAI-minded clients send a string map: both are accepted.
-    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
-    user: z.string().nullish(),
+    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
+    user: z.nullish(z.string()),
   };
 }
 
 /** Fields all three routes share. `truncate: false` is refused by the service, which truncates itself. */
 function commonFields() {
   return {
-    model: z.string().min(1, 'model is required'),
-    dimensions: z
-      .number({ error: 'must be a positive integer' })
-      .int('must be a positive integer')
-      .positive('must be a positive integer')
-      .nullish(),
-    truncate: z.boolean().nullish(),
+    model: z.string().check(z.minLength(1, 'model is required')),
+    dimensions: z.nullish(
+      z
+        .number({ error: 'must be a positive integer' })
+        .check(z.int('must be a positive integer'), z.positive('must be a positive integer')),
+    ),
+    truncate: z.nullish(z.boolean()),
     ...routerFields(),
   };
 }
@@ -38,8 +38,8 @@ function commonFields() {
 export const openAIEmbeddingsRequestSchema = lazySchema(() =>
   z.looseObject({
     ...commonFields(),
-    input: z.unknown().optional(),
-    encoding_format: z.unknown().optional(),
+    input: z.optional(z.unknown()),
+    encoding_format: z.optional(z.unknown()),
   }),
 );
 
@@ -47,10 +47,10 @@ export const openAIEmbeddingsRequestSchema = lazySchema(() =>
 export const ollamaEmbedRequestSchema = lazySchema(() =>
   z.looseObject({
     ...commonFields(),
-    input: z.unknown().optional(),
-    prompt: z.unknown().optional(),
-    keep_alive: z.union([z.number(), z.string()]).nullish(),
-    options: z.record(z.string(), z.unknown()).nullish(),
+    input: z.optional(z.unknown()),
+    prompt: z.optional(z.unknown()),
+    keep_alive: z.nullish(z.union([z.number(), z.string()])),
+    options: z.nullish(z.record(z.string(), z.unknown())),
   }),
 );
 

@@ -5,15 +5,17 @@
  * `image: null`, `temperature_c: null`), and a bad payload names its first offending field so the
  * handler can answer 400 instead of the reference's 500. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
-const nodeId = lazySchema(() => z.string().trim().min(1, 'must be a non-empty string').max(256));
-const gigabytes = lazySchema(() => z.number().nonnegative());
-const count = lazySchema(() => z.number().int().nonnegative());
+const nodeId = lazySchema(() =>
+  z.string().check(z.trim(), z.minLength(1, 'must be a non-empty string'), z.maxLength(256)),
+);
+const gigabytes = lazySchema(() => z.number().check(z.nonnegative()));
+const count = lazySchema(() => z.number().check(z.int(), z.nonnegative()));
 /** Sidecar ports: 0 means "no such sidecar" in the agent protocol. */
-const port = lazySchema(() => z.number().int().min(0).max(65535));
+const port = lazySchema(() => z.number().check(z.int(), z.gte(0), z.lte(65535)));
 const text = lazySchema(() => z.string());
 
 const memoryPressure = lazySchema(() => z.enum(['normal', 'warn', 'critical']));
@@ -21,7 +23,7 @@ const memoryPressure = lazySchema(() => z.enum(['normal', 'warn', 'critical']));
 const cpuSchema = lazySchema(() =>
   z.looseObject({
     cores_physical: count(),
-    utilization_pct: z.number().nonnegative(),
+    utilization_pct: z.number().check(z.nonnegative()),
   }),
 );
 
@@ -30,16 +32,17 @@ const memorySchema = lazySchema(() =>
     total_gb: gigabytes(),
     used_gb: gigabytes(),
     available_gb: gigabytes(),
-    pressure: memoryPressure()
-      .nullish()
-      .transform((value) => value ?? 'normal'),
+    pressure: z.pipe(
+      z.nullish(memoryPressure()),
+      z.transform((value) => value ?? 'normal'),
+    ),
   }),
 );
 
 const thermalSchema = lazySchema(() =>
   z.looseObject({
-    state: text().nullish(),
-    temperature_c: z.number().nullish(),
+    state: z.nullish(text()),
+    temperature_c: z.nullish(z.number()),
   }),
 );
 
@@ -53,71 +56,80 @@ const diskSchema = lazySchema(() =>
 
 const loadedModelSchema = lazySchema(() =>
   z.looseObject({
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     /** Binary GB (bytes / 2^30), as the agent's `/api/ps` reader rounds it. */
     size_gb: gigabytes(),
-    context_length: count().nullish(),
-    requests_active: count().nullish(),
-    parameter_size: text().nullish(),
-    quantization: text().nullish(),
+    context_length: z.nullish(count()),
+    requests_active: z.nullish(count()),
+    parameter_size: z.nullish(text()),
+    quantization: z.nullish(text()),
   }),
 );
 
 /** Per-model `/api/tags` metadata (newer agents; `null` on a heartbeat means "unchanged since last sent"). */
 const modelMetaSchema = lazySchema(() =>
   z.looseObject({
-    modified_at: text().nullish(),
-    digest: text().nullish(),
-    format: text().nullish(),
-    family: text().nullish(),
-    families: z.array(text()).nullish(),
-    parameter_size: text().nullish(),
-    quantization_level: text().nullish(),
-    parent_model: text().nullish(),
-    capabilities: z.array(text()).nullish(),
+    modified_at: z.nullish(text()),
+    digest: z.nullish(text()),
+    format: z.nullish(text()),
+    family: z.nullish(text()),
+    families: z.nullish(z.array(text())),
+    parameter_size: z.nullish(text()),
+    quantization_level: z.nullish(text()),
+    parent_model: z.nullish(text()),
+    capabilities: z.nullish(z.array(text())),
   }),
 );
 
 const ollamaSchema = lazySchema(() =>
   z.looseObject({
     // The reference agent defaults both lists to [] (it sends empty lists when its Ollama is down).
-    models_loaded: z.array(loadedModelSchema()).default([]),
-    models_available: z.array(text()).default([]),
-    requests_active: count().nullish(),
+    models_loaded: z._default(z.array(loadedModelSchema()), []),
+    models_available: z._default(z.array(text()), []),
+    requests_active: z.nullish(count()),
     /** Decimal GB (bytes / 1e9) per on-disk model. */
-    models_available_sizes: z.record(text(), gigabytes()).nullish(),
-    models_available_meta: z.record(text(), modelMetaSchema()).nullish(),
+    models_available_sizes: z.nullish(z.record(text(), gigabytes())),
+    models_available_meta: z.nullish(z.record(text(), modelMetaSchema())),
     /** 0 = not reported. */
-    num_parallel: count().nullish(),
+    num_parallel: z.nullish(count()),
     /** 0 = not reported. */
-    max_loaded_models: count().nullish(),
+    max_loaded_models: z.nullish(count()),
     /** The node's Ollama version, when the agent reports it. */
-    version: text().nullish(),
+    version: z.nullish(text()),
   }),
 );
 
-const sidecarModelSchema = lazySchema(() => z.looseObject({ name: z.string().min(1), binary: text().nullish() }));
+const sidecarModelSchema = lazySchema(() =>
+  z.looseObject({ name: z.string().check(z.minLength(1)), binary: z.nullish(text()) }),
+);
 
 const imageSchema = lazySchema(() =>
   z.looseObject({
-    models_available: z.array(sidecarModelSchema()).default([]),
-    generating: z.boolean().nullish(),
+    models_available: z._default(z.array(sidecarModelSchema()), []),
+    generating: z.nullish(z.boolean()),
   }),
 );
 
 const transcriptionSchema = lazySchema(() =>
   z.looseObject({
-    models_available: z.array(sidecarModelSchema()).default([]),
-    transcribing: z.boolean().nullish(),
+    models_available: z._default(z.array(sidecarModelSchema()), []),
+    transcribing: z.nullish(z.boolean()),
   }),
 );
 
 const textEmbeddingSchema = lazySchema(() =>
   z.looseObject({
-    models_available: z
-      .array(z.looseObject({ name: z.string().min(1), dimensions: count().nullish(), kind: text().nullish() }))
-      .default([]),
-    processing: z.boolean().nullish(),
+    models_available: z._default(
+      z.array(
+        z.looseObject({
+          name: z.string().check(z.minLength(1)),
+          dimensions: z.nullish(count()),
+          kind: z.nullish(text()),
+        }),
+      ),
+      [],
+    ),
+    processing: z.nullish(z.boolean()),
   }),
 );
 
@@ -128,22 +140,22 @@ export const fullHeartbeatSchema = lazySchema(() =>
     cpu: cpuSchema(),
     memory: memorySchema(),
     ollama: ollamaSchema(),
-    arch: text().nullish(),
-    timestamp: z.number().nonnegative().nullish(),
-    thermal: thermalSchema().nullish(),
-    disk: diskSchema().nullish(),
-    draining: z.boolean().nullish(),
-    agent_version: text().nullish(),
-    chip: text().nullish(),
-    memory_bandwidth_gbps: z.number().nonnegative().nullish(),
-    ollama_host: text().nullish(),
-    lan_ip: text().nullish(),
-    image: imageSchema().nullish(),
-    image_port: port().nullish(),
-    transcription: transcriptionSchema().nullish(),
-    transcription_port: port().nullish(),
-    text_embedding: textEmbeddingSchema().nullish(),
-    text_embedding_port: port().nullish(),
+    arch: z.nullish(text()),
+    timestamp: z.nullish(z.number().check(z.nonnegative())),
+    thermal: z.nullish(thermalSchema()),
+    disk: z.nullish(diskSchema()),
+    draining: z.nullish(z.boolean()),
+    agent_version: z.nullish(text()),
+    chip: z.nullish(text()),
+    memory_bandwidth_gbps: z.nullish(z.number().check(z.nonnegative())),
+    ollama_host: z.nullish(text()),
+    lan_ip: z.nullish(text()),
+    image: z.nullish(imageSchema()),
+    image_port: z.nullish(port()),
+    transcription: z.nullish(transcriptionSchema()),
+    transcription_port: z.nullish(port()),
+    text_embedding: z.nullish(textEmbeddingSchema()),
+    text_embedding_port: z.nullish(port()),
   }),
 );
 

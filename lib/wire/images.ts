@@ -6,18 +6,18 @@
  * field of Ollama's reply it reads. Numbers are only type-checked here; ranges and defaults are the
  * translator's (`lib/protocols/images/image-job`), so a 400 names the field and the allowed range. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
 const WHOLE = 'must be a whole number';
 
 /** The router's own fields (contract §4): read for tags and fallbacks, never forwarded. */
 function routerFields() {
   return {
-    fallback_models: z.array(z.string()).nullish(),
-    metadata: z.looseObject({ tags: z.unknown().optional() }).nullish(),
-    user: z.string().nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
+    metadata: z.nullish(z.looseObject({ tags: z.optional(z.unknown()) })),
+    user: z.nullish(z.string()),
   };
 }
 
@@ -25,12 +25,12 @@ function routerFields() {
 function commonFields() {
   return {
     model: z.string({ error: 'must be a string' }),
-    prompt: z.unknown().optional(),
-    steps: z.number({ error: WHOLE }).int(WHOLE).nullish(),
-    guidance: z.number({ error: 'must be a number' }).nullish(),
-    seed: z.number({ error: WHOLE }).int(WHOLE).nullish(),
-    negative_prompt: z.string({ error: 'must be a string' }).nullish(),
-    stream: z.boolean({ error: 'must be a boolean' }).nullish(),
+    prompt: z.optional(z.unknown()),
+    steps: z.nullish(z.number({ error: WHOLE }).check(z.int(WHOLE))),
+    guidance: z.nullish(z.number({ error: 'must be a number' })),
+    seed: z.nullish(z.number({ error: WHOLE }).check(z.int(WHOLE))),
+    negative_prompt: z.nullish(z.string({ error: 'must be a string' })),
+    stream: z.nullish(z.boolean({ error: 'must be a boolean' })),
     ...routerFields(),
   };
 }
@@ -39,8 +39,8 @@ function commonFields() {
 export const generateImageRequestSchema = lazySchema(() =>
   z.looseObject({
     ...commonFields(),
-    width: z.number({ error: WHOLE }).int(WHOLE).nullish(),
-    height: z.number({ error: WHOLE }).int(WHOLE).nullish(),
+    width: z.nullish(z.number({ error: WHOLE }).check(z.int(WHOLE))),
+    height: z.nullish(z.number({ error: WHOLE }).check(z.int(WHOLE))),
   }),
 );
 
@@ -48,9 +48,9 @@ export const generateImageRequestSchema = lazySchema(() =>
 export const openAIImageRequestSchema = lazySchema(() =>
   z.looseObject({
     ...commonFields(),
-    size: z.string({ error: 'must be a string like 1024x1024' }).nullish(),
-    response_format: z.string({ error: 'must be b64_json or url' }).nullish(),
-    n: z.number({ error: WHOLE }).int(WHOLE).nullish(),
+    size: z.nullish(z.string({ error: 'must be a string like 1024x1024' })),
+    response_format: z.nullish(z.string({ error: 'must be b64_json or url' })),
+    n: z.nullish(z.number({ error: WHOLE }).check(z.int(WHOLE))),
   }),
 );
 
@@ -91,7 +91,7 @@ export interface OllamaImageRequest {
 }
 
 /** Ollama's non-streamed `/api/generate` reply for an image model: `image` is a base64 PNG. */
-const ollamaImageReplySchema = lazySchema(() => z.looseObject({ image: z.string().nullish() }));
+const ollamaImageReplySchema = lazySchema(() => z.looseObject({ image: z.nullish(z.string()) }));
 
 export type OllamaImageReply = InferLazy<typeof ollamaImageReplySchema>;
 

@@ -1,8 +1,8 @@
 /**
- * Schemas built on first use, not at module load (DESIGN budget: cold start ≤ 150 ms). zod 4 builds
- * eagerly: every `z.string()`, `.nullish()` and `z.looseObject(…)` allocates an instance with its own
- * methods, so a wire module's schemas cost milliseconds at `require` in every function that bundles
- * them, though a cold Lambda parses one or two. A `lazySchema` runs its builder on the first call and
+ * Schemas built on first use, not at module load (DESIGN budget: cold start ≤ 150 ms). zod builds
+ * eagerly: every `z.string()`, `z.nullish(…)` and `z.looseObject(…)` allocates an instance, so a wire
+ * module's schemas cost milliseconds at `require` in every function that bundles them, though a cold
+ * Lambda parses one or two. A `lazySchema` runs its builder on the first call and
  * returns that one instance afterwards, so a sub-schema used in several places is still built once.
  *
  * In `lib/wire`, every schema is a `lazySchema`, referenced by calling it inside other builders and
@@ -10,9 +10,9 @@
  * module takes as a value (`readJsonBody`, a test's `safeParse`) is exported as `z.lazy(…)`: a real zod
  * schema, one small instance at load, whose inner schema is built on first parse.
  */
-import type * as z from 'zod';
+import type * as z from './zod';
 
-export function lazySchema<T extends z.ZodType>(build: () => T): () => T {
+export function lazySchema<T extends z.ZodMiniType>(build: () => T): () => T {
   let schema: T | undefined;
   return () => {
     schema ??= build();
@@ -21,4 +21,4 @@ export function lazySchema<T extends z.ZodType>(build: () => T): () => T {
 }
 
 /** What the schema a `lazySchema` factory builds parses to: `z.infer` of the factory's return type. */
-export type InferLazy<F extends () => z.ZodType> = z.infer<ReturnType<F>>;
+export type InferLazy<F extends () => z.ZodMiniType> = z.infer<ReturnType<F>>;

@@ -4,12 +4,12 @@
  * Minimal and lenient: only the fields the router uses are typed, every one `nullish`, objects loose
  * so a newer Ollama's extra fields pass through. Parsers return a result and never throw. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
-const text = lazySchema(() => z.string().nullish());
-const number = lazySchema(() => z.number().nullish());
+const text = lazySchema(() => z.nullish(z.string()));
+const number = lazySchema(() => z.nullish(z.number()));
 
 /** Ollama's `details` object; `families` is `null` on some models. */
 const ollamaDetailsSchema = lazySchema(() =>
@@ -17,7 +17,7 @@ const ollamaDetailsSchema = lazySchema(() =>
     parent_model: text(),
     format: text(),
     family: text(),
-    families: z.array(z.string()).nullish(),
+    families: z.nullish(z.array(z.string())),
     parameter_size: text(),
     quantization_level: text(),
   }),
@@ -25,38 +25,38 @@ const ollamaDetailsSchema = lazySchema(() =>
 
 export const ollamaTagsResponseSchema = lazySchema(() =>
   z.looseObject({
-    models: z
-      .array(
+    models: z.nullish(
+      z.array(
         z.looseObject({
           name: z.string(),
           model: text(),
           modified_at: text(),
           size: number(),
           digest: text(),
-          details: ollamaDetailsSchema().nullish(),
-          capabilities: z.array(z.string()).nullish(),
+          details: z.nullish(ollamaDetailsSchema()),
+          capabilities: z.nullish(z.array(z.string())),
         }),
-      )
-      .nullish(),
+      ),
+    ),
   }),
 );
 
 export const ollamaPsResponseSchema = lazySchema(() =>
   z.looseObject({
-    models: z
-      .array(
+    models: z.nullish(
+      z.array(
         z.looseObject({
           name: z.string(),
           model: text(),
           size: number(),
           size_vram: number(),
           digest: text(),
-          details: ollamaDetailsSchema().nullish(),
+          details: z.nullish(ollamaDetailsSchema()),
           expires_at: text(),
           context_length: number(),
         }),
-      )
-      .nullish(),
+      ),
+    ),
   }),
 );
 
@@ -64,9 +64,9 @@ export const ollamaVersionResponseSchema = lazySchema(() => z.looseObject({ vers
 
 export const ollamaShowResponseSchema = lazySchema(() =>
   z.looseObject({
-    capabilities: z.array(z.string()).nullish(),
-    model_info: z.record(z.string(), z.unknown()).nullish(),
-    details: ollamaDetailsSchema().nullish(),
+    capabilities: z.nullish(z.array(z.string())),
+    model_info: z.nullish(z.record(z.string(), z.unknown())),
+    details: z.nullish(ollamaDetailsSchema()),
   }),
 );
 

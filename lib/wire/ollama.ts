@@ -8,18 +8,18 @@
  * - what the router sends to nodes: TS interfaces (`OllamaChatRequest`, …).
  * Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
-const text = lazySchema(() => z.string().nullish());
-const number = lazySchema(() => z.number().nullish());
+const text = lazySchema(() => z.nullish(z.string()));
+const number = lazySchema(() => z.nullish(z.number()));
 
 /** `options` as clients send it: the router reads `num_predict`, `num_ctx` and `temperature`. */
 const ollamaOptionsSchema = lazySchema(() =>
   z.looseObject({
-    num_predict: z.number().int().nullish(),
-    num_ctx: z.number().int().nullish(),
+    num_predict: z.nullish(z.number().check(z.int())),
+    num_ctx: z.nullish(z.number().check(z.int())),
     temperature: number(),
   }),
 );
@@ -29,16 +29,16 @@ const ollamaClientMessageSchema = lazySchema(() =>
   z.looseObject({
     role: z.string(),
     content: text(),
-    images: z.array(z.string()).nullish(),
+    images: z.nullish(z.array(z.string())),
   }),
 );
 
 /** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
 function routerFields() {
   return {
-    fallback_models: z.array(z.string()).nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
     // The spec puts an array in `tags`; OpenAI-minded clients send a string map: both are accepted.
-    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
     user: text(),
   };
 }
@@ -46,12 +46,12 @@ function routerFields() {
 /** Shared by chat and generate (protocols §2.5). `think` is a bool or a level (`"low"`…`"max"`). */
 function commonRequestFields() {
   return {
-    model: z.string().min(1, 'model is required'),
-    stream: z.boolean().nullish(),
-    format: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-    keep_alive: z.union([z.number(), z.string()]).nullish(),
-    options: ollamaOptionsSchema().nullish(),
-    think: z.union([z.boolean(), z.string()]).nullish(),
+    model: z.string().check(z.minLength(1, 'model is required')),
+    stream: z.nullish(z.boolean()),
+    format: z.nullish(z.union([z.string(), z.record(z.string(), z.unknown())])),
+    keep_alive: z.nullish(z.union([z.number(), z.string()])),
+    options: z.nullish(ollamaOptionsSchema()),
+    think: z.nullish(z.union([z.boolean(), z.string()])),
     ...routerFields(),
   };
 }
@@ -60,8 +60,8 @@ function commonRequestFields() {
 export const ollamaClientChatRequestSchema = lazySchema(() =>
   z.looseObject({
     ...commonRequestFields(),
-    messages: z.array(ollamaClientMessageSchema()).nullish(),
-    tools: z.array(z.looseObject({ type: z.string() })).nullish(),
+    messages: z.nullish(z.array(ollamaClientMessageSchema())),
+    tools: z.nullish(z.array(z.looseObject({ type: z.string() }))),
   }),
 );
 
@@ -73,9 +73,9 @@ export const ollamaClientGenerateRequestSchema = lazySchema(() =>
     suffix: text(),
     system: text(),
     template: text(),
-    raw: z.boolean().nullish(),
-    images: z.array(z.string()).nullish(),
-    context: z.array(z.number().int()).nullish(),
+    raw: z.nullish(z.boolean()),
+    images: z.nullish(z.array(z.string())),
+    context: z.nullish(z.array(z.number().check(z.int()))),
   }),
 );
 
@@ -116,7 +116,7 @@ const ollamaToolCallLineSchema = lazySchema(() =>
       index: number(),
       name: z.string(),
       /** An object from Ollama; a string from some OpenAI-minded agents. Both are relayed. */
-      arguments: z.unknown().optional(),
+      arguments: z.optional(z.unknown()),
     }),
   }),
 );
@@ -124,7 +124,7 @@ const ollamaToolCallLineSchema = lazySchema(() =>
 /** Metrics of the final line (durations in nanoseconds). */
 function metricFields() {
   return {
-    done: z.boolean().nullish(),
+    done: z.nullish(z.boolean()),
     done_reason: text(),
     total_duration: number(),
     load_duration: number(),
@@ -139,7 +139,7 @@ function metricFields() {
      */
     prompt_cache_count: number(),
     /** A node's in-band failure (`{"error": "..."}`, protocols §2.10); usually a string. */
-    error: z.unknown().optional(),
+    error: z.optional(z.unknown()),
   };
 }
 
@@ -147,16 +147,16 @@ export const ollamaChatChunkSchema = lazySchema(() =>
   z.looseObject({
     model: text(),
     created_at: text(),
-    message: z
-      .looseObject({
+    message: z.nullish(
+      z.looseObject({
         role: text(),
         content: text(),
         thinking: text(),
-        tool_calls: z.array(ollamaToolCallLineSchema()).nullish(),
-        images: z.array(z.string()).nullish(),
-      })
-      .nullish(),
-    logprobs: z.array(z.unknown()).nullish(),
+        tool_calls: z.nullish(z.array(ollamaToolCallLineSchema())),
+        images: z.nullish(z.array(z.string())),
+      }),
+    ),
+    logprobs: z.nullish(z.array(z.unknown())),
     ...metricFields(),
   }),
 );
@@ -167,8 +167,8 @@ export const ollamaGenerateChunkSchema = lazySchema(() =>
     created_at: text(),
     response: text(),
     thinking: text(),
-    context: z.array(z.number()).nullish(),
-    logprobs: z.array(z.unknown()).nullish(),
+    context: z.nullish(z.array(z.number())),
+    logprobs: z.nullish(z.array(z.unknown())),
     ...metricFields(),
   }),
 );

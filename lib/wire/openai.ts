@@ -5,13 +5,13 @@
  * unknown top-level fields are forwarded to the node); the parts the translator reads are typed, so a
  * wrong type is a 400 naming the field. Names follow openai-node. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
-const text = lazySchema(() => z.string().nullish());
-const number = lazySchema(() => z.number().nullish());
-const integer = lazySchema(() => z.number().int().nullish());
+const text = lazySchema(() => z.nullish(z.string()));
+const number = lazySchema(() => z.nullish(z.number()));
+const integer = lazySchema(() => z.nullish(z.number().check(z.int())));
 
 const textPartSchema = lazySchema(() => z.looseObject({ type: z.literal('text'), text: z.string() }));
 
@@ -20,8 +20,8 @@ const imagePartSchema = lazySchema(() =>
     type: z.literal('image_url'),
     image_url: z.looseObject({
       /** `data:image/…;base64,…` or an `http(s)` URL the caller fetches before translating. */
-      url: z.string().min(1),
-      detail: z.enum(['auto', 'low', 'high']).nullish(),
+      url: z.string().check(z.minLength(1)),
+      detail: z.nullish(z.enum(['auto', 'low', 'high'])),
     }),
   }),
 );
@@ -42,7 +42,7 @@ const userPartSchema = lazySchema(() =>
 const assistantPartSchema = lazySchema(() => z.discriminatedUnion('type', [textPartSchema(), refusalPartSchema()]));
 
 /** `string | Part[]`; the message names both so a bad value says what is expected. */
-function contentOf<T extends z.ZodType>(part: T, expected: string) {
+function contentOf<T extends z.ZodMiniType>(part: T, expected: string) {
   return z.union([z.string(), z.array(part)], { error: `expected a string or an array of ${expected} parts` });
 }
 
@@ -52,7 +52,7 @@ const toolCallSchema = lazySchema(() =>
   z.looseObject({
     id: z.string(),
     type: z.literal('function'),
-    function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+    function: z.looseObject({ name: z.string().check(z.minLength(1)), arguments: z.string() }),
   }),
 );
 
@@ -72,10 +72,10 @@ const userMessageSchema = lazySchema(() =>
 const assistantMessageSchema = lazySchema(() =>
   z.looseObject({
     role: z.literal('assistant'),
-    content: contentOf(assistantPartSchema(), 'text, refusal').nullish(),
+    content: z.nullish(contentOf(assistantPartSchema(), 'text, refusal')),
     refusal: text(),
     name: text(),
-    tool_calls: z.array(toolCallSchema()).nullish(),
+    tool_calls: z.nullish(z.array(toolCallSchema())),
     /** Earlier reasoning sent back (DeepSeek/vLLM spell it `reasoning_content`, Ollama/OpenRouter `reasoning`). */
     reasoning_content: text(),
     reasoning: text(),
@@ -103,10 +103,10 @@ const functionToolSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('function'),
     function: z.looseObject({
-      name: z.string().min(1),
+      name: z.string().check(z.minLength(1)),
       description: text(),
-      parameters: z.record(z.string(), z.unknown()).nullish(),
-      strict: z.boolean().nullish(),
+      parameters: z.nullish(z.record(z.string(), z.unknown())),
+      strict: z.nullish(z.boolean()),
     }),
   }),
 );
@@ -114,7 +114,10 @@ const functionToolSchema = lazySchema(() =>
 const toolChoiceSchema = lazySchema(() =>
   z.union([
     z.enum(['none', 'auto', 'required']),
-    z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) }),
+    z.looseObject({
+      type: z.literal('function'),
+      function: z.looseObject({ name: z.string().check(z.minLength(1)) }),
+    }),
   ]),
 );
 
@@ -127,8 +130,8 @@ const responseFormatSchema = lazySchema(() =>
       json_schema: z.looseObject({
         name: z.string(),
         description: text(),
-        schema: z.record(z.string(), z.unknown()).nullish(),
-        strict: z.boolean().nullish(),
+        schema: z.nullish(z.record(z.string(), z.unknown())),
+        strict: z.nullish(z.boolean()),
       }),
     }),
   ]),
@@ -140,39 +143,39 @@ export const openAIReasoningEffortSchema = lazySchema(() =>
 
 export const openAIChatRequestSchema = lazySchema(() =>
   z.looseObject({
-    model: z.string().min(1, 'model is required'),
-    messages: z.array(openAIChatMessageSchema()).nullish(),
-    stream: z.boolean().nullish(),
-    stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+    model: z.string().check(z.minLength(1, 'model is required')),
+    messages: z.nullish(z.array(openAIChatMessageSchema())),
+    stream: z.nullish(z.boolean()),
+    stream_options: z.nullish(z.looseObject({ include_usage: z.nullish(z.boolean()) })),
     temperature: number(),
     top_p: number(),
     seed: integer(),
-    stop: z.union([z.string(), z.array(z.string())]).nullish(),
+    stop: z.nullish(z.union([z.string(), z.array(z.string())])),
     max_tokens: integer(),
     max_completion_tokens: integer(),
     frequency_penalty: number(),
     presence_penalty: number(),
     n: integer(),
-    response_format: responseFormatSchema().nullish(),
-    tools: z.array(functionToolSchema()).nullish(),
-    tool_choice: toolChoiceSchema().nullish(),
-    parallel_tool_calls: z.boolean().nullish(),
-    reasoning_effort: openAIReasoningEffortSchema().nullish(),
-    logprobs: z.boolean().nullish(),
+    response_format: z.nullish(responseFormatSchema()),
+    tools: z.nullish(z.array(functionToolSchema())),
+    tool_choice: z.nullish(toolChoiceSchema()),
+    parallel_tool_calls: z.nullish(z.boolean()),
+    reasoning_effort: z.nullish(openAIReasoningEffortSchema()),
+    logprobs: z.nullish(z.boolean()),
     top_logprobs: integer(),
-    modalities: z.array(z.string()).nullish(),
+    modalities: z.nullish(z.array(z.string())),
     // Deprecated function calling: typed only so the translator can reject it by name.
-    functions: z.array(z.unknown()).nullish(),
-    function_call: z.unknown().optional(),
+    functions: z.nullish(z.array(z.unknown())),
+    function_call: z.optional(z.unknown()),
     // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
-    options: z.looseObject({ num_predict: integer(), temperature: number() }).nullish(),
-    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
-    keep_alive: z.union([z.number(), z.string()]).nullish(),
-    format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
+    options: z.nullish(z.looseObject({ num_predict: integer(), temperature: number() })),
+    think: z.nullish(z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])])),
+    keep_alive: z.nullish(z.union([z.number(), z.string()])),
+    format: z.nullish(z.union([z.literal('json'), z.record(z.string(), z.unknown())])),
     // The router's own fields (contract §4), never forwarded.
-    fallback_models: z.array(z.string()).nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
     // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
-    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
     user: text(),
   }),
 );
@@ -275,8 +278,8 @@ export const openAIErrorBodySchema = z.lazy(() =>
     error: z.object({
       message: z.string(),
       type: z.string(),
-      param: z.string().nullable(),
-      code: z.string().nullable(),
+      param: z.nullable(z.string()),
+      code: z.nullable(z.string()),
     }),
   }),
 );

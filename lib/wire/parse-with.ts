@@ -3,14 +3,14 @@
  * path (`memory.total_gb`, `models.0.name`), or `body` when the payload itself is the problem. Used for
  * everything that comes in: client requests, heartbeats, node replies.
  */
-import type * as z from 'zod';
+import type * as z from './zod';
 
 export type WireParseResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly field: string; readonly message: string };
 
 export function parseWith<T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   body: unknown,
   fallbackMessage = 'invalid payload',
 ): WireParseResult<T> {

@@ -4,18 +4,18 @@
  * understands (`insecure`), kept loose so it is forwarded — and the one progress line a node streams
  * back, minimal and `nullish` so a node adding fields never breaks the relay. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
 /** Lazy (built on first parse): the route passes it to `readJsonBody` as a value. */
 export const pullRequestSchema = z.lazy(() =>
   z.looseObject({
-    name: z.string().nullish(),
-    model: z.string().nullish(),
-    stream: z.boolean().nullish(),
-    node_id: z.string().nullish(),
-    insecure: z.boolean().nullish(),
+    name: z.nullish(z.string()),
+    model: z.nullish(z.string()),
+    stream: z.nullish(z.boolean()),
+    node_id: z.nullish(z.string()),
+    insecure: z.nullish(z.boolean()),
   }),
 );
 
@@ -27,11 +27,11 @@ export type PullRequest = z.infer<typeof pullRequestSchema>;
  */
 const pullProgressLineSchema = lazySchema(() =>
   z.looseObject({
-    status: z.string().nullish(),
-    digest: z.string().nullish(),
-    total: z.number().nullish(),
-    completed: z.number().nullish(),
-    error: z.unknown().optional(),
+    status: z.nullish(z.string()),
+    digest: z.nullish(z.string()),
+    total: z.nullish(z.number()),
+    completed: z.nullish(z.number()),
+    error: z.optional(z.unknown()),
   }),
 );
 

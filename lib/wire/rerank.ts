@@ -4,9 +4,9 @@
  * reply as a minimal one, and the response the router writes as TS types. Limits and empty documents
  * are checked by `lib/protocols/rerank/rerank-document-texts`, where the messages can count. Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
 const DOCUMENT_SHAPE = 'expected a string or an object with a string `text`';
 
@@ -18,23 +18,23 @@ const rerankDocumentSchema = lazySchema(() =>
 export const rerankRequestSchema = lazySchema(() =>
   z.looseObject({
     /** Absent or null: the default reranker. Empty is a mistake, not a request for the default. */
-    model: z.string({ error: 'model must be a string' }).min(1, 'model must not be empty').nullish(),
+    model: z.nullish(z.string({ error: 'model must be a string' }).check(z.minLength(1, 'model must not be empty'))),
     query: z
       .string({ error: 'query is required and must be a string' })
-      .refine((query) => query.trim() !== '', 'query must not be empty'),
+      .check(z.refine((query) => query.trim() !== '', 'query must not be empty')),
     documents: z.array(rerankDocumentSchema(), {
       error: 'documents is required: an array of strings or of {text} objects',
     }),
-    top_n: z
-      .number({ error: 'top_n must be a positive integer' })
-      .int('top_n must be a positive integer')
-      .positive('top_n must be a positive integer')
-      .nullish(),
-    return_documents: z.boolean({ error: 'return_documents must be a boolean' }).nullish(),
+    top_n: z.nullish(
+      z
+        .number({ error: 'top_n must be a positive integer' })
+        .check(z.int('top_n must be a positive integer'), z.positive('top_n must be a positive integer')),
+    ),
+    return_documents: z.nullish(z.boolean({ error: 'return_documents must be a boolean' })),
     // The router's own fields (contract §4), never forwarded.
-    fallback_models: z.array(z.string()).nullish(),
-    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
-    user: z.string().nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
+    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
+    user: z.nullish(z.string()),
   }),
 );
 
@@ -56,7 +56,7 @@ export interface SidecarRerankRequest {
   readonly [field: string]: unknown;
 }
 
-const tokenCount = lazySchema(() => z.number().int().nonnegative().nullish());
+const tokenCount = lazySchema(() => z.nullish(z.number().check(z.int(), z.nonnegative())));
 
 /**
  * The sidecar's reply: `results` is all the router needs. `raw_scores: false` is how a node says its
@@ -64,9 +64,9 @@ const tokenCount = lazySchema(() => z.number().int().nonnegative().nullish());
  */
 export const sidecarRerankReplySchema = lazySchema(() =>
   z.looseObject({
-    results: z.array(z.looseObject({ index: z.number().int(), relevance_score: z.number() })),
-    raw_scores: z.boolean().nullish(),
-    usage: z.looseObject({ prompt_tokens: tokenCount(), total_tokens: tokenCount() }).nullish(),
+    results: z.array(z.looseObject({ index: z.number().check(z.int()), relevance_score: z.number() })),
+    raw_scores: z.nullish(z.boolean()),
+    usage: z.nullish(z.looseObject({ prompt_tokens: tokenCount(), total_tokens: tokenCount() })),
   }),
 );
 

@@ -6,14 +6,14 @@
  * translator reads are typed, so a wrong type is a 400 naming the field. Names follow openai-node 7.55.
  * Pure.
  */
-import * as z from 'zod';
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { openAIReasoningEffortSchema } from './openai';
 import { parseWith, type WireParseResult } from './parse-with';
+import * as z from './zod';
 
-const text = lazySchema(() => z.string().nullish());
-const number = lazySchema(() => z.number().nullish());
-const integer = lazySchema(() => z.number().int().nullish());
+const text = lazySchema(() => z.nullish(z.string()));
+const number = lazySchema(() => z.nullish(z.number()));
+const integer = lazySchema(() => z.nullish(z.number().check(z.int())));
 
 /** Tools OpenAI runs itself (or asks the client to run in its own shape); the router runs none of them. */
 export const HOSTED_TOOL_TYPES = [
@@ -69,7 +69,7 @@ const outputPartSchema = lazySchema(() =>
 );
 
 /** `string | Part[]`; the message names both so a bad value says what is expected. */
-function contentOf<T extends z.ZodType>(part: T, expected: string) {
+function contentOf<T extends z.ZodMiniType>(part: T, expected: string) {
   return z.union([z.string(), z.array(part)], { error: `expected a string or an array of ${expected} parts` });
 }
 
@@ -79,10 +79,10 @@ function contentOf<T extends z.ZodType>(part: T, expected: string) {
 const functionToolSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('function'),
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     description: text(),
-    parameters: z.record(z.string(), z.unknown()).nullish(),
-    strict: z.boolean().nullish(),
+    parameters: z.nullish(z.record(z.string(), z.unknown())),
+    strict: z.nullish(z.boolean()),
   }),
 );
 
@@ -90,14 +90,14 @@ const functionToolSchema = lazySchema(() =>
 const customToolSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('custom'),
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     description: text(),
-    format: z
-      .discriminatedUnion('type', [
+    format: z.nullish(
+      z.discriminatedUnion('type', [
         z.looseObject({ type: z.literal('text') }),
         z.looseObject({ type: z.literal('grammar'), syntax: z.string(), definition: z.string() }),
-      ])
-      .nullish(),
+      ]),
+    ),
   }),
 );
 
@@ -111,7 +111,7 @@ export const responsesToolSchema = lazySchema(() =>
 );
 
 const namedChoice = <T extends 'function' | 'custom'>(type: T) =>
-  z.looseObject({ type: z.literal(type), name: z.string().min(1) });
+  z.looseObject({ type: z.literal(type), name: z.string().check(z.minLength(1)) });
 
 const toolChoiceSchema = lazySchema(() =>
   z.union(
@@ -137,7 +137,7 @@ const toolChoiceSchema = lazySchema(() =>
 
 const messageItemSchema = lazySchema(() =>
   z.looseObject({
-    type: z.literal('message').optional(),
+    type: z.optional(z.literal('message')),
     role: z.enum(['user', 'assistant', 'system', 'developer']),
     content: contentOf(messagePartSchema(), 'input_text, output_text, input_image, refusal'),
   }),
@@ -147,7 +147,7 @@ const functionCallItemSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('function_call'),
     call_id: z.string(),
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     /** A JSON string, as the model produced it. */
     arguments: z.string(),
     id: text(),
@@ -168,7 +168,7 @@ const customToolCallItemSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('custom_tool_call'),
     call_id: z.string(),
-    name: z.string().min(1),
+    name: z.string().check(z.minLength(1)),
     input: z.string(),
     id: text(),
   }),
@@ -186,8 +186,8 @@ const customToolCallOutputItemSchema = lazySchema(() =>
 const reasoningItemSchema = lazySchema(() =>
   z.looseObject({
     type: z.literal('reasoning'),
-    summary: z.array(z.looseObject({ text: z.string() })).nullish(),
-    content: z.array(z.looseObject({ text: z.string() })).nullish(),
+    summary: z.nullish(z.array(z.looseObject({ text: z.string() }))),
+    content: z.nullish(z.array(z.looseObject({ text: z.string() }))),
   }),
 );
 
@@ -245,8 +245,8 @@ const textFormatSchema = lazySchema(() =>
       type: z.literal('json_schema'),
       name: text(),
       description: text(),
-      schema: z.record(z.string(), z.unknown()).nullish(),
-      strict: z.boolean().nullish(),
+      schema: z.nullish(z.record(z.string(), z.unknown())),
+      strict: z.nullish(z.boolean()),
     }),
   ]),
 );
@@ -254,34 +254,34 @@ const textFormatSchema = lazySchema(() =>
 /** Every field but `input`, shared by the two request schemas below. */
 function requestFields() {
   return {
-    model: z.string().min(1, 'model is required'),
+    model: z.string().check(z.minLength(1, 'model is required')),
     instructions: text(),
-    stream: z.boolean().nullish(),
+    stream: z.nullish(z.boolean()),
     temperature: number(),
     top_p: number(),
     max_output_tokens: integer(),
-    tools: z.array(responsesToolSchema()).nullish(),
-    tool_choice: toolChoiceSchema().nullish(),
-    parallel_tool_calls: z.boolean().nullish(),
-    text: z.looseObject({ format: textFormatSchema().nullish() }).nullish(),
-    reasoning: z.looseObject({ effort: openAIReasoningEffortSchema().nullish(), summary: text() }).nullish(),
-    truncation: z.enum(['auto', 'disabled']).nullish(),
-    store: z.boolean().nullish(),
+    tools: z.nullish(z.array(responsesToolSchema())),
+    tool_choice: z.nullish(toolChoiceSchema()),
+    parallel_tool_calls: z.nullish(z.boolean()),
+    text: z.nullish(z.looseObject({ format: z.nullish(textFormatSchema()) })),
+    reasoning: z.nullish(z.looseObject({ effort: z.nullish(openAIReasoningEffortSchema()), summary: text() })),
+    truncation: z.nullish(z.enum(['auto', 'disabled'])),
+    store: z.nullish(z.boolean()),
     /** State the router may or may not keep: the handler decides; the translator ignores it. */
     previous_response_id: text(),
     // State only OpenAI keeps: typed only so the translator can reject them by name.
-    conversation: z.unknown().optional(),
-    prompt: z.unknown().optional(),
-    background: z.boolean().nullish(),
+    conversation: z.optional(z.unknown()),
+    prompt: z.optional(z.unknown()),
+    background: z.nullish(z.boolean()),
     // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
-    options: z.looseObject({ num_predict: integer(), temperature: number() }).nullish(),
-    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])]).nullish(),
-    keep_alive: z.union([z.number(), z.string()]).nullish(),
-    format: z.union([z.literal('json'), z.record(z.string(), z.unknown())]).nullish(),
+    options: z.nullish(z.looseObject({ num_predict: integer(), temperature: number() })),
+    think: z.nullish(z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])])),
+    keep_alive: z.nullish(z.union([z.number(), z.string()])),
+    format: z.nullish(z.union([z.literal('json'), z.record(z.string(), z.unknown())])),
     // The router's own fields (contract §4), never forwarded.
-    fallback_models: z.array(z.string()).nullish(),
+    fallback_models: z.nullish(z.array(z.string())),
     // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
-    metadata: z.looseObject({ tags: z.union([z.array(z.string()), z.string()]).nullish() }).nullish(),
+    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
     user: text(),
   };
 }
@@ -289,7 +289,7 @@ function requestFields() {
 export const responsesRequestSchema = lazySchema(() =>
   z.looseObject({
     ...requestFields(),
-    input: z.union([z.string(), z.array(responsesInputItemSchema())]).nullish(),
+    input: z.nullish(z.union([z.string(), z.array(responsesInputItemSchema())])),
   }),
 );
 

@@ -3,12 +3,12 @@
  * dashboard's snake_case. Strict: a key the router does not know is a 400 naming it, so a typo never
  * looks like it worked.
  */
-import * as z from 'zod';
+import * as z from './zod';
 
 export const settingsUpdateSchema = z.lazy(() =>
   z.strictObject({
-    image_generation: z.boolean().optional(),
-    transcription: z.boolean().optional(),
+    image_generation: z.optional(z.boolean()),
+    transcription: z.optional(z.boolean()),
   }),
 );
 

@@ -1,12 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import * as z from 'zod';
 import { BadRequestError } from '../../../lib/errors';
 import { readJsonBody } from '../../../lib/http/parse-json';
 import { toHttpRequest } from '../../../lib/http/request';
 import { parseJson } from '../../../lib/wire/json';
+import * as z from '../../../lib/wire/zod';
 import { makeHttpEvent } from '../../helpers/events';
 
-const schema = z.looseObject({ model: z.string().min(1), messages: z.array(z.looseObject({ content: z.string() })) });
+const schema = z.looseObject({
+  model: z.string().check(z.minLength(1)),
+  messages: z.array(z.looseObject({ content: z.string() })),
+});
 const requestWith = (body?: string) =>
   toHttpRequest(makeHttpEvent({ method: 'POST', path: '/api/chat', ...(body === undefined ? {} : { body }) }));
 
