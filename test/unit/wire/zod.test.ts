@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import * as mini from 'zod/mini';
 import { loadConfig } from '../../../lib/config';
 import * as z from '../../../lib/wire/zod';
 
@@ -20,6 +21,49 @@ describe('lib/wire/zod', () => {
     );
     expect(() => loadConfig({ FLEET_AUTO_ROUTE: 'maybe' })).toThrow(
       'FLEET_AUTO_ROUTE Invalid option: expected one of "0"|"1"|"true"|"false"|"yes"|"no"|"on"|"off"',
+    );
+  });
+
+  describe('objects', () => {
+    const shapeOf = (zod: typeof z | typeof mini) => ({
+      model: zod.string().check(zod.minLength(1)),
+      stream: zod.optional(zod.boolean()),
+      keep: zod._default(zod.number(), 5),
+      options: zod.nullish(zod.looseObject({ seed: zod.number().check(zod.int()) })),
+    });
+    const inputs: unknown[] = [
+      { model: 'm' },
+      { model: 'm', stream: true, keep: 1, options: { seed: 3, extra: 'kept' }, other: [1] },
+      { model: 'm', stream: undefined, options: null },
+      { model: '', stream: 'yes', keep: 'x', options: { seed: 1.5 } },
+      { stream: true },
+      'not an object',
+      null,
+      [],
+    ];
+
+    it.each([
+      ['object', z.object, mini.object],
+      ['looseObject', z.looseObject, mini.looseObject],
+      ['strictObject', z.strictObject, mini.strictObject],
+    ] as const)(
+      "%s parses compiled, with the result and issues of mini's interpreted one",
+      (_, compiled, interpreted) => {
+        const fast = compiled(shapeOf(z));
+        const slow = interpreted(shapeOf(mini));
+
+        expect(fast._zod.traits.has('$ZodObjectJIT')).toBe(true);
+        expect(slow._zod.traits.has('$ZodObjectJIT')).toBe(false);
+        expect(fast).toBeInstanceOf(mini.ZodMiniObject);
+        expect(Object.keys(fast.shape)).toEqual(['model', 'stream', 'keep', 'options']);
+        for (const input of inputs) {
+          const ours = fast.safeParse(input);
+          const theirs = slow.safeParse(input);
+          expect(ours.success).toBe(theirs.success);
+          expect(ours.data).toEqual(theirs.data);
+          expect(ours.error?.issues).toEqual(theirs.error?.issues);
+        }
+      },
     );
   });
 });
