@@ -5,17 +5,19 @@
  * counters per node and model and per tag. Nothing here waits for the table (DESIGN decision 5) and
  * nothing is dropped: the write-behind queue retries until the table takes it.
  *
- * Traces are written in pages: the recorder keeps each trace as its JSON and, whenever the queue drains
- * (at least once a second, and before a Lambda invocation ends), hands the write-behind one item per
- * page of up to `maxPageBytes` — `{"traces":[…]}` under `tracePageKey`. A request then costs a
- * string in memory instead of a table write of its own: at a thousand requests a second that is one or
- * two writes a second, not forty BatchWrites, and the AWS SDK's per-request work goes with them.
+ * Traces are written in pages: the recorder copies each trace's JSON into the page filling up
+ * (./trace-pages) and, whenever the queue drains (at least once a second, and before a Lambda
+ * invocation ends), hands the write-behind one item per page of up to `maxPageBytes` —
+ * `{"traces":[…]}` under `tracePageKey`. A request then costs a few hundred bytes in a page instead of
+ * a table write of its own: at a thousand requests a second that is one or two writes a second, not
+ * forty BatchWrites, and the AWS SDK's per-request work goes with them.
  */
 
 import { merged } from '../merged';
 import type { DocItem } from '../store/item';
-import { type ItemKey, tagUsageKey, tracePageKey, usageKey } from '../store/keys';
+import { tagUsageKey, tracePageKey, usageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
+import { TracePages } from './trace-pages';
 
 export type TraceStatus = 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
 
@@ -77,60 +79,30 @@ export interface TraceRecorderOptions {
 
 /** A node's error text can be long; the trace keeps its start. */
 const MAX_ERROR_CHARS = 2000;
-const PAGE_OVERHEAD_BYTES = '{"traces":[]}'.length;
 
 export function createTraceRecorder(
   queue: Pick<WriteBehind, 'add' | 'addSource' | 'touch'>,
   options: TraceRecorderOptions,
 ): TraceRecorder {
   const maxPageBytes = options.maxPageBytes ?? 256 * 1024;
-  /**
-   * Traces since the last drain, each already its JSON. Serialised as it is recorded, not at the drain:
-   * a trace object (with its score breakdown and tags) kept for up to a second outlives two young
-   * collections and is copied into the old generation, where a short string costs far less to keep.
-   */
-  let recorded: RecordedTrace[] = [];
+  const pages = new TracePages(maxPageBytes);
   let sequence = 0;
-
-  const pagesOf = (traces: readonly RecordedTrace[]): DocItem[] => {
-    const pages: DocItem[] = [];
-    let entries: string[] = [];
-    let bytes = 0;
-    let firstStartedAt = 0;
-    const seal = () => {
-      if (entries.length === 0) return;
-      const key: ItemKey = tracePageKey(firstStartedAt, options.instanceId, sequence++);
-      pages.push({
-        ...key,
-        expiresAt: Math.floor(firstStartedAt / 1000) + TRACE_RETENTION_SECONDS,
-        doc: `{"traces":[${entries.join(',')}]}`,
-      });
-      entries = [];
-      bytes = 0;
-    };
-    for (const { startedAt, json } of traces) {
-      const size = Buffer.byteLength(json);
-      if (entries.length > 0 && bytes + size + 1 + PAGE_OVERHEAD_BYTES > maxPageBytes) seal();
-      if (entries.length === 0) firstStartedAt = startedAt;
-      entries.push(json);
-      bytes += size + 1;
-    }
-    seal();
-    return pages;
-  };
   const source: ItemSource = {
-    hasPending: () => recorded.length > 0,
-    drain() {
-      const traces = recorded;
-      recorded = [];
-      return pagesOf(traces);
-    },
+    hasPending: () => pages.hasPending(),
+    drain: () =>
+      pages.take().map(
+        ({ firstStartedAt, doc }): DocItem => ({
+          ...tracePageKey(firstStartedAt, options.instanceId, sequence++),
+          expiresAt: Math.floor(firstStartedAt / 1000) + TRACE_RETENTION_SECONDS,
+          doc,
+        }),
+      ),
   };
   queue.addSource(source);
 
   return {
     record(trace) {
-      recorded.push({ startedAt: trace.startedAt, json: traceJson(trace) });
+      pages.add(trace.startedAt, traceJson(trace));
       queue.touch();
       // A retried attempt is part of a request counted by its final trace.
       if (trace.status === 'retried') return;
@@ -148,11 +120,6 @@ export function createTraceRecorder(
       }
     },
   };
-}
-
-interface RecordedTrace {
-  readonly startedAt: number;
-  readonly json: string;
 }
 
 /** A trace as its page stores it; a long node error keeps its start. */

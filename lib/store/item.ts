@@ -21,11 +21,14 @@ export interface DocItem {
   readonly gsi1sk?: string;
   /** Epoch SECONDS after which the item is dead (DynamoDB TTL deletes it lazily; reads skip it). */
   readonly expiresAt?: number;
-  /** The domain document, serialised as JSON by its repository. */
-  readonly doc: string;
+  /**
+   * The domain document, serialised as JSON by its repository: text, or its UTF-8 bytes when it was
+   * built as bytes (trace pages), which are stored without first becoming a string.
+   */
+  readonly doc: string | Uint8Array;
 }
 
-/** From this length on, a `doc` is stored deflated (see the top of this file). */
+/** From this length on (characters of text, or bytes), a `doc` is stored deflated (see the top of this file). */
 export const DEFLATE_FROM_CHARS = 8 * 1024;
 /** A stored document never inflates past this: an item is at most 400 KB, and pages hold 256 KB of JSON. */
 const MAX_INFLATED_BYTES = 16 * 1024 * 1024;
@@ -38,8 +41,13 @@ const loadZlib = (): Zlib => {
 };
 
 /** A document as its attribute value: a string, or deflated bytes when it is large. */
-export function marshalDoc(doc: string): AttributeValue {
-  return doc.length < DEFLATE_FROM_CHARS ? { S: doc } : { B: loadZlib().deflateRawSync(doc, { level: 1 }) };
+export function marshalDoc(doc: string | Uint8Array): AttributeValue {
+  if (typeof doc === 'string') {
+    return doc.length < DEFLATE_FROM_CHARS ? { S: doc } : { B: loadZlib().deflateRawSync(doc, { level: 1 }) };
+  }
+  if (doc.byteLength < DEFLATE_FROM_CHARS)
+    return { S: Buffer.from(doc.buffer, doc.byteOffset, doc.byteLength).toString() };
+  return { B: loadZlib().deflateRawSync(doc, { level: 1 }) };
 }
 
 /** A `doc` attribute back as its JSON; undefined when absent or not readable. */

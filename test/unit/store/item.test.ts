@@ -42,6 +42,18 @@ describe('item marshalling', () => {
     expect(unmarshalItem(attributes)?.doc).toBe(large);
   });
 
+  it('stores a document given as UTF-8 bytes as it stores the same text', () => {
+    const small = '{"note":"é ✓"}';
+    const large = JSON.stringify({ padding: 'é'.repeat(DEFLATE_FROM_CHARS) });
+    for (const text of [small, large]) {
+      const bytes = Buffer.from(`[${text}]`).subarray(1, -1);
+      const fromBytes = marshalDocItem({ pk: 'TRACE#d', sk: 'p', doc: bytes });
+
+      expect(fromBytes).toEqual(marshalDocItem({ pk: 'TRACE#d', sk: 'p', doc: text }));
+      expect(unmarshalItem(fromBytes)?.doc).toBe(text);
+    }
+  });
+
   it('keeps a document just under the threshold as a string', () => {
     const doc = 'x'.repeat(DEFLATE_FROM_CHARS - 1);
     expect(marshalDocItem({ pk: 'a', sk: 'b', doc })['doc']).toEqual({ S: doc });
