@@ -6,10 +6,20 @@
  * record (traces keep the record). Not pure (it holds state) but does no I/O.
  */
 
+/** A rolling window as a reader sees it: its p75, current after every observation. */
+export interface LatencyWindow {
+  readonly p75: number | undefined;
+}
+
 /** What the scorer reads. */
 export interface LatencyLookup {
   /** p75 of whole-request durations in ms; undefined before the first observation. */
   p75DurationMs(nodeId: string, model: string): number | undefined;
+  /**
+   * The live window of node:model's durations; undefined before the first observation. Once there it
+   * stays the same object, so a reader may keep it and read `p75` later without looking it up again.
+   */
+  durationWindow(nodeId: string, model: string): LatencyWindow | undefined;
 }
 
 export interface LatencyEntry {
@@ -114,6 +124,7 @@ export function createLatencyStats(options: LatencyStatsOptions = {}): LatencySt
       if (usable(ms)) ensure(nodeId, model).firstByte.add(ms);
     },
     p75DurationMs: (nodeId, model) => find(nodeId, model)?.duration.p75,
+    durationWindow: (nodeId, model) => find(nodeId, model)?.duration,
     p75FirstByteMs: (nodeId, model) => find(nodeId, model)?.firstByte.p75,
     entries() {
       const entries: LatencyEntry[] = [];

@@ -5,7 +5,7 @@
  * index, never by a scan of the fleet — with the same signal functions that explain a decision. Pure.
  */
 import { type ConcurrencyOverrides, concurrencyLimit } from './concurrency-limit';
-import type { LatencyLookup } from './latency-stats';
+import type { LatencyLookup, LatencyWindow } from './latency-stats';
 import type { EliminationProfile, PlacementTable } from './placement-table';
 import { affinityPoints, queuePoints, type SignalInput, waitPoints } from './signals';
 
@@ -30,6 +30,17 @@ export interface LoadPoints {
   readonly queue: Float64Array;
   readonly wait: Float64Array;
   readonly session: Float64Array;
+  readonly windows: WindowCache;
+}
+
+/**
+ * The duration windows of `lookup` found so far, by placement index. A window never changes once it
+ * exists (./latency-stats), so each busy node's is looked up once per table, not two map reads per
+ * ranking; an index without one yet is looked up again next time.
+ */
+interface WindowCache {
+  lookup: LatencyLookup | undefined;
+  readonly byIndex: (LatencyWindow | undefined)[];
 }
 
 export interface Load {
@@ -45,6 +56,7 @@ export function emptyLoadPoints(size: number): LoadPoints {
     queue: new Float64Array(size),
     wait: new Float64Array(size),
     session: new Float64Array(size),
+    windows: { lookup: undefined, byIndex: new Array<LatencyWindow | undefined>(size).fill(undefined) },
   };
 }
 
@@ -96,8 +108,20 @@ function limitAt(table: PlacementTable, index: number, overrides: ConcurrencyOve
 
 /** Only a request that would wait needs the observed latency (./signals `waitPoints`). */
 function latencyAt(table: PlacementTable, index: number, depth: number, limit: number, context: LoadContext) {
-  if (depth < limit) return undefined;
-  return context.latency?.p75DurationMs(table.nodeIds[index] ?? '', table.names[index] ?? '');
+  const lookup = context.latency;
+  if (depth < limit || lookup === undefined) return undefined;
+  const cache = table.scratch.windows;
+  if (cache.lookup !== lookup) {
+    cache.lookup = lookup;
+    cache.byIndex.fill(undefined);
+  }
+  let window = cache.byIndex[index];
+  if (window === undefined) {
+    window = lookup.durationWindow(table.nodeIds[index] ?? '', table.names[index] ?? '');
+    if (window === undefined) return undefined;
+    cache.byIndex[index] = window;
+  }
+  return window.p75;
 }
 
 /** The full signal input for one placement (also what a ranked candidate is explained from). */

@@ -47,6 +47,20 @@ describe('createLatencyStats', () => {
     );
   });
 
+  it('hands out one live window per node:model, from its first observation on', () => {
+    const stats = createLatencyStats();
+    expect(stats.durationWindow('gpu1', 'm')).toBeUndefined();
+    stats.recordDuration('gpu1', 'm', 100);
+    const window = stats.durationWindow('gpu1', 'm');
+    stats.recordDuration('gpu1', 'm', 300);
+    stats.recordDuration('gpu1', 'm', 500);
+
+    expect(stats.durationWindow('gpu1', 'm')).toBe(window);
+    expect(window?.p75).toBe(stats.p75DurationMs('gpu1', 'm'));
+    expect(window?.p75).toBe(500);
+    expect(stats.durationWindow('gpu1', 'other')).toBeUndefined();
+  });
+
   it('ignores observations that are not durations', () => {
     const stats = createLatencyStats();
     stats.recordDuration('gpu1', 'm', Number.NaN);

@@ -128,6 +128,33 @@ describe('rankNodes', () => {
     expect(busy?.breakdown.wait_time.points).toBe(-8);
   });
 
+  it('reads the wait from the observations as they are now, ranking after ranking of one snapshot', () => {
+    const snapshot = snapshotOf([hot({ id: 'busy' }), hot({ id: 'quiet' })]);
+    const queues = depthsOf({ 'busy:llama3.2:3b': 2 });
+    const first = createLatencyStats();
+    const waitOf = (latency: ReturnType<typeof createLatencyStats>) => {
+      const busy = rankNodes(snapshot, makeRequest(), { now: T0, queues, latency }).ranked.find(
+        (candidate) => candidate.node.id === 'busy',
+      );
+      const sum = Object.values(busy?.breakdown ?? {}).reduce((total, signal) => total + signal.points, 0);
+      expect(busy?.score).toBeCloseTo(sum, 10);
+      return busy?.breakdown.wait_time.points;
+    };
+
+    const unobserved = waitOf(first);
+    first.recordDuration('busy', 'llama3.2:3b', 4000);
+    expect(waitOf(first)).toBe(-8);
+    for (let sample = 0; sample < 10; sample += 1) first.recordDuration('busy', 'llama3.2:3b', 40_000);
+    const slower = waitOf(first);
+    const other = createLatencyStats();
+    other.recordDuration('busy', 'llama3.2:3b', 4000);
+
+    expect(unobserved).not.toBe(-8);
+    expect(slower).toBeLessThan(-8);
+    expect(waitOf(other)).toBe(-8);
+    expect(waitOf(first)).toBe(slower);
+  });
+
   it('divides depth by the concurrency limit, overridden per node when configured', () => {
     const snapshot = snapshotOf([hot({ id: 'busy', numParallel: 4 })]);
     const queues = depthsOf({ 'busy:llama3.2:3b': 2 });
