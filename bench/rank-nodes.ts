@@ -7,7 +7,7 @@
 import type { LoadedModel, NodeModel, NodeRecord } from '../lib/fleet/node';
 import { buildSnapshot } from '../lib/fleet/snapshot';
 import { createLatencyStats } from '../lib/routing/latency-stats';
-import type { QueueDepths } from '../lib/routing/load-signals';
+import { createQueueManager } from '../lib/routing/queue-manager';
 import { type RankContext, rankNodes } from '../lib/routing/rank-nodes';
 import type { RoutingRequest } from '../lib/routing/routing-request';
 import { median } from './stats';
@@ -75,16 +75,13 @@ const THRESHOLDS = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 export function measureRankNodes(): RankMeasurement {
   const records = Array.from({ length: NODES }, (_, index) => benchRecord(index));
   const snapshot = buildSnapshot(records, NOW, THRESHOLDS);
-  // A third of the fleet busy (1–4 queued or running): heavy load, where the load signals cost most.
-  const depths = new Map<string, number>();
-  for (const [index, record] of records.entries())
-    if (index % 6 !== 0 && index % 2 === 0) depths.set(record.id, index % 6);
-  const queues: QueueDepths = {
-    depth: (nodeId) => depths.get(nodeId) ?? 0,
-    forEachBusy(model, visit) {
-      if (model === MODEL) for (const [nodeId, depth] of depths) visit(nodeId, depth);
-    },
-  };
+  // A third of the fleet busy (2 or 4 requests running): heavy load, where the load signals cost most.
+  // The router's own queue manager holds the slots, so the scorer reads depths as it does in a router.
+  const queues = createQueueManager();
+  for (const [index, record] of records.entries()) {
+    if (index % 6 === 0 || index % 2 !== 0) continue;
+    for (let held = 0; held < index % 6; held += 1) void queues.acquire(record.id, MODEL, 64);
+  }
   const latency = createLatencyStats();
   for (const [index, record] of records.entries()) {
     if (index % 2 === 0)
