@@ -141,6 +141,24 @@ export const openAIReasoningEffortSchema = lazySchema(() =>
   z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']),
 );
 
+/**
+ * The fields both OpenAI request styles (chat completions and responses) take beyond OpenAI's own:
+ * Ollama's, which OpenAI-SDK users send through `extra_body`, and the router's (contract §4), which are
+ * never forwarded. Last in each schema, as the parsed body lists them.
+ */
+export function ollamaAndRouterFields() {
+  return {
+    options: z.nullish(z.looseObject({ num_predict: integer(), temperature: number() })),
+    think: z.nullish(z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])])),
+    keep_alive: z.nullish(z.union([z.number(), z.string()])),
+    format: z.nullish(z.union([z.literal('json'), z.record(z.string(), z.unknown())])),
+    fallback_models: z.nullish(z.array(z.string())),
+    // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
+    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
+    user: text(),
+  };
+}
+
 export const openAIChatRequestSchema = lazySchema(() =>
   z.looseObject({
     model: z.string().check(z.minLength(1, 'model is required')),
@@ -167,16 +185,7 @@ export const openAIChatRequestSchema = lazySchema(() =>
     // Deprecated function calling: typed only so the translator can reject it by name.
     functions: z.nullish(z.array(z.unknown())),
     function_call: z.optional(z.unknown()),
-    // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
-    options: z.nullish(z.looseObject({ num_predict: integer(), temperature: number() })),
-    think: z.nullish(z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])])),
-    keep_alive: z.nullish(z.union([z.number(), z.string()])),
-    format: z.nullish(z.union([z.literal('json'), z.record(z.string(), z.unknown())])),
-    // The router's own fields (contract §4), never forwarded.
-    fallback_models: z.nullish(z.array(z.string())),
-    // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
-    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
-    user: text(),
+    ...ollamaAndRouterFields(),
   }),
 );
 

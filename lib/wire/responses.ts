@@ -7,7 +7,7 @@
  * Pure.
  */
 import { type InferLazy, lazySchema } from './lazy-schema';
-import { openAIReasoningEffortSchema } from './openai';
+import { ollamaAndRouterFields, openAIReasoningEffortSchema } from './openai';
 import { parseWith, type WireParseResult } from './parse-with';
 import * as z from './zod';
 
@@ -273,16 +273,7 @@ function requestFields() {
     conversation: z.optional(z.unknown()),
     prompt: z.optional(z.unknown()),
     background: z.nullish(z.boolean()),
-    // Ollama's own fields, which OpenAI-SDK users send through `extra_body`.
-    options: z.nullish(z.looseObject({ num_predict: integer(), temperature: number() })),
-    think: z.nullish(z.union([z.boolean(), z.enum(['low', 'medium', 'high', 'max'])])),
-    keep_alive: z.nullish(z.union([z.number(), z.string()])),
-    format: z.nullish(z.union([z.literal('json'), z.record(z.string(), z.unknown())])),
-    // The router's own fields (contract §4), never forwarded.
-    fallback_models: z.nullish(z.array(z.string())),
-    // OpenAI types `metadata` as a string map, the router's spec puts an array in `tags`: both are accepted.
-    metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
-    user: text(),
+    ...ollamaAndRouterFields(),
   };
 }
 
