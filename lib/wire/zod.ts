@@ -11,7 +11,7 @@
  *   mini objects walk the shape every time, 3× slower on a chat request. `object`, `looseObject` and
  *   `strictObject` below are mini objects with that compiled parser; they shadow mini's own.
  *
- * Import as `import * as z from './zod'` (biome refuses `zod` and `zod/mini` anywhere else in lib).
+ * Import as `import * as z from './zod'` (biome refuses any other zod import in lib).
  */
 import { en } from 'zod/locales';
 // biome-ignore lint/style/noRestrictedImports: the one module that loads zod
