@@ -13,8 +13,6 @@ export interface LatencyWindow {
 
 /** What the scorer reads. */
 export interface LatencyLookup {
-  /** p75 of whole-request durations in ms; undefined before the first observation. */
-  p75DurationMs(nodeId: string, model: string): number | undefined;
   /**
    * The live window of node:model's durations; undefined before the first observation. Once there it
    * stays the same object, so a reader may keep it and read `p75` later without looking it up again.
@@ -31,6 +29,8 @@ export interface LatencyEntry {
 }
 
 export interface LatencyStats extends LatencyLookup {
+  /** p75 of whole-request durations in ms; undefined before the first observation. */
+  p75DurationMs(nodeId: string, model: string): number | undefined;
   recordDuration(nodeId: string, model: string, ms: number): void;
   recordFirstByte(nodeId: string, model: string, ms: number): void;
   p75FirstByteMs(nodeId: string, model: string): number | undefined;

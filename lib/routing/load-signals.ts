@@ -24,7 +24,10 @@ export interface LoadContext {
   readonly concurrencyOverrides?: ConcurrencyOverrides | undefined;
 }
 
-/** Per placement index; zero wherever the node is idle and unpinned. */
+/**
+ * Per placement index; the points are zero wherever the node is idle and unpinned. Beside them, the
+ * latency windows found so far (kept from ranking to ranking, never cleared by `clearLoad`).
+ */
 export interface LoadPoints {
   readonly depth: Int32Array;
   readonly queue: Float64Array;
