@@ -1,11 +1,11 @@
 // Bundles every function listed in serverless.yml into dist/functions/<name>/index.js (one file, as
 // Lambda receives it), plus the emulator and the benchmark, which run from node_modules.
 //
-// The heavy libraries, the AWS SDK's DynamoDB client, undici and the tokenizer's cl100k encoder, are
-// bundled on their own into dist/functions/<name>/node_modules/<package>/index.js beside each handler
-// that requires them. The handler requires them on first use (lib/store/sdk.ts, lib/fleet/node-http.ts,
-// lib/tokens/cl100k.ts), so a cold start parses and runs only the code it needs, and Node finds them
-// there with no node_modules of the project.
+// The heavy libraries (the AWS SDK's DynamoDB client, undici, the tokenizer's cl100k encoder and the
+// multipart parser) are bundled on their own into dist/functions/<name>/node_modules/<package>/index.js
+// beside each handler that requires them. The handler requires them on first use (lib/store/sdk.ts,
+// lib/fleet/node-http.ts, lib/tokens/cl100k.ts, lib/http/multipart.ts), so a cold start parses and runs
+// only the code it needs, and Node finds them there with no node_modules of the project.
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici', 'gpt-tokenizer/encoding/cl100k_base'];
+const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici', 'gpt-tokenizer/encoding/cl100k_base', '@fastify/busboy'];
 
 // FLEET_BUILD_MINIFY=false keeps names in the bundles, for reading CPU profiles.
 const minify = process.env.FLEET_BUILD_MINIFY !== 'false';

@@ -5,9 +5,21 @@
  * boundary scanning, header parsing and limits. Anything wrong with the upload — not multipart, no or a
  * broken boundary, a body that ends early, more files, fields or parts than allowed, an oversized text
  * field — is a `BadRequestError`, never a 500: limits are errors, not silent truncation.
+ *
+ * The parser is loaded on the first upload, not at cold start: it is a sixth of the media function's
+ * bundle, and only speech-to-text needs it.
  */
-import { Busboy, type BusboyFileStream } from '@fastify/busboy';
+import type { BusboyFileStream } from '@fastify/busboy';
 import { BadRequestError } from '../errors';
+
+type BusboyPackage = typeof import('@fastify/busboy');
+
+let busboy: BusboyPackage['Busboy'] | undefined;
+
+function loadBusboy(): BusboyPackage['Busboy'] {
+  busboy ??= (require('@fastify/busboy') as BusboyPackage).Busboy;
+  return busboy;
+}
 
 export interface FormFile {
   /** The form field's name (`audio`). */
@@ -65,7 +77,7 @@ function createParser(contentType: string | undefined, limits: Required<Multipar
     );
   }
   try {
-    return Busboy({
+    return loadBusboy()({
       headers: { 'content-type': contentType },
       isPartAFile: isFile,
       limits: {

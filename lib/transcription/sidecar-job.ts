@@ -6,6 +6,7 @@
  * the router cannot use is an `UpstreamError` (502). Pure.
  */
 import { UpstreamError } from '../errors';
+import { lazySchema } from '../wire/lazy-schema';
 import * as z from '../wire/zod';
 
 /** What a poll says about the job. */
@@ -14,19 +15,22 @@ export type JobState =
   | { readonly state: 'completed'; readonly result: Readonly<Record<string, unknown>> }
   | { readonly state: 'failed'; readonly error: string };
 
-const submitted = z.looseObject({ job_id: z.union([z.string().check(z.minLength(1)), z.number()]) });
+// Built on first use, as every wire schema is (lib/wire/lazy-schema.ts): only speech-to-text reads them.
+const submitted = lazySchema(() => z.looseObject({ job_id: z.union([z.string().check(z.minLength(1)), z.number()]) }));
 
-const polled = z.looseObject({
-  status: z.string(),
-  result: z.nullish(z.looseObject({})),
-  error: z.optional(z.unknown()),
-});
+const polled = lazySchema(() =>
+  z.looseObject({
+    status: z.string(),
+    result: z.nullish(z.looseObject({})),
+    error: z.optional(z.unknown()),
+  }),
+);
 
-const transcript = z.looseObject({ text: z.string() });
+const transcript = lazySchema(() => z.looseObject({ text: z.string() }));
 
 /** The job id from `POST /transcribe`'s reply. */
 export function jobIdOf(reply: unknown, nodeId: string): string {
-  const parsed = submitted.safeParse(reply);
+  const parsed = submitted().safeParse(reply);
   if (!parsed.success) throw new UpstreamError(`node ${nodeId} accepted the audio but answered without a job_id`);
   return String(parsed.data.job_id);
 }
@@ -43,12 +47,12 @@ function errorText(error: unknown): string {
  * every other field (`language`, `chunks`, `duration_s`, …) is kept for the client.
  */
 export function jobStateOf(reply: unknown, nodeId: string): JobState {
-  const parsed = polled.safeParse(reply);
+  const parsed = polled().safeParse(reply);
   if (!parsed.success) throw new UpstreamError(`node ${nodeId} answered a job poll without a status`);
   const { status, result, error } = parsed.data;
   if (status === 'failed') return { state: 'failed', error: errorText(error) };
   if (status !== 'completed') return { state: 'running', status };
-  const body = transcript.safeParse(result ?? reply);
+  const body = transcript().safeParse(result ?? reply);
   if (!body.success) throw new UpstreamError(`node ${nodeId} completed the transcription without a text`);
   return { state: 'completed', result: body.data };
 }

@@ -2,8 +2,7 @@
  * Each function bundle is self-contained, as Lambda receives it: the handler plus the lazily loaded
  * vendor bundles (AWS SDK, undici) beside it, resolved from there and not from the project's node_modules.
  */
-
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { readRouteTable } from '../../../emulator/routes';
@@ -22,4 +21,15 @@ describe('function bundles (npm test builds them first)', () => {
       }
     },
   );
+
+  it('media loads the multipart parser from beside itself, on first use, not as part of its bundle', () => {
+    const media = table.functions.find((fn) => fn.name === 'media');
+    if (media === undefined) throw new Error('serverless.yml lists no media function');
+    const resolved = require.resolve('@fastify/busboy', { paths: [dirname(media.file)] });
+    expect(resolved).toBe(join(dirname(media.file), 'node_modules', '@fastify', 'busboy', 'index.js'));
+    const bundle = readFileSync(media.file, 'utf8');
+    expect(bundle).toContain('require("@fastify/busboy")');
+    // busboy's own message for a missing boundary is in its code, so only an inlined copy has it.
+    expect(bundle).not.toContain('Multipart: Boundary not found');
+  });
 });
