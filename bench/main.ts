@@ -113,7 +113,9 @@ function rankVerdict(): Verdict {
 function coldStarts(): Verdict[] {
   const root = join(__dirname, '..', '..');
   const { baselineMs, bundles } = measureColdStarts(root);
-  console.log(`\nCold start (node -e "require(bundle)", median of 9; bare node -e 0: ${formatNumber(baselineMs)} ms)`);
+  console.log(
+    `\nCold start (node -e "require(bundle)", median of 9 interleaved rounds; bare node -e 0: ${formatNumber(baselineMs)} ms)`,
+  );
   return bundles.map((bundle) => ({
     what: `cold start, ${bundle.name}`,
     measured: `${formatNumber(bundle.ms)} ms (+${formatNumber(bundle.ms - baselineMs)} over bare node)`,
