@@ -2,10 +2,14 @@
  * The router against the floor (DESIGN budgets, issue: npm run bench): the fast node called directly,
  * behind a bare Node proxy, and behind the router, measured side by side and interleaved. Sequential
  * added latency (median of round medians), closed-loop throughput at c=16 and c=64, streaming first
- * byte and lines in vs out, and the router's peak memory.
+ * byte and lines in vs out, and the router's peak memory. Beside each c=64 run it reads the CPU time
+ * the proxy or router process used per request: on a two-core host the load generator, the node and the
+ * server share the cores, so the throughput ratio moves with how they share them, and the CPU cost per
+ * request is what explains it.
  */
 import autocannon from 'autocannon';
 import { BENCH_MODEL, STREAM_LINES } from './fast-node';
+import { processCpuMicros } from './process-cpu';
 import { peakRssMb, startRole, startRouterProcess } from './processes';
 import { sequentialMedianMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
@@ -48,6 +52,8 @@ export async function routerBench(): Promise<Verdict[]> {
     const latency: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
     const c16: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
     const c64: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    const cpu64: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    const pids: Record<Target, number> = { direct: node.pid, proxy: proxy.pid, router: router.pid };
     const firstByte: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
     let linesOk = true;
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -59,6 +65,7 @@ export async function routerBench(): Promise<Verdict[]> {
         [64, c64],
       ] as const) {
         for (const target of order) {
+          const cpuBefore = processCpuMicros(pids[target]);
           const result = await autocannon({
             url: `${urls[target]}/api/chat`,
             method: 'POST',
@@ -70,6 +77,8 @@ export async function routerBench(): Promise<Verdict[]> {
           if (result.errors > 0 || result.non2xx > 0)
             throw new Error(`${target} c=${connections}: ${result.errors} errors, ${result.non2xx} non-2xx`);
           results[target].push(result.requests.average);
+          if (connections === 64)
+            cpu64[target].push((processCpuMicros(pids[target]) - cpuBefore) / result.requests.total);
         }
       }
       for (const target of order) {
@@ -79,7 +88,7 @@ export async function routerBench(): Promise<Verdict[]> {
       }
     }
     const rss = peakRssMb(router.pid);
-    return report({ latency, c16, c64, firstByte, linesOk, rss });
+    return report({ latency, c16, c64, cpu64, firstByte, linesOk, rss });
   } finally {
     // The router flushes its written-behind traces on the way out: the table goes last.
     await Promise.all([router.stop(), proxy.stop()]);
@@ -91,6 +100,8 @@ interface Figures {
   readonly latency: Record<Target, number[]>;
   readonly c16: Record<Target, number[]>;
   readonly c64: Record<Target, number[]>;
+  /** CPU µs the target's own process used per request in the c=64 runs (the node's, for `direct`). */
+  readonly cpu64: Record<Target, number[]>;
   readonly firstByte: Record<Target, number[]>;
   readonly linesOk: boolean;
   readonly rss: number;
@@ -99,12 +110,15 @@ interface Figures {
 function report(figures: Figures): Verdict[] {
   const m = (values: number[]) => median(values);
   console.log('\nRouter vs bare proxy (the fast node behind each; median of round medians)');
-  console.log('target      sequential µs   req/s c=16   req/s c=64   stream first byte ms');
+  console.log('target      sequential µs   req/s c=16   req/s c=64   CPU µs/req c=64   stream first byte ms');
   for (const target of ['direct', 'proxy', 'router'] as const) {
     console.log(
-      `${target.padEnd(12)}${formatNumber(m(figures.latency[target])).padStart(13)}${formatNumber(m(figures.c16[target]), 0).padStart(13)}${formatNumber(m(figures.c64[target]), 0).padStart(13)}${formatNumber(m(figures.firstByte[target]), 2).padStart(23)}`,
+      `${target.padEnd(12)}${formatNumber(m(figures.latency[target])).padStart(13)}${formatNumber(m(figures.c16[target]), 0).padStart(13)}${formatNumber(m(figures.c64[target]), 0).padStart(13)}${formatNumber(m(figures.cpu64[target])).padStart(18)}${formatNumber(m(figures.firstByte[target]), 2).padStart(23)}`,
     );
   }
+  console.log(
+    `  the router's process used ${formatNumber(m(figures.cpu64.router) / m(figures.cpu64.proxy), 2)}× the proxy's CPU per request at c=64`,
+  );
   const direct = m(figures.latency.direct);
   const proxyAdded = m(figures.latency.proxy) - direct;
   const routerAdded = m(figures.latency.router) - direct;
