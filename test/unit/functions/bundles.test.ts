@@ -1,6 +1,7 @@
 /**
  * Each function bundle is self-contained, as Lambda receives it: the handler plus the lazily loaded
- * vendor bundles (AWS SDK, undici) beside it, resolved from there and not from the project's node_modules.
+ * vendor bundles (AWS SDK, undici; the multipart parser for media) beside it, resolved from there and not
+ * from the project's node_modules.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
