@@ -86,16 +86,22 @@ export class LambdaResponseStream extends Writable {
     return this.response.headersSent;
   }
 
-  private sendHeaders(): void {
+  /** `length`: the body's bytes when the whole body is known now (a reply ended whole). */
+  private sendHeaders(length?: number): void {
     if (this.response.headersSent) return;
     if (this.prelude === undefined) {
       // No prelude: the runtime passes the raw bytes with the stream's own content type.
       this.response.writeHead(200, { 'content-type': this.contentType });
       return;
     }
-    const { statusCode, headers, cookies } = this.prelude;
+    const { statusCode = 200, headers, cookies } = this.prelude;
     const withCookies = cookies !== undefined && cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers;
-    this.response.writeHead(statusCode ?? 200, withCookies);
+    if (length !== undefined && statusCode >= 200 && statusCode !== 204 && statusCode !== 304) {
+      // Node frames a reply whose headers went out before its body as chunked; with the length known the
+      // client gets a plain `Content-Length` body instead: no chunk framing to write or parse.
+      this.response.setHeader('content-length', length);
+    }
+    this.response.writeHead(statusCode, withCookies);
   }
 
   /**
@@ -147,23 +153,24 @@ export class LambdaResponseStream extends Writable {
 
   /**
    * A reply written whole with `end(chunk)` (every non-streaming answer) goes out as one
-   * `response.end(chunk)`: prelude and body in one socket write, without the trip through the
-   * Writable's write queue and a cork held to the next turn of the loop. The Writable then ends as
-   * usual (`_final` waits for the response to finish), so `finish`, callbacks and errors are unchanged.
+   * `response.end(chunk)` with its `Content-Length`: prelude and body in one socket write, without the
+   * trip through the Writable's write queue, a cork held to the next turn of the loop, or chunk framing.
+   * The Writable then ends as usual (`_final` waits for the response to finish), so `finish`, callbacks
+   * and errors are unchanged. Nothing streams either way: the whole body was there at once.
    */
   override end(callback?: () => void): this;
   override end(chunk: unknown, callback?: () => void): this;
   override end(chunk: unknown, encoding: BufferEncoding, callback?: () => void): this;
   override end(first?: unknown, second?: unknown, third?: unknown): this {
     const whole = typeof first === 'string' || first instanceof Uint8Array;
+    const encoding = typeof second === 'string' ? (second as BufferEncoding) : 'utf8';
     const untouched = !this.firstWriteDone && !this.corked && this.writableLength === 0 && this.writableCorked === 0;
     if (!whole || !untouched || this.writableEnded || this.destroyed) {
       return super.end(first as string, second as BufferEncoding, third as () => void);
     }
     this.firstWriteDone = true;
-    this.sendHeaders();
-    if (typeof first === 'string')
-      this.response.end(first, typeof second === 'string' ? (second as BufferEncoding) : 'utf8');
+    this.sendHeaders(typeof first === 'string' ? Buffer.byteLength(first, encoding) : first.byteLength);
+    if (typeof first === 'string') this.response.end(first, encoding);
     else this.response.end(first);
     return super.end((typeof second === 'function' ? second : third) as (() => void) | undefined);
   }

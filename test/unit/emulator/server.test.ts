@@ -224,12 +224,14 @@ describe('createEmulatorServer', () => {
     expect(response.headers.get('x-lost')).toBeNull();
   });
 
-  it('sends a reply ended whole with its prelude, and finishes the stream before the callback', async () => {
+  it('sends a reply ended whole with its prelude and length, and finishes the stream before the callback', async () => {
     seen.wholeFinished = false;
     const response = await fetch(`${base}/whole`);
 
     expect(response.status).toBe(207);
     expect(response.headers.get('x-whole')).toBe('yes');
+    expect(response.headers.get('content-length')).toBe('14');
+    expect(response.headers.get('transfer-encoding')).toBeNull();
     expect(await response.json()).toEqual({ whole: true });
     expect(seen.wholeFinished).toBe(true);
   });
