@@ -2,6 +2,10 @@
  * `/api/chat` and `/api/generate` replies (spec §4.4): streaming forwards each node line as it came,
  * byte for byte; non-streaming collects the lines into one object that keeps `thinking` and
  * `tool_calls`, with the diagnostic headers. A failure after the first byte is an `{"error": ...}` line.
+ *
+ * A node asked for `stream: false` (Ollama answers that with one line) may already have sent the whole
+ * answer: a single `done: true` line whose message (or `response`) is complete. That line is the body as
+ * the node wrote it, like a streamed line, rather than parsed, rebuilt and serialised again.
  */
 import { UpstreamError } from '../errors';
 import { NDJSON_TYPE } from '../http/reply';
@@ -28,6 +32,13 @@ export function outcomeOf(final: Final | undefined): ChatOutcome {
 
 const endedEarly = () => new UpstreamError("the node's stream ended before its last line");
 
+/** True when a lone final line is already the answer the accumulator would build from it. */
+function isWholeAnswer(chat: boolean, line: OllamaChatChunk | OllamaGenerateChunk): boolean {
+  if (!chat) return typeof (line as OllamaGenerateChunk).response === 'string';
+  const message = (line as OllamaChatChunk).message;
+  return typeof message?.role === 'string' && typeof message.content === 'string';
+}
+
 export function createOllamaOutput(
   endpoint: 'chat' | 'generate',
   streaming: boolean,
@@ -36,6 +47,9 @@ export function createOllamaOutput(
   const chat = endpoint === 'chat';
   const accumulator = chat ? createOllamaChatAccumulator() : createOllamaGenerateAccumulator();
   let final: (OllamaChatChunk | OllamaGenerateChunk) | undefined;
+  let lines = 0;
+  /** The node's first line as it came, kept for a reply that turns out to be that line alone. */
+  let firstRaw = '';
   return {
     streaming,
     contentType: NDJSON_TYPE,
@@ -44,6 +58,8 @@ export function createOllamaOutput(
       if (final !== undefined) return '';
       if (chunk.done === true) final = chunk;
       if (streaming) return `${raw}\n`;
+      lines += 1;
+      if (lines === 1) firstRaw = raw;
       (accumulator.push as (value: OllamaChatChunk | OllamaGenerateChunk) => void)(chunk);
       return '';
     },
@@ -52,11 +68,12 @@ export function createOllamaOutput(
         if (final === undefined) throw endedEarly();
         return { body: '' };
       }
-      const whole = accumulator.end();
+      const alone = lines === 1 && final !== undefined && isWholeAnswer(chat, final);
+      const whole = alone && final !== undefined ? final : accumulator.end();
       const headers = chat
         ? chatDiagnosticHeaders(whole as OllamaChatChunk, options)
         : generateDiagnosticHeaders(whole as OllamaGenerateChunk, options);
-      return { body: JSON.stringify(whole), headers };
+      return { body: alone ? firstRaw : JSON.stringify(whole), headers };
     },
     fail: (error) => inBandError('ollama', error),
     outcome: () => outcomeOf(final),

@@ -1,0 +1,78 @@
+import { describe, expect, it } from '@jest/globals';
+import { createOllamaOutput } from '../../../lib/chat/ollama-output';
+import { driveOutput } from './drive-output';
+
+const bytes = (...lines: object[]) => Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+const metrics = { done_reason: 'stop', total_duration: 1000, prompt_eval_count: 5, eval_count: 3, eval_duration: 900 };
+
+describe('createOllamaOutput, non-streaming', () => {
+  it("answers a node's single complete line with that line as the node wrote it", () => {
+    // Key order and a field the router does not know are the node's own: the line is not rebuilt.
+    const line = `{"model":"m","extra":{"b":1,"a":2},"created_at":"t","message":{"content":"hi","role":"assistant"},"done":true,"done_reason":"stop","eval_count":3}`;
+    const output = createOllamaOutput('chat', false, undefined);
+
+    const { text, headers, failure } = driveOutput(output, Buffer.from(`${line}\n`));
+
+    expect(failure).toBeUndefined();
+    expect(text).toBe(line);
+    expect(headers?.['x-output-tokens']).toBe('3');
+    expect(headers?.['x-done-reason']).toBe('stop');
+  });
+
+  it('joins several lines into one answer that keeps thinking and tool calls', () => {
+    const call = { function: { name: 'f', arguments: { x: 1 } } };
+    const output = createOllamaOutput('chat', false, undefined);
+
+    const { text } = driveOutput(
+      output,
+      bytes(
+        { model: 'm', message: { role: 'assistant', content: '', thinking: 'hmm' }, done: false },
+        { model: 'm', message: { role: 'assistant', content: 'he' }, done: false },
+        { model: 'm', message: { role: 'assistant', content: 'llo', tool_calls: [call] }, done: false },
+        { model: 'm', message: { role: 'assistant', content: '' }, done: true, ...metrics },
+      ),
+    );
+
+    expect(JSON.parse(text)).toEqual({
+      model: 'm',
+      message: { role: 'assistant', content: 'hello', thinking: 'hmm', tool_calls: [call] },
+      done: true,
+      ...metrics,
+    });
+  });
+
+  it('rebuilds a single final line that lacks a message, as the accumulator does', () => {
+    const output = createOllamaOutput('chat', false, undefined);
+
+    const { text } = driveOutput(output, bytes({ model: 'm', done: true, ...metrics }));
+
+    expect(JSON.parse(text)).toEqual({
+      model: 'm',
+      message: { role: 'assistant', content: '' },
+      done: true,
+      ...metrics,
+    });
+  });
+
+  it("answers generate's single complete line as it came, and joins several", () => {
+    const line = `{"model":"m","response":"ok","done":true,"context":[1,2],"eval_count":1}`;
+    expect(driveOutput(createOllamaOutput('generate', false, undefined), Buffer.from(`${line}\n`)).text).toBe(line);
+
+    const { text } = driveOutput(
+      createOllamaOutput('generate', false, undefined),
+      bytes({ model: 'm', response: 'o', done: false }, { model: 'm', response: 'k', done: true, context: [1] }),
+    );
+    expect(JSON.parse(text)).toEqual({ model: 'm', response: 'ok', done: true, context: [1] });
+  });
+
+  it('fails a reply whose only line is not the last', () => {
+    const output = createOllamaOutput('chat', false, undefined);
+
+    const { failure } = driveOutput(
+      output,
+      bytes({ model: 'm', message: { role: 'assistant', content: 'x' }, done: false }),
+    );
+
+    expect(failure?.message).toMatch(/before its final line/);
+  });
+});
