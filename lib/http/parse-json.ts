@@ -7,8 +7,9 @@ import type { HttpRequest } from './request';
 
 /** Reads the body as JSON; 400 when it is missing or not JSON. */
 export function readJson(request: HttpRequest): unknown {
-  if (request.body.length === 0) throw new BadRequestError('missing request body');
-  const parsed = parseJson(request.body.toString('utf8'));
+  const text = request.bodyText();
+  if (text.length === 0) throw new BadRequestError('missing request body');
+  const parsed = parseJson(text);
   if (!parsed.ok) throw new BadRequestError(`request body is not valid JSON: ${parsed.error}`);
   return parsed.value;
 }

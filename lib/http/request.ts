@@ -1,7 +1,8 @@
 /**
  * One request view over the two event shapes a handler can receive (DESIGN decision 2): API Gateway
  * REST proxy events (payload 1.0, production and the emulator) and Function URL / HTTP API events
- * (payload 2.0). Paths never carry the query string, header names are lower-cased, bodies are bytes.
+ * (payload 2.0). Paths never carry the query string, header names are lower-cased, bodies are bytes
+ * (or, for a JSON route, the text the event carried, never turned into bytes and back).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PayloadTooLargeError } from '../errors';
@@ -22,6 +23,8 @@ export interface HttpRequest {
   readonly query: Readonly<Record<string, string>>;
   readonly pathParameters: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /** The body as UTF-8 text: the event's own string when it carried text, with no bytes made. */
+  bodyText(): string;
   readonly sourceIp: string;
   readonly requestId: string;
   header(name: string): string | undefined;
@@ -65,12 +68,20 @@ function definedValues(record: Record<string, string | undefined> | null | undef
 
 const EMPTY_BODY = Buffer.alloc(0);
 
-function decodeBody(body: string | null | undefined, isBase64Encoded: boolean): Buffer {
+/**
+ * The event's body, checked against the limit: base64 decoded to bytes, text kept as it is (its bytes are
+ * made only if a route asks for them). Text of at most a third of the limit in UTF-16 units fits without
+ * counting its UTF-8 bytes (three at most per unit).
+ */
+function checkedBody(body: string | null | undefined, isBase64Encoded: boolean): string | Buffer {
   if (body === undefined || body === null || body === '') return EMPTY_BODY;
+  if (!isBase64Encoded) {
+    if (body.length * 3 > MAX_BODY_BYTES && Buffer.byteLength(body) > MAX_BODY_BYTES) throw tooLarge();
+    return body;
+  }
   // A base64 body is 4/3 of its bytes: refuse before decoding something far over the limit.
-  const approximateBytes = isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
-  if (approximateBytes > MAX_BODY_BYTES + 2) throw tooLarge();
-  const bytes = isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+  if (Math.floor((body.length * 3) / 4) > MAX_BODY_BYTES + 2) throw tooLarge();
+  const bytes = Buffer.from(body, 'base64');
   if (bytes.length > MAX_BODY_BYTES) throw tooLarge();
   return bytes;
 }
@@ -126,12 +137,22 @@ class LazyRequest implements HttpRequest {
     readonly path: string,
     readonly resource: string | undefined,
     public pathParameters: Readonly<Record<string, string>>,
-    readonly body: Buffer,
+    /** Text as the event carried it, or bytes (base64 decoded, or none). */
+    private content: string | Buffer,
     readonly sourceIp: string,
     readonly requestId: string,
     private readonly buildHeaders: () => Record<string, string>,
     private readonly buildQuery: () => Record<string, string>,
   ) {}
+
+  get body(): Buffer {
+    if (typeof this.content === 'string') this.content = Buffer.from(this.content, 'utf8');
+    return this.content;
+  }
+
+  bodyText(): string {
+    return typeof this.content === 'string' ? this.content : this.content.toString('utf8');
+  }
 
   get headers(): Readonly<Record<string, string>> {
     this.headerMap ??= this.buildHeaders();
@@ -166,7 +187,7 @@ function fromV1(event: APIGatewayProxyEvent): LazyRequest {
     stripQuery(event.path),
     event.resource,
     definedValues(event.pathParameters),
-    decodeBody(event.body, event.isBase64Encoded),
+    checkedBody(event.body, event.isBase64Encoded),
     event.requestContext?.identity?.sourceIp ?? '',
     event.requestContext?.requestId ?? '',
     () => lowerCaseHeaders(event.headers, event.multiValueHeaders),
@@ -189,7 +210,7 @@ function fromV2(event: APIGatewayProxyEventV2): LazyRequest {
     stripQuery(event.rawPath),
     resource,
     definedValues(event.pathParameters),
-    decodeBody(event.body, event.isBase64Encoded),
+    checkedBody(event.body, event.isBase64Encoded),
     event.requestContext.http.sourceIp,
     event.requestContext.requestId,
     buildHeaders,

@@ -17,6 +17,14 @@ describe('toHttpRequest', () => {
       expect(request.path).toBe('/api/chat');
       expect(request.query).toEqual({ days: '7' });
       expect(JSON.parse(request.body.toString('utf8'))).toEqual({ model: 'llama3.2:3b' });
+      expect(request.bodyText()).toBe('{"model":"llama3.2:3b"}');
+    });
+
+    it('gives the same body as text and as bytes, beyond ASCII too', () => {
+      const request = toHttpRequest(make({ method: 'POST', path: '/api/chat', body: { content: 'héllo ✓ 🦙' } }));
+
+      expect(request.bodyText()).toBe('{"content":"héllo ✓ 🦙"}');
+      expect(request.body.equals(Buffer.from('{"content":"héllo ✓ 🦙"}', 'utf8'))).toBe(true);
     });
 
     it('looks headers up case-insensitively', () => {
@@ -33,12 +41,22 @@ describe('toHttpRequest', () => {
       const request = toHttpRequest(make({ method: 'POST', path: '/api/transcribe', body: bytes }));
 
       expect(request.body.equals(bytes)).toBe(true);
+      expect(request.bodyText()).toBe(bytes.toString('utf8'));
     });
 
     it('refuses bodies over the Lambda limit', () => {
       const event = make({ method: 'POST', path: '/api/chat', body: 'x'.repeat(MAX_BODY_BYTES + 1) });
 
       expect(() => toHttpRequest(event)).toThrow(PayloadTooLargeError);
+    });
+
+    it('counts the limit in UTF-8 bytes, not characters', () => {
+      const half = MAX_BODY_BYTES / 2;
+      const atLimit = make({ method: 'POST', path: '/api/chat', body: 'é'.repeat(half) });
+      const overLimit = make({ method: 'POST', path: '/api/chat', body: 'é'.repeat(half + 1) });
+
+      expect(toHttpRequest(atLimit).body.length).toBe(MAX_BODY_BYTES);
+      expect(() => toHttpRequest(overLimit)).toThrow(PayloadTooLargeError);
     });
 
     it('accepts a body of exactly the limit', () => {
