@@ -48,6 +48,21 @@ export function isStreamingHandler(handler: unknown): boolean {
   return typeof handler === 'function' && (handler as Marked)[STREAMING_SYMBOL] === 'response';
 }
 
+type Headers = Record<string, string | string[]>;
+
+/**
+ * The prelude's headers with the body's length, unless they set a length or framing of their own. A new
+ * object given whole to `writeHead`: a header set on the response first sends Node down its slow path,
+ * which sets and checks every header twice.
+ */
+function withLength(headers: Headers | undefined, length: number): Headers {
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length' || lower === 'transfer-encoding') return headers;
+  }
+  return Object.assign({ 'content-length': String(length) }, headers);
+}
+
 /** Streams corked during this turn of the event loop; `uncorkAll` empties it. */
 let corkedThisTurn: LambdaResponseStream[] = [];
 
@@ -96,12 +111,13 @@ export class LambdaResponseStream extends Writable {
     }
     const { statusCode = 200, headers, cookies } = this.prelude;
     const withCookies = cookies !== undefined && cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers;
-    if (length !== undefined && statusCode >= 200 && statusCode !== 204 && statusCode !== 304) {
-      // Node frames a reply whose headers went out before its body as chunked; with the length known the
-      // client gets a plain `Content-Length` body instead: no chunk framing to write or parse.
-      this.response.setHeader('content-length', length);
-    }
-    this.response.writeHead(statusCode, withCookies);
+    // Node frames a reply whose headers go out before its body as chunked; with the length known the
+    // client gets a plain `Content-Length` body instead: no chunk framing to write or parse.
+    const framed =
+      length !== undefined && statusCode >= 200 && statusCode !== 204 && statusCode !== 304
+        ? withLength(withCookies, length)
+        : withCookies;
+    this.response.writeHead(statusCode, framed);
   }
 
   /**

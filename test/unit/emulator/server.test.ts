@@ -75,11 +75,13 @@ const handlers: Record<string, unknown> = {
   ),
   // Ends with the whole body in one call, as non-streaming answers do, and reports what the stream saw.
   whole: (Reflect.get(globalThis, 'awslambda') as { streamifyResponse<T>(handler: T): T }).streamifyResponse(
-    async (_event: unknown, stream: Writable) => {
+    async (event: APIGatewayProxyEvent, stream: Writable) => {
       const aws = Reflect.get(globalThis, 'awslambda') as {
         HttpResponseStream: { from(s: Writable, p: object): Writable };
       };
-      const out = aws.HttpResponseStream.from(stream, { statusCode: 207, headers: { 'x-whole': 'yes' } });
+      // `?own=1`: the handler states the length itself, in its own spelling.
+      const own = event.queryStringParameters?.['own'] === '1' ? { 'Content-Length': '14' } : {};
+      const out = aws.HttpResponseStream.from(stream, { statusCode: 207, headers: { 'x-whole': 'yes', ...own } });
       let finished = false;
       out.once('finish', () => {
         finished = true;
@@ -234,6 +236,16 @@ describe('createEmulatorServer', () => {
     expect(response.headers.get('transfer-encoding')).toBeNull();
     expect(await response.json()).toEqual({ whole: true });
     expect(seen.wholeFinished).toBe(true);
+  });
+
+  it('keeps a length the handler set itself, without a second one', async () => {
+    const { response } = await getTimed('/whole?own=1');
+    const lengths = response.rawHeaders.filter(
+      (_, index, raw) => index % 2 === 0 && /^content-length$/i.test(raw[index] ?? ''),
+    );
+
+    expect(lengths).toEqual(['Content-Length']);
+    expect(response.headers['content-length']).toBe('14');
   });
 
   it('fails an invocation whose stream was never ended', async () => {
