@@ -125,9 +125,12 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       }
     } else {
       // One answer, read whole: no per-chunk turn of the loop for what is usually a single chunk.
-      const whole = await readNodeBody(reply, MAX_LINE_BYTES).catch((error: unknown) => {
+      let whole: Buffer;
+      try {
+        whole = await readNodeBody(reply, MAX_LINE_BYTES);
+      } catch (error) {
         throw signal.aborted || error instanceof RouterError ? error : nodeBrokeOff(decision.nodeId, error);
-      });
+      }
       consume(decoder.push(whole));
     }
     if (!signal.aborted) {

@@ -19,7 +19,8 @@ export function dispatchRequest(
 ): Promise<DispatchResult> {
   const services = getServices();
   const dispatch = createDispatcher({
-    snapshot: () => services.registry.snapshot(),
+    // The snapshot at hand when the process is warm: no promise on the routing path.
+    snapshot: () => services.registry.ready() ?? services.registry.snapshot(),
     ...services.routing,
     maxRetries: services.config.maxRetries,
     concurrencyOverrides: services.config.nodeConcurrency,

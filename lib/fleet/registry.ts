@@ -42,6 +42,11 @@ export interface HeartbeatReply {
 export interface FleetRegistry {
   /** The current snapshot: at most `snapshotMaxAgeMs` old while the process is warm. */
   snapshot(): Promise<FleetSnapshot>;
+  /**
+   * `snapshot()` when it needs no wait for the table (a warm process: the routing path), else undefined.
+   * Same rules: a stale one is served while the fresh one is read in the background.
+   */
+  ready(): FleetSnapshot | undefined;
   /** Re-reads every node from the table now. */
   refresh(): Promise<FleetSnapshot>;
   recordHeartbeat(payload: FullHeartbeat, peerIp?: string): Promise<HeartbeatReply>;
@@ -105,9 +110,9 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     }
   };
 
-  const snapshot = async (): Promise<FleetSnapshot> => {
+  const ready = (): FleetSnapshot | undefined => {
     const age = clock() - readAt;
-    if (built === undefined || age > config.snapshotMaxAgeMs * 5) return refreshOrUnavailable();
+    if (built === undefined || age > config.snapshotMaxAgeMs * 5) return undefined;
     if (age > config.snapshotMaxAgeMs) {
       // Serve the snapshot we have; the fresh one lands for the next request.
       refresh().catch((error: unknown) => log(`fleet snapshot refresh failed: ${String(error)}`));
@@ -115,6 +120,8 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     // Liveness moves with the clock even when no record changed.
     return dirty || clock() - built.takenAt > config.snapshotMaxAgeMs ? rebuild() : built;
   };
+
+  const snapshot = async (): Promise<FleetSnapshot> => ready() ?? refreshOrUnavailable();
 
   const save = async (record: NodeRecord): Promise<void> => {
     await options.store.put(record);
@@ -134,6 +141,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
 
   return {
     snapshot,
+    ready,
     refresh,
     save,
     record: known,

@@ -60,6 +60,8 @@ function firstOf(stream: Writable, events: readonly string[]): Promise<void> {
   });
 }
 
+const ENDED: Promise<void> = Promise.resolve();
+
 /**
  * The streaming sink. A class, never an object literal with getters: V8 puts such a literal, made
  * afresh per request with its own closures, in dictionary mode, and with the sink built that way every
@@ -137,15 +139,21 @@ class StreamingSink implements ResponseSink {
     if (!stream.write(chunk)) await firstOf(stream, ['drain', 'close']);
   }
 
-  async end(chunk?: string | Uint8Array): Promise<void> {
-    if (this.isEnded) return;
-    const stream = this.open();
+  // Not async: every reply ends here, and the one promise it needs is the stream's own end.
+  end(chunk?: string | Uint8Array): Promise<void> {
+    if (this.isEnded) return ENDED;
+    let stream: Writable;
+    try {
+      stream = this.open();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     this.isEnded = true;
-    if (stream.destroyed) return;
+    if (stream.destroyed) return ENDED;
     // The prelude goes out with the first write only, so a reply ended without one still writes ''.
     // The runtime fails an invocation whose stream is not finished: wait for it.
     const last = chunk ?? (this.wrote ? undefined : '');
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       if (last === undefined) stream.end(() => resolve());
       else stream.end(last, () => resolve());
     });

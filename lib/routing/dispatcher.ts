@@ -88,7 +88,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
 
   return async function dispatch(request, signal) {
     throwIfAborted(signal);
-    const snapshot = await options.snapshot();
+    const current = options.snapshot();
+    const snapshot = current instanceof Promise ? await current : current;
     throwIfAborted(signal);
     const key = request.conversationKey;
     const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);

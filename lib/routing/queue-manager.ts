@@ -25,6 +25,8 @@ export interface QueueManager extends QueueDepths {
    * RequestAbortedError when `signal` aborts while waiting.
    */
   acquire(nodeId: string, model: string, limit: number, signal?: AbortSource): Promise<Slot>;
+  /** A slot at once when one is free and nobody waits for it; undefined otherwise (then `acquire`). */
+  tryAcquire(nodeId: string, model: string, limit: number): Slot | undefined;
   depth(nodeId: string, model: string): number;
   entries(): QueueState[];
 }
@@ -93,6 +95,11 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
       if (slot !== undefined) return Promise.resolve(slot);
       if (queue.pending >= maxPending) return Promise.reject(queue.reject());
       return queue.wait(timeoutMs, signal);
+    },
+    tryAcquire(nodeId, model, limit) {
+      const queue = ensure(nodeId, model);
+      queue.setLimit(limit);
+      return queue.takeIfFree();
     },
     depth: (nodeId, model) => byModel.get(model)?.get(nodeId)?.depth ?? 0,
     forEachBusy(model, visit) {

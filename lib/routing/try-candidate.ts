@@ -62,9 +62,13 @@ export async function tryCandidate(
   deps: CandidateDeps,
   signal: AbortSource,
 ): Promise<CandidateOutcome> {
-  const taken = await takeSlot(candidate, deps.queues, signal);
-  if ('failure' in taken) return { kind: 'failed', failure: taken.failure };
-  const { slot } = taken;
+  // A free slot is taken at once: no promise for the usual case of a node with room.
+  let slot = signal.aborted ? undefined : deps.queues.tryAcquire(candidate.node.id, candidate.model, candidate.limit);
+  if (slot === undefined) {
+    const taken = await takeSlot(candidate, deps.queues, signal);
+    if ('failure' in taken) return { kind: 'failed', failure: taken.failure };
+    slot = taken.slot;
+  }
   if (signal.aborted) {
     slot.release('cancelled');
     throw new RequestAbortedError();

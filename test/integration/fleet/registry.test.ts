@@ -64,6 +64,19 @@ describe('createFleetRegistry', () => {
     expect(refreshed.byId.has('reg-late')).toBe(true);
   });
 
+  it('has a snapshot ready without waiting only once one was read, and a long-stale one never', async () => {
+    const fleet = registry();
+    expect(fleet.ready()).toBeUndefined();
+
+    const read = await fleet.snapshot();
+    expect(fleet.ready()).toBe(read);
+
+    now += 6000;
+    expect(fleet.ready()).toBeUndefined();
+    expect((await fleet.snapshot()).takenAt).toBe(now);
+    expect(fleet.ready()?.takenAt).toBe(now);
+  });
+
   it('ages a silent node to degraded, then offline, and back online on its next heartbeat', async () => {
     const fleet = registry();
     await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-aging' }));

@@ -62,6 +62,21 @@ describe('createQueueManager', () => {
     expect(queues.depth('gpu1', MODEL)).toBe(0);
   });
 
+  it('takes a free slot at once with tryAcquire, never one a waiter is owed', async () => {
+    const { queues } = setup();
+    const first = queues.tryAcquire('gpu1', MODEL, 1);
+    expect(first).toMatchObject({ nodeId: 'gpu1', model: MODEL });
+    expect(queues.tryAcquire('gpu1', MODEL, 1)).toBeUndefined();
+
+    const waiting = queues.acquire('gpu1', MODEL, 1);
+    first?.release();
+    // The freed slot went to the waiter, who came first.
+    expect(queues.tryAcquire('gpu1', MODEL, 1)).toBeUndefined();
+    (await waiting).release();
+    expect(queues.tryAcquire('gpu1', MODEL, 1)).toBeDefined();
+    expect(queues.depth('gpu1', MODEL)).toBe(1);
+  });
+
   it('keeps node:model queues apart', async () => {
     const { queues } = setup();
     await queues.acquire('gpu1', MODEL, 1);
