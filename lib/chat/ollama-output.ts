@@ -39,6 +39,16 @@ function isWholeAnswer(chat: boolean, line: OllamaChatChunk | OllamaGenerateChun
   return typeof message?.role === 'string' && typeof message.content === 'string';
 }
 
+function diagnosticHeaders(
+  chat: boolean,
+  whole: OllamaChatChunk | OllamaGenerateChunk,
+  options: DiagnosticRequestOptions | null | undefined,
+): Record<string, string> {
+  return chat
+    ? chatDiagnosticHeaders(whole as OllamaChatChunk, options)
+    : generateDiagnosticHeaders(whole as OllamaGenerateChunk, options);
+}
+
 export function createOllamaOutput(
   endpoint: 'chat' | 'generate',
   streaming: boolean,
@@ -68,12 +78,11 @@ export function createOllamaOutput(
         if (final === undefined) throw endedEarly();
         return { body: '' };
       }
-      const alone = lines === 1 && final !== undefined && isWholeAnswer(chat, final);
-      const whole = alone && final !== undefined ? final : accumulator.end();
-      const headers = chat
-        ? chatDiagnosticHeaders(whole as OllamaChatChunk, options)
-        : generateDiagnosticHeaders(whole as OllamaGenerateChunk, options);
-      return { body: alone ? firstRaw : JSON.stringify(whole), headers };
+      if (lines === 1 && final !== undefined && isWholeAnswer(chat, final)) {
+        return { body: firstRaw, headers: diagnosticHeaders(chat, final, options) };
+      }
+      const whole = accumulator.end();
+      return { body: JSON.stringify(whole), headers: diagnosticHeaders(chat, whole, options) };
     },
     fail: (error) => inBandError('ollama', error),
     outcome: () => outcomeOf(final),
