@@ -44,8 +44,8 @@ export interface Trace {
   readonly servedModel?: string;
   readonly nodeId?: string;
   readonly score?: number;
-  /** Points and reason per routing signal. */
-  readonly scoreBreakdown?: Readonly<Record<string, { readonly points: number; readonly reason: string }>>;
+  /** Points per routing signal (the reference's `scores_breakdown`; lib/routing/score `breakdownPoints`). */
+  readonly scoreBreakdown?: Readonly<Record<string, number>>;
   readonly latencyMs: number;
   readonly timeToFirstTokenMs?: number;
   readonly promptTokens?: number;

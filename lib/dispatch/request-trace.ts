@@ -8,6 +8,7 @@ import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
 import type { HttpRequest } from '../http/request';
 import type { AttemptFailure } from '../routing/dispatch-failures';
 import type { RoutingDecision } from '../routing/dispatcher';
+import { breakdownPoints } from '../routing/score';
 import { getServices } from '../services';
 
 export type TraceFields = Partial<Trace> & { readonly status: TraceStatus };
@@ -42,13 +43,13 @@ export function createRequestTrace(input: RequestTraceInput): TraceFn {
     });
 }
 
-/** What the trace says about the routing: node, served model, score and its reasons, retries, fallback. */
+/** What the trace says about the routing: node, served model, score and its points per signal, retries, fallback. */
 export function routedTraceFields(decision: RoutingDecision): Partial<Trace> {
   return {
     nodeId: decision.nodeId,
     servedModel: decision.servedModel,
     score: decision.score,
-    scoreBreakdown: decision.breakdown,
+    scoreBreakdown: breakdownPoints(decision.breakdown),
     retries: decision.retries,
     ...(decision.fallbackModel !== undefined ? { fallbackModel: decision.fallbackModel } : {}),
   };

@@ -18,6 +18,9 @@ import {
 
 export type ScoreBreakdown = Readonly<Record<SignalName, Signal>>;
 
+/** Points per signal, as the reference's `scores_breakdown` has them: what a trace keeps of a breakdown. */
+export type ScorePoints = Readonly<Record<SignalName, number>>;
+
 export interface Score {
   readonly total: number;
   readonly breakdown: ScoreBreakdown;
@@ -46,4 +49,22 @@ export function scoreCandidate(input: SignalInput): Score {
     breakdown.context_fit.points +
     breakdown.session_affinity.points;
   return { total, breakdown };
+}
+
+/**
+ * The breakdown's points without its reasons. The reasons are constants of ./signals, so a trace that
+ * kept them would repeat the same sentences in every request's record: they were more than half of a
+ * chat trace's bytes, and the router's cost per request grew with those bytes (JSON, the trace page,
+ * its compression). A literal with the keys in one order: every trace's breakdown shares one hidden class.
+ */
+export function breakdownPoints(breakdown: ScoreBreakdown): ScorePoints {
+  return {
+    thermal: breakdown.thermal.points,
+    memory_fit: breakdown.memory_fit.points,
+    queue_depth: breakdown.queue_depth.points,
+    wait_time: breakdown.wait_time.points,
+    role_affinity: breakdown.role_affinity.points,
+    context_fit: breakdown.context_fit.points,
+    session_affinity: breakdown.session_affinity.points,
+  };
 }

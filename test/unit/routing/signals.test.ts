@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
 import type { ModelPlacement, NodeHardware } from '../../../lib/fleet/node';
-import { scoreCandidate } from '../../../lib/routing/score';
+import { breakdownPoints, scoreCandidate } from '../../../lib/routing/score';
 import {
   contextFit,
   memoryFit,
@@ -226,5 +226,14 @@ describe('scoreCandidate', () => {
       'context_fit',
       'session_affinity',
     ]);
+  });
+
+  it('keeps the points of every signal, in the same order, for a trace', () => {
+    const input = signalInput(loadedNode, { depth: 3, limit: 1, p75Ms: 1500, promptTokens: 3000, pinned: true });
+    const { breakdown } = scoreCandidate(input);
+    const points = breakdownPoints(breakdown);
+    expect(Object.keys(points)).toEqual(Object.keys(breakdown));
+    for (const [name, signal] of Object.entries(breakdown))
+      expect(points[name as keyof typeof points]).toBe(signal.points);
   });
 });
