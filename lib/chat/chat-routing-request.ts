@@ -13,8 +13,8 @@ export interface ChatRoutingInput {
   readonly tags: readonly string[];
   readonly messages: readonly {
     readonly role: string;
-    readonly content?: string | null;
-    readonly images?: readonly string[] | null;
+    readonly content?: string | null | undefined;
+    readonly images?: readonly string[] | null | undefined;
   }[];
   readonly tools: number;
   /** The context layers' estimate (`estimatePromptTokens`), when they measured the prompt. */

@@ -9,14 +9,42 @@ import type { ResponseSink } from '../http/response-sink';
 import { merged } from '../merged';
 import { mergeTags } from '../routing/tags';
 import {
+  type OllamaClientChatRequest,
+  type OllamaClientGenerateRequest,
   ollamaStreamRequested,
   parseOllamaClientChatRequest,
   parseOllamaClientGenerateRequest,
   stripRouterFields,
 } from '../wire/ollama';
-import { chatRoutingRequest } from './chat-routing-request';
+import { type ChatRoutingInput, chatRoutingRequest } from './chat-routing-request';
 import { createOllamaOutput } from './ollama-output';
 import { serveChat } from './serve-chat';
+
+/** A validated body and what it is routed by: the chat's messages, or generate's system and prompt. */
+interface RoutedBody {
+  readonly body: OllamaClientChatRequest | OllamaClientGenerateRequest;
+  readonly messages: ChatRoutingInput['messages'];
+  readonly tools: number;
+}
+
+function readChat(raw: unknown): RoutedBody {
+  const body = requireValid(parseOllamaClientChatRequest(raw));
+  return { body, messages: body.messages ?? [], tools: body.tools?.length ?? 0 };
+}
+
+/**
+ * Generate is routed by its own fields only: a chat field a client sends along (`messages`, `tools`)
+ * is forwarded untouched, as Ollama ignores it, and never read.
+ */
+function readGenerate(raw: unknown): RoutedBody {
+  const body = requireValid(parseOllamaClientGenerateRequest(raw));
+  const system = typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : [];
+  return {
+    body,
+    messages: [...system, { role: 'user', content: body.prompt ?? '', images: body.images ?? [] }],
+    tools: 0,
+  };
+}
 
 export async function serveOllamaChat(
   request: HttpRequest,
@@ -25,26 +53,12 @@ export async function serveOllamaChat(
 ): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
-  const body =
-    endpoint === 'chat'
-      ? requireValid(parseOllamaClientChatRequest(raw))
-      : requireValid(parseOllamaClientGenerateRequest(raw));
+  const { body, messages, tools } = endpoint === 'chat' ? readChat(raw) : readGenerate(raw);
   const tags = mergeTags({
     metadataTags: body.metadata?.tags,
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const messages =
-    'messages' in body && Array.isArray(body.messages)
-      ? body.messages
-      : [
-          ...('system' in body && typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : []),
-          {
-            role: 'user',
-            content: 'prompt' in body && typeof body.prompt === 'string' ? body.prompt : '',
-            images: 'images' in body && Array.isArray(body.images) ? body.images : [],
-          },
-        ];
   const forwarded = stripRouterFields(body);
   const streaming = ollamaStreamRequested(body);
   await serveChat({
@@ -58,7 +72,7 @@ export async function serveOllamaChat(
       fallbackModels: body.fallback_models ?? [],
       tags,
       messages,
-      tools: 'tools' in body && Array.isArray(body.tools) ? body.tools.length : 0,
+      tools,
     }),
     nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
     nodeBody: (model) => merged<object>(forwarded, { model, stream: streaming }),

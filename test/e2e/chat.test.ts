@@ -78,6 +78,25 @@ describe('routed chat', () => {
     expect(reply.done_reason).toBe('stop');
   });
 
+  it.each([
+    ['a messages list with a null in it', 'llama3.2:3b', { messages: [null] }],
+    [
+      'messages with an image, to a model without vision',
+      'llama3.2:3b',
+      { messages: [{ role: 'user', images: [PIXEL] }] },
+    ],
+    ['tools, to a model without tools', 'llava:7b', { tools: [weather] }],
+  ])('routes /api/generate by its own fields: %s is forwarded, never read', async (_case, model, extra) => {
+    const response = await fetch(`${router.url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, prompt: 'say something', stream: false, ...extra }),
+    });
+
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { response: string }).response).toContain('say something');
+  });
+
   it('keeps thinking and tool calls in a non-streaming /api/chat answer', async () => {
     const reply = await ollama.chat({
       model: 'qwen3:8b',
