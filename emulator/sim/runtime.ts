@@ -87,8 +87,12 @@ export class ModelRuntime {
     const cold = current === undefined || current.contextLength !== contextLength;
     if (current === undefined) this.makeRoom(now);
     const expiresAt = keepAliveMs < 0 ? Number.POSITIVE_INFINITY : now + keepAliveMs;
-    const requestsActive = current?.requestsActive ?? 0;
-    this.hot.set(entry.name, { entry, expiresAt, contextLength, requestsActive });
+    // Refreshed in place: a request in flight counts itself out of this same object (`begin`).
+    if (current === undefined) this.hot.set(entry.name, { entry, expiresAt, contextLength, requestsActive: 0 });
+    else {
+      current.expiresAt = expiresAt;
+      current.contextLength = contextLength;
+    }
     return cold;
   }
 

@@ -438,6 +438,23 @@ describe('simulated Ollama node', () => {
       await waitFor(() => node.snapshot().requestsActive === 0, 1000);
     });
 
+    it('counts overlapping requests out as they end, whether they finish or the client leaves', async () => {
+      const chat = (content: string, signal?: AbortSignal) =>
+        postJson(
+          `${node.url}/api/chat`,
+          { model: 'llama3.2:3b', messages: [{ role: 'user', content }], stream: false, options: { num_predict: 5 } },
+          signal === undefined ? {} : { signal },
+        );
+      const controller = new AbortController();
+      const left = chat('left', controller.signal).catch(() => undefined);
+      const finished = [chat('one'), chat('two')];
+      await waitFor(() => node.snapshot().requestsActive === 3, 1000);
+      controller.abort();
+      await Promise.all([left, ...finished]);
+
+      await waitFor(() => node.snapshot().requestsActive === 0, 1000);
+    });
+
     it('records the requests it received', async () => {
       await postJson(`${node.url}/api/show`, { model: 'llama3.2:3b', verbose: false });
       const last = node.requests[node.requests.length - 1];
