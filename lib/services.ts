@@ -19,6 +19,7 @@ import { type AffinityTracker, createAffinityTracker } from './routing/affinity'
 import { createFleetDepths, type FleetDepths } from './routing/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
 import { createQueueManager, type QueueManager } from './routing/queue-manager';
+import { createQueuePublisher } from './routing/queue-publisher';
 import { createRuntimeSettings, type RuntimeSettings } from './settings/runtime-settings';
 import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
@@ -36,8 +37,6 @@ import { createToolResultSummaryRepository } from './store/tool-result-summary-r
 import { createWriteBehind, type WriteBehind } from './store/write-behind';
 
 export interface Services {
-  /** Publishes this instance's queue depths for every instance's status views (throttled, written behind). */
-  publishQueues(): void;
   readonly queueStates: QueueStateRepository;
   readonly config: FleetConfig;
   readonly table: Table;
@@ -67,42 +66,6 @@ let services: Services | undefined;
 /** This container's id among the router's instances. */
 const INSTANCE_ID = randomUUID();
 
-/**
- * At most one publication a second; while requests are queued or in flight, again every few seconds so
- * the published state does not expire under a long stream.
- */
-function createQueuePublisher(
-  queues: QueueManager,
-  states: QueueStateRepository,
-  writeBehind: Pick<WriteBehind, 'isClosed'>,
-): () => void {
-  let last = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const publish = (): void => {
-    // A closed queue means the instance is shutting down (or a test is over): nothing more to publish.
-    if (writeBehind.isClosed()) return;
-    const now = Date.now();
-    const wait = last + 1000 - now;
-    if (wait > 0) {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        publish();
-      }, wait).unref();
-      return;
-    }
-    last = now;
-    const entries = queues.entries();
-    states.publish(INSTANCE_ID, entries, now);
-    if (timer === undefined && entries.some((entry) => entry.pending + entry.inFlight > 0)) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        publish();
-      }, 5000).unref();
-    }
-  };
-  return publish;
-}
-
 export function getServices(): Services {
   return services ?? initServices(getConfig());
 }
@@ -118,8 +81,16 @@ export function initServices(config: FleetConfig): Services {
   const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
   const writeBehind = createWriteBehind(table);
   onShutdown(() => writeBehind.close());
-  const queues = createQueueManager();
+  // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's views.
+  let publishQueues = () => {};
+  const queues = createQueueManager({ onChange: () => publishQueues() });
   const queueStates = createQueueStateRepository(table, writeBehind);
+  publishQueues = createQueuePublisher({
+    instanceId: INSTANCE_ID,
+    queues,
+    states: queueStates,
+    closed: () => writeBehind.isClosed(),
+  });
   const routing: RoutingState = {
     queues,
     depths: createFleetDepths(queues, {
@@ -138,7 +109,6 @@ export function initServices(config: FleetConfig): Services {
     traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
     showModel: createShowModel(),
     queueStates,
-    publishQueues: createQueuePublisher(queues, queueStates, writeBehind),
     routing,
     settings: createRuntimeSettings({
       store: createSettingsRepository(table),

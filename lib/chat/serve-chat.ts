@@ -20,7 +20,6 @@ import { contextOverflow } from '../protocols/diagnostic-headers';
 import type { DispatchResult } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
-import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
 import { parseJson } from '../wire/json';
 import type { ChatOutput } from './chat-output';
@@ -48,7 +47,6 @@ const JSON_CONTENT = { 'content-type': JSON_TYPE };
 
 export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<void> {
   const { request, response, routing } = input;
-  const services = getServices();
   const startedAt = Date.now();
   const trace = createRequestTrace({
     request,
@@ -61,12 +59,7 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
   const send: NodeTransport = (attempt) =>
     openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone);
   const result = await dispatchTraced(routing, send, response.clientGone, trace, request.requestId);
-  services.publishQueues();
-  try {
-    await relay(input, result, startedAt, trace);
-  } finally {
-    services.publishQueues();
-  }
+  await relay(input, result, startedAt, trace);
 }
 
 async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult, startedAt: number, trace: TraceFn) {

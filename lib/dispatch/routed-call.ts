@@ -14,7 +14,6 @@ import type { ResponseSink } from '../http/response-sink';
 import type { RoutingDecision } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeAttempt, NodeTransport } from '../routing/transport';
-import { getServices } from '../services';
 import { nodeErrorText } from '../wire/node-error-text';
 import { dispatchTraced } from './dispatch-request';
 import { fleetHeaders } from './fleet-headers';
@@ -82,7 +81,6 @@ export async function routedCall<T>(
   interpret: (answer: NodeAnswer) => Promise<RoutedValue<T>> | RoutedValue<T>,
 ): Promise<RoutedResult<T>> {
   const { request, response, routing } = input;
-  const services = getServices();
   const startedAt = Date.now();
   const trace = createRequestTrace({
     request,
@@ -99,7 +97,6 @@ export async function routedCall<T>(
     trace,
     request.requestId,
   );
-  services.publishQueues();
   const stop = () => reply.cancel();
   signal.addEventListener('abort', stop, { once: true });
   try {
@@ -140,6 +137,5 @@ export async function routedCall<T>(
   } finally {
     signal.removeEventListener('abort', stop);
     reply.cancel();
-    services.publishQueues();
   }
 }

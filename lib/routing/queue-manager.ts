@@ -38,6 +38,11 @@ export interface QueueManagerOptions {
   readonly timeoutMs?: number;
   readonly clock?: () => number;
   readonly schedule?: Schedule;
+  /**
+   * Called after every change of a depth — a slot taken or released, a waiter in or out — whoever
+   * caused it (a finished stream, a client that left while queued or mid-dispatch, a time-out).
+   */
+  readonly onChange?: () => void;
 }
 
 const DEFAULT_MAX_PENDING = 32;
@@ -57,7 +62,9 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
   /** model → its queues with anything pending or in flight: the scorer visits only these. */
   const busy = new Map<string, Set<NodeModelQueue>>();
 
+  const onChange = options.onChange ?? (() => {});
   const changed = (queue: NodeModelQueue): void => {
+    onChange();
     let set = busy.get(queue.model);
     if (queue.depth > 0) {
       if (set === undefined) {

@@ -165,6 +165,22 @@ describe('createQueueManager', () => {
     slot.release();
   });
 
+  it('reports every change of a depth, whatever caused it', async () => {
+    const depths: number[] = [];
+    const { queues, timers } = setup({ timeoutMs: 1000, onChange: () => depths.push(queues.depth('gpu1', MODEL)) });
+    const holder = await queues.acquire('gpu1', MODEL, 1);
+    const controller = new AbortController();
+    const leaving = queues.acquire('gpu1', MODEL, 1, controller.signal).catch(() => undefined);
+    const timingOut = queues.acquire('gpu1', MODEL, 1).catch(() => undefined);
+    controller.abort();
+    await leaving;
+    timers.advance(1000);
+    await timingOut;
+    holder.release('cancelled');
+
+    expect(depths).toEqual([1, 2, 3, 2, 1, 0]);
+  });
+
   it('refuses at once a request whose client already went away', async () => {
     const { queues } = setup();
     const controller = new AbortController();

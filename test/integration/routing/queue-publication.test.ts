@@ -1,0 +1,57 @@
+/**
+ * An instance's queue depths reach every instance's `/fleet/queue` and `/fleet/status` through the
+ * table, and they follow every change of a depth — not only the ones a finished stream reports. A
+ * slot freed because its client left mid-dispatch, a waiter that gave up: each shows within about
+ * two seconds (one publication a second, written behind within one more), against the stand-in.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../../lib/config';
+import { initServices, type Services } from '../../../lib/services';
+import { type StoreFixture, startStore } from '../store/store-fixture';
+
+const MODEL = 'llama3.2:3b';
+
+let store: StoreFixture;
+let services: Services;
+
+beforeAll(async () => {
+  store = await startStore('queue-publication');
+  services = initServices(loadConfig({ FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName }));
+});
+
+afterAll(async () => {
+  await services.writeBehind.close();
+  await store.close();
+});
+
+/** What every instance's views read for node `gpu1`, once the published state says `expected`. */
+async function publishedBecomes(expected: { inFlight: number; pending: number }, withinMs: number) {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    await services.writeBehind.flush();
+    const entry = (await services.queueStates.live(Date.now())).find((state) => state.nodeId === 'gpu1');
+    const seen = { inFlight: entry?.inFlight, pending: entry?.pending };
+    if (seen.inFlight === expected.inFlight && seen.pending === expected.pending) return;
+    if (Date.now() > deadline) throw new Error(`published ${JSON.stringify(seen)}, not ${JSON.stringify(expected)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('queue depth publication', () => {
+  it('publishes a slot taken, a waiter that left and a slot released, each as it happens', async () => {
+    const { queues } = services.routing;
+    const slot = queues.tryAcquire('gpu1', MODEL, 1);
+    if (slot === undefined) throw new Error('the slot should have been free');
+    await publishedBecomes({ inFlight: 1, pending: 0 }, 2500);
+
+    const controller = new AbortController();
+    const waiting = queues.acquire('gpu1', MODEL, 1, controller.signal).catch((error: unknown) => error);
+    await publishedBecomes({ inFlight: 1, pending: 1 }, 2500);
+    controller.abort();
+    await waiting;
+    await publishedBecomes({ inFlight: 1, pending: 0 }, 2500);
+
+    slot.release('cancelled');
+    await publishedBecomes({ inFlight: 0, pending: 0 }, 2500);
+  }, 15_000);
+});

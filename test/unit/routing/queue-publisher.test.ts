@@ -1,0 +1,102 @@
+import { describe, expect, it } from '@jest/globals';
+import type { QueueState } from '../../../lib/routing/queue-manager';
+import { createQueuePublisher, PUBLISH_INTERVAL_MS, REFRESH_INTERVAL_MS } from '../../../lib/routing/queue-publisher';
+import { manualTimers } from './routing-fixtures';
+
+const state = (inFlight: number, pending = 0): QueueState => ({
+  nodeId: 'gpu1',
+  model: 'llama3.2:3b',
+  pending,
+  inFlight,
+  concurrency: 1,
+  completed: 0,
+  failed: 0,
+  cancelled: 0,
+  rejected: 0,
+  timedOut: 0,
+});
+
+function setup() {
+  const timers = manualTimers();
+  const start = timers.clock();
+  let current: QueueState[] = [];
+  let closed = false;
+  /** [ms since start, in flight + pending] of every publication. */
+  const published: [number, number][] = [];
+  const publish = createQueuePublisher({
+    instanceId: 'instance-1',
+    queues: { entries: () => current },
+    states: {
+      publish: (_id, entries, now) =>
+        published.push([now - start, entries.reduce((sum, entry) => sum + entry.inFlight + entry.pending, 0)]),
+    },
+    closed: () => closed,
+    clock: timers.clock,
+    schedule: timers.schedule,
+  });
+  /** The queues change to `depth` (in flight) and tell the publisher, as the queue manager does. */
+  const change = (depth: number) => {
+    current = depth === 0 ? [state(0)] : [state(depth)];
+    publish();
+  };
+  const close = () => {
+    closed = true;
+  };
+  return { timers, change, published, close };
+}
+
+describe('createQueuePublisher', () => {
+  it('publishes the first change at once and a burst within the second once, with its last state', () => {
+    const { timers, change, published } = setup();
+    change(1);
+    timers.advance(100);
+    change(2);
+    timers.advance(100);
+    change(1);
+    timers.advance(PUBLISH_INTERVAL_MS);
+
+    expect(published).toEqual([
+      [0, 1],
+      [PUBLISH_INTERVAL_MS + 200, 1],
+    ]);
+  });
+
+  it('does not hold a change back until the next refresh of a busy state', () => {
+    const { timers, change, published } = setup();
+    change(1);
+    timers.advance(200);
+    change(0);
+    timers.advance(PUBLISH_INTERVAL_MS - 200);
+
+    expect(published).toEqual([
+      [0, 1],
+      [PUBLISH_INTERVAL_MS, 0],
+    ]);
+  });
+
+  it('republishes a busy state every few seconds, and an idle one no more', () => {
+    const { timers, change, published } = setup();
+    change(1);
+    for (let step = 0; step < 2; step += 1) timers.advance(REFRESH_INTERVAL_MS);
+    change(0);
+    timers.advance(PUBLISH_INTERVAL_MS);
+    timers.advance(3 * REFRESH_INTERVAL_MS);
+
+    expect(published).toEqual([
+      [0, 1],
+      [REFRESH_INTERVAL_MS, 1],
+      [2 * REFRESH_INTERVAL_MS, 1],
+      [2 * REFRESH_INTERVAL_MS + PUBLISH_INTERVAL_MS, 0],
+    ]);
+  });
+
+  it('publishes nothing once the instance is closing', () => {
+    const { timers, change, published, close } = setup();
+    change(1);
+    close();
+    change(0);
+    timers.advance(REFRESH_INTERVAL_MS);
+
+    expect(published).toEqual([[0, 1]]);
+  });
+});
