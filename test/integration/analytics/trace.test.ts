@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/analytics/trace';
+import { mergeTags } from '../../../lib/routing/tags';
 import { dayOf, tagUsageKey, usageKey } from '../../../lib/store/keys';
 import { createWriteBehind } from '../../../lib/store/write-behind';
 import { type StoreFixture, startStore } from '../store/store-fixture';
@@ -74,6 +75,21 @@ describe('createTraceRecorder', () => {
     expect(await store.table.getDoc(retriedNode.pk, retriedNode.sk)).toBeUndefined();
     const tag = tagUsageKey(NOW, 'user:ada');
     expect((await store.table.getDoc(tag.pk, tag.sk))?.attributes).toEqual(expect.objectContaining({ requests: 1 }));
+  });
+
+  it('counts the usage of the longest tags a request can carry; the table refuses none', async () => {
+    const queue = createWriteBehind(store.table, { onError: () => undefined });
+    const traces = createTraceRecorder(queue, { instanceId: 'long-tags' });
+    const tags = mergeTags({ headerValue: `${'€'.repeat(3000)},${'😀'.repeat(1500)}` });
+
+    traces.record(trace({ requestId: 'r-long', tags }));
+    await queue.close();
+
+    expect(queue.stats().rejected).toBe(0);
+    for (const tag of tags) {
+      const key = tagUsageKey(NOW, tag);
+      expect((await store.table.getDoc(key.pk, key.sk))?.attributes).toEqual(expect.objectContaining({ requests: 1 }));
+    }
   });
 
   it('lists trace pages newest first through the index', async () => {
