@@ -24,17 +24,18 @@ afterAll(async () => {
   await store.close();
 });
 
-/** What every instance's views read for node `gpu1`, once the published state says `expected`. */
+/** What every instance's views read for node `gpu1`: the published state, polled until it is `expected`. */
 async function publishedBecomes(expected: { inFlight: number; pending: number }, withinMs: number) {
   const deadline = Date.now() + withinMs;
-  for (;;) {
+  let seen: { inFlight: number | undefined; pending: number | undefined } = { inFlight: undefined, pending: undefined };
+  while (Date.now() <= deadline) {
     await services.writeBehind.flush();
     const entry = (await services.queueStates.live(Date.now())).find((state) => state.nodeId === 'gpu1');
-    const seen = { inFlight: entry?.inFlight, pending: entry?.pending };
-    if (seen.inFlight === expected.inFlight && seen.pending === expected.pending) return;
-    if (Date.now() > deadline) throw new Error(`published ${JSON.stringify(seen)}, not ${JSON.stringify(expected)}`);
+    seen = { inFlight: entry?.inFlight, pending: entry?.pending };
+    if (seen.inFlight === expected.inFlight && seen.pending === expected.pending) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  expect(seen).toEqual(expected);
 }
 
 describe('queue depth publication', () => {
