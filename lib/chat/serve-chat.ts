@@ -86,16 +86,25 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   // the relay only checks `aborted` to stop writing.
   const signal = response.clientGone;
   let timeToFirstTokenMs: number | undefined;
-  /** The client's bytes for the node's lines: one write per node chunk, none while an answer is collected. */
-  const consume = (lines: ReturnType<typeof decoder.push>): string => {
-    let bytes = '';
+  /**
+   * The client's bytes for the node's lines, kept in `unsent` until `send`: one write per node chunk,
+   * none while an answer is collected. A bad line stops the loop, but what its chunk held before it
+   * is still the client's, and goes out ahead of the in-band error.
+   */
+  let unsent = '';
+  const consume = (lines: ReturnType<typeof decoder.push>): void => {
     for (const line of lines) {
       const parsed = output.parseLine(line);
       if (!parsed.ok) throw parsed.error;
       timeToFirstTokenMs ??= Date.now() - startedAt;
-      bytes += output.push(parsed.chunk, line.raw);
+      unsent += output.push(parsed.chunk, line.raw);
     }
-    return bytes;
+  };
+  const sendUnsent = async (): Promise<void> => {
+    if (unsent === '') return;
+    const bytes = unsent;
+    unsent = '';
+    await response.write(bytes);
   };
 
   let status: TraceStatus = 'completed';
@@ -112,8 +121,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
           throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
         });
         if (next.done === true) break;
-        const bytes = consume(decoder.push(next.value));
-        if (bytes !== '') await response.write(bytes);
+        consume(decoder.push(next.value));
+        await sendUnsent();
         if (signal.aborted) break;
       }
     } else {
@@ -127,8 +136,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       consume(decoder.push(whole));
     }
     if (!signal.aborted) {
-      const rest = consume(decoder.end());
-      if (rest !== '') await response.write(rest);
+      consume(decoder.end());
+      await sendUnsent();
       const end = output.end();
       if (output.streaming) await response.end(end.body);
       else {
@@ -144,6 +153,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     if (!signal.aborted) {
       status = output.streaming ? 'incomplete' : 'failed';
       if (!output.streaming) throw failure;
+      await sendUnsent();
       await response.write(output.fail(failure));
       await response.end();
     }

@@ -1,0 +1,115 @@
+/**
+ * A node that sends a line the router cannot read, after good ones in the same chunk: the stream stops
+ * with the family's in-band error (contract §4), and the lines before it still reach the client — a
+ * chunk is forwarded as far as it was good, never dropped whole.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { serveOllamaChat } from '../../../lib/chat/ollama-chat';
+import { serveOpenAIChat } from '../../../lib/chat/openai-chat';
+import { loadConfig } from '../../../lib/config';
+import { toHttpRequest } from '../../../lib/http/request';
+import { createBufferedSink, type ResponseSink } from '../../../lib/http/response-sink';
+import { initServices, type Services } from '../../../lib/services';
+import { makeHttpEvent } from '../../helpers/events';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
+import { type StoreFixture, startStore } from '../store/store-fixture';
+
+const MODEL = 'llama3.2:3b';
+
+let store: StoreFixture;
+let services: Services;
+let node: Server;
+
+beforeAll(async () => {
+  store = await startStore('relay-bad-line');
+  node = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const good = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: false });
+      const bad = JSON.stringify({
+        model: MODEL,
+        message: { role: 'assistant', content: '' },
+        done: true,
+        eval_count: 'x',
+      });
+      response.end(`${good}\n${bad}\n`);
+    });
+  });
+  await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
+  services = initServices(loadConfig({ FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName }));
+  await services.registry.save(
+    makeNodeRecord({
+      id: 'gpu1',
+      url,
+      lastSeenAt: Date.now() + 3_600_000,
+      models: [makeNodeModel({ name: MODEL })],
+      loaded: [makeLoadedModel({ name: MODEL })],
+    }),
+  );
+  await services.registry.refresh();
+});
+
+afterAll(async () => {
+  await services.writeBehind.close();
+  await new Promise((resolve) => node.close(resolve));
+  await store.close();
+});
+
+type Route = (request: ReturnType<typeof toHttpRequest>, response: ResponseSink) => Promise<void>;
+
+async function serve(route: Route, path: string, body: object) {
+  const statuses: string[] = [];
+  const record = jest.spyOn(services.traces, 'record').mockImplementation((trace) => {
+    statuses.push(trace.status);
+  });
+  try {
+    const { sink, result } = createBufferedSink();
+    await route(toHttpRequest(makeHttpEvent({ method: 'POST', path, body })), sink);
+    return { body: result().body, statuses };
+  } finally {
+    record.mockRestore();
+  }
+}
+
+describe('a bad node line after good ones in the same chunk', () => {
+  it('ollama: the good line, then the error line', async () => {
+    const { body, statuses } = await serve((request, sink) => serveOllamaChat(request, sink, 'chat'), '/api/chat', {
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const lines = body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { message?: { content: string }; error?: string });
+
+    expect(lines.map((line) => line.message?.content ?? 'error')).toEqual(['hello', 'error']);
+    expect(lines[1]?.error).toContain('eval_count');
+    expect(statuses).toEqual(['incomplete']);
+  });
+
+  it('openai: the role and the content, then the error event', async () => {
+    const { body, statuses } = await serve(serveOpenAIChat, '/v1/chat/completions', {
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const events = body
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: '))
+      .map(
+        (event) =>
+          JSON.parse(event.slice('data: '.length)) as {
+            choices?: { delta: { content?: string } }[];
+            error?: { message: string };
+          },
+      );
+
+    expect(events.map((event) => event.choices?.[0]?.delta.content ?? '')).toContain('hello');
+    expect(events.at(-1)?.error?.message).toContain('eval_count');
+    expect(statuses).toEqual(['incomplete']);
+  });
+});
