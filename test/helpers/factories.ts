@@ -4,6 +4,7 @@
  * objects to change them.
  */
 import type { LoadedModel, NodeModel, NodeRecord } from '../../lib/fleet/node';
+import type { QueueState } from '../../lib/routing/queue-manager';
 import type { FullHeartbeat } from '../../lib/wire/heartbeat';
 
 /** 2025-01-01T00:00:00.000Z: a fixed clock for tests. */
@@ -104,6 +105,23 @@ export function makeNodeRecord(overrides: Partial<NodeRecord> = {}): NodeRecord 
     requestsActive: 0,
     numParallel: 1,
     sidecars: {},
+    ...overrides,
+  };
+}
+
+/** One node:model queue as an instance publishes it: idle, limit 1, nothing counted yet. */
+export function makeQueueState(overrides: Partial<QueueState> = {}): QueueState {
+  return {
+    nodeId: 'gpu1',
+    model: 'llama3.2:3b',
+    pending: 0,
+    inFlight: 0,
+    concurrency: 1,
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+    rejected: 0,
+    timedOut: 0,
     ...overrides,
   };
 }

@@ -3,60 +3,37 @@
  * with the family's in-band error (contract §4), and the lines before it still reach the client — a
  * chunk is forwarded as far as it was good, never dropped whole.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { serveOllamaChat } from '../../../lib/chat/ollama-chat';
 import { serveOpenAIChat } from '../../../lib/chat/openai-chat';
-import { loadConfig } from '../../../lib/config';
 import { toHttpRequest } from '../../../lib/http/request';
 import { createBufferedSink, type ResponseSink } from '../../../lib/http/response-sink';
-import { initServices, type Services } from '../../../lib/services';
+import type { Services } from '../../../lib/services';
 import { makeHttpEvent } from '../../helpers/events';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { type OneNodeFixture, startOneNode } from './one-node-fixture';
 
 const MODEL = 'llama3.2:3b';
 
-let store: StoreFixture;
+let fixture: OneNodeFixture;
 let services: Services;
-let node: Server;
 
 beforeAll(async () => {
-  store = await startStore('relay-bad-line');
-  node = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      const good = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: false });
-      const bad = JSON.stringify({
-        model: MODEL,
-        message: { role: 'assistant', content: '' },
-        done: true,
-        eval_count: 'x',
-      });
-      response.end(`${good}\n${bad}\n`);
+  fixture = await startOneNode('relay-bad-line', MODEL, (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const good = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: false });
+    const bad = JSON.stringify({
+      model: MODEL,
+      message: { role: 'assistant', content: '' },
+      done: true,
+      eval_count: 'x',
     });
+    response.end(`${good}\n${bad}\n`);
   });
-  await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
-  services = initServices(loadConfig({ FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName }));
-  await services.registry.save(
-    makeNodeRecord({
-      id: 'gpu1',
-      url,
-      lastSeenAt: Date.now() + 3_600_000,
-      models: [makeNodeModel({ name: MODEL })],
-      loaded: [makeLoadedModel({ name: MODEL })],
-    }),
-  );
-  await services.registry.refresh();
+  services = fixture.services;
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
-  await new Promise((resolve) => node.close(resolve));
-  await store.close();
+  await fixture.close();
 });
 
 type Route = (request: ReturnType<typeof toHttpRequest>, response: ResponseSink) => Promise<void>;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createQueueStateRepository } from '../../../lib/store/queue-state-repository';
 import { createWriteBehind } from '../../../lib/store/write-behind';
+import { makeQueueState } from '../../helpers/factories';
 import { type StoreFixture, startStore } from './store-fixture';
 
 let store: StoreFixture;
@@ -13,18 +14,7 @@ afterAll(async () => {
   await store.close();
 });
 
-const entry = (nodeId: string, inFlight: number) => ({
-  nodeId,
-  model: 'm',
-  pending: 0,
-  inFlight,
-  concurrency: 1,
-  completed: 0,
-  failed: 0,
-  cancelled: 0,
-  rejected: 0,
-  timedOut: 0,
-});
+const entry = (nodeId: string, inFlight: number) => makeQueueState({ nodeId, model: 'm', inFlight });
 
 describe('createQueueStateRepository', () => {
   it("returns every live instance's entries and leaves out stale ones", async () => {

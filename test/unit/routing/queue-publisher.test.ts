@@ -1,20 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { QueueState } from '../../../lib/routing/queue-manager';
 import { createQueuePublisher, PUBLISH_INTERVAL_MS, REFRESH_INTERVAL_MS } from '../../../lib/routing/queue-publisher';
+import { makeQueueState } from '../../helpers/factories';
 import { manualTimers } from './routing-fixtures';
-
-const state = (inFlight: number, pending = 0): QueueState => ({
-  nodeId: 'gpu1',
-  model: 'llama3.2:3b',
-  pending,
-  inFlight,
-  concurrency: 1,
-  completed: 0,
-  failed: 0,
-  cancelled: 0,
-  rejected: 0,
-  timedOut: 0,
-});
 
 function setup() {
   const timers = manualTimers();
@@ -36,7 +24,7 @@ function setup() {
   });
   /** The queues change to `depth` (in flight) and tell the publisher, as the queue manager does. */
   const change = (depth: number) => {
-    current = depth === 0 ? [state(0)] : [state(depth)];
+    current = [makeQueueState({ inFlight: depth })];
     publish();
   };
   const close = () => {
