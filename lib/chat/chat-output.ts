@@ -1,5 +1,5 @@
 /**
- * How a routed chat reply is written in the client's family. The relay (./relay-chat) reads the node's
+ * How a routed chat reply is written in the client's family. The relay (./serve-chat) reads the node's
  * NDJSON stream and hands each parsed line here; an output turns lines into the bytes it writes as they
  * come (streaming) or into one body at the end, and knows how to report a failure after the first byte.
  */
