@@ -87,9 +87,9 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   const signal = response.clientGone;
   let timeToFirstTokenMs: number | undefined;
   /**
-   * The client's bytes for the node's lines, kept in `unsent` until `send`: one write per node chunk,
-   * none while an answer is collected. A bad line stops the loop, but what its chunk held before it
-   * is still the client's, and goes out ahead of the in-band error.
+   * The client's bytes for the node's lines, kept in `unsent` until `sendUnsent`: one write per node
+   * chunk, none while an answer is collected. A bad line stops the loop, but what its chunk held before
+   * it is still the client's, and goes out ahead of the in-band error.
    */
   let unsent = '';
   const consume = (lines: ReturnType<typeof decoder.push>): void => {
