@@ -46,7 +46,13 @@ export interface Trace {
   readonly score?: number;
   /** Points per routing signal (the reference's `scores_breakdown`; lib/routing/score `breakdownPoints`). */
   readonly scoreBreakdown?: Readonly<Record<string, number>>;
+  /** From arrival to the end of the request; for a `retried` attempt, to when that attempt failed. */
   readonly latencyMs: number;
+  /**
+   * From arrival to the first token: a streamed answer's first node line; a one-object answer, which
+   * arrives whole, its send time plus the node's own load, prompt and one-token durations (absent when
+   * the node does not report them).
+   */
   readonly timeToFirstTokenMs?: number;
   readonly promptTokens?: number;
   readonly completionTokens?: number;

@@ -15,6 +15,11 @@ export interface ChatOutcome {
   readonly promptTokens?: number;
   readonly completionTokens?: number;
   readonly finishReason?: string;
+  /**
+   * The node's own time from the request to its first token (loading, the prompt, one token), from the
+   * durations on its last line: how a one-object answer, which arrives whole, still tells its TTFT.
+   */
+  readonly nodeFirstTokenMs?: number;
 }
 
 export interface ChatOutput<Chunk> {

@@ -18,7 +18,21 @@ import { inBandError } from '../stream/in-band-error';
 import type { OllamaChatChunk, OllamaGenerateChunk } from '../wire/ollama';
 import type { ChatOutcome, ChatOutput } from './chat-output';
 
-type Final = Pick<OllamaChatChunk, 'done_reason' | 'prompt_eval_count' | 'eval_count'>;
+type Final = Pick<
+  OllamaChatChunk,
+  'done_reason' | 'prompt_eval_count' | 'eval_count' | 'load_duration' | 'prompt_eval_duration' | 'eval_duration'
+>;
+
+/** Ollama's durations are nanoseconds. */
+const NS_PER_MS = 1e6;
+
+/** Loading, the prompt, then one token of the answer: the node's time to its first token. */
+function nodeFirstTokenMs(final: Final): number | undefined {
+  const { load_duration: load, prompt_eval_duration: prompt, eval_duration: answer, eval_count: count } = final;
+  if (typeof load !== 'number' || typeof prompt !== 'number') return undefined;
+  const oneToken = typeof answer === 'number' && typeof count === 'number' && count > 0 ? answer / count : 0;
+  return (load + prompt + oneToken) / NS_PER_MS;
+}
 
 export function outcomeOf(final: Final | undefined): ChatOutcome {
   // Set one by one, not spread: see lib/merged.ts on why the request path avoids spreads.
@@ -27,6 +41,8 @@ export function outcomeOf(final: Final | undefined): ChatOutcome {
   if (typeof final.prompt_eval_count === 'number') outcome.promptTokens = final.prompt_eval_count;
   if (typeof final.eval_count === 'number') outcome.completionTokens = final.eval_count;
   if (typeof final.done_reason === 'string') outcome.finishReason = final.done_reason;
+  const firstToken = nodeFirstTokenMs(final);
+  if (firstToken !== undefined) outcome.nodeFirstTokenMs = firstToken;
   return outcome;
 }
 

@@ -72,6 +72,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       : undefined;
   const headers = merged<Record<string, string>>(input.headers, fleetHeaders(decision, overflow));
   const routed = routedTraceFields(decision);
+  const sentAfterMs = result.sentAt - startedAt;
 
   if (reply.status >= 400) {
     await answerNodeRefusal(input, reply.status, await readNodeBody(reply).catch(() => Buffer.alloc(0)), headers);
@@ -161,12 +162,16 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     if (signal.aborted) status = 'client_disconnected';
     reply.cancel();
     slot.release(status === 'completed' ? 'completed' : status === 'client_disconnected' ? 'cancelled' : 'failed');
+    const { nodeFirstTokenMs, ...outcome } = output.outcome();
+    // A one-object answer arrives whole: its first token came when the node says it did.
+    if (!output.streaming)
+      timeToFirstTokenMs = nodeFirstTokenMs === undefined ? undefined : sentAfterMs + nodeFirstTokenMs;
     // Starts with a plain property, never a spread (see lib/merged.ts): traces share hidden classes.
     trace({
       status,
       ...routed,
-      ...output.outcome(),
-      ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs } : {}),
+      ...outcome,
+      ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs: Math.round(timeToFirstTokenMs) } : {}),
       ...(failure !== undefined && status !== 'client_disconnected' ? { error: failure.message } : {}),
     });
   }

@@ -5,17 +5,18 @@
  * fallbacks are the same everywhere.
  */
 import { toRouterError } from '../errors';
-import { createDispatcher, type DispatchResult } from '../routing/dispatcher';
+import { createDispatcher, type DispatchResult, type DispatchTrail } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import type { AbortSource } from '../stream/abort-source';
-import { type TraceFn, traceFailedAttempts } from './request-trace';
+import { routedTraceFields, type TraceFn, traceFailedAttempts } from './request-trace';
 
 export function dispatchRequest(
   routing: RoutingRequest,
   send: NodeTransport,
   signal: AbortSource,
+  trail?: DispatchTrail,
 ): Promise<DispatchResult> {
   const services = getServices();
   const dispatch = createDispatcher({
@@ -26,13 +27,14 @@ export function dispatchRequest(
     concurrencyOverrides: services.config.nodeConcurrency,
     send,
   });
-  return dispatch(routing, signal);
+  return dispatch(routing, signal, trail);
 }
 
 /**
- * `dispatchRequest` with its traces: a dispatch that fails leaves the request's trace (`failed`, or
- * `client_disconnected` when the client left) and rethrows a `RouterError`; one that serves leaves a
- * `retried` trace per attempt that failed before it.
+ * `dispatchRequest` with its traces: each attempt that reached for a node and failed leaves a `retried`
+ * trace with its node, error and when it failed. A dispatch that fails also leaves the request's own
+ * trace (`failed`, or `client_disconnected` when the client left) naming where it ended — the last node
+ * it was queued on or sent to, with that node's score — and rethrows a `RouterError`.
  */
 export async function dispatchTraced(
   routing: RoutingRequest,
@@ -41,12 +43,21 @@ export async function dispatchTraced(
   trace: TraceFn,
   requestId: string,
 ): Promise<DispatchResult> {
+  const trail: DispatchTrail = { failedAttempts: [] };
   let result: DispatchResult;
   try {
-    result = await dispatchRequest(routing, send, signal);
+    result = await dispatchRequest(routing, send, signal, trail);
   } catch (error) {
     const routerError = toRouterError(error);
-    trace({ status: signal.aborted ? 'client_disconnected' : 'failed', error: routerError.message });
+    const last = trail.decision;
+    // The last node's own failure, when it failed, is the request's trace below, not a retried one.
+    const retried = last === undefined ? trail.failedAttempts : trail.failedAttempts.slice(0, last.retries);
+    traceFailedAttempts(trace, requestId, retried);
+    trace({
+      status: signal.aborted ? 'client_disconnected' : 'failed',
+      ...(last !== undefined ? routedTraceFields(last) : {}),
+      error: routerError.message,
+    });
     throw routerError;
   }
   traceFailedAttempts(trace, requestId, result.failedAttempts);

@@ -13,8 +13,11 @@ import { getServices } from '../services';
 
 export type TraceFields = Partial<Trace> & { readonly status: TraceStatus };
 
-/** Records one trace of this request with `fields` over the request's own; the latency is measured now. */
-export type TraceFn = (fields: TraceFields) => void;
+/**
+ * Records one trace of this request with `fields` over the request's own; its latency runs from the
+ * request's arrival to `endedAt` (epoch ms), now when absent.
+ */
+export type TraceFn = (fields: TraceFields, endedAt?: number) => void;
 
 export interface RequestTraceInput {
   readonly request: HttpRequest;
@@ -29,13 +32,13 @@ export interface RequestTraceInput {
 export function createRequestTrace(input: RequestTraceInput): TraceFn {
   const traces = getServices().traces;
   const startedAt = input.startedAt ?? Date.now();
-  return (fields) =>
+  return (fields, endedAt = Date.now()) =>
     traces.record({
       requestId: input.request.requestId,
       startedAt,
       style: input.style,
       requestedModel: input.requestedModel,
-      latencyMs: Date.now() - startedAt,
+      latencyMs: endedAt - startedAt,
       retries: 0,
       tags: input.tags,
       clientIp: input.request.sourceIp,
@@ -55,15 +58,21 @@ export function routedTraceFields(decision: RoutingDecision): Partial<Trace> {
   };
 }
 
-/** A node that failed before another served leaves its own trace, so the failure is visible per node. */
+/**
+ * A node that failed before the request moved on leaves its own trace, so the failure is visible per
+ * node; its latency runs to the moment it failed.
+ */
 export function traceFailedAttempts(trace: TraceFn, requestId: string, failures: readonly AttemptFailure[]): void {
   failures.forEach((failure, index) => {
-    trace({
-      requestId: `${requestId}:attempt-${index + 1}`,
-      status: 'retried',
-      nodeId: failure.nodeId,
-      servedModel: failure.model,
-      error: failure.detail,
-    });
+    trace(
+      {
+        requestId: `${requestId}:attempt-${index + 1}`,
+        status: 'retried',
+        nodeId: failure.nodeId,
+        servedModel: failure.model,
+        error: failure.detail,
+      },
+      failure.failedAt,
+    );
   });
 }

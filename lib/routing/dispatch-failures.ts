@@ -27,6 +27,8 @@ export interface AttemptFailure {
   /** The model cannot do what the request asks (wrong kind, no vision, no tools): the request is at fault. */
   readonly requestMismatch?: boolean;
   readonly retryAfterSeconds?: number | undefined;
+  /** When the attempt failed (the dispatcher's clock, epoch ms), for an attempt that reached for a node. */
+  readonly failedAt?: number;
 }
 
 /** Eliminations that say the request asks what the model cannot do, whatever the node. */

@@ -63,9 +63,27 @@ export interface DispatchResult {
   readonly decision: RoutingDecision;
   /** Attempts that reached for a node and failed before this one (each counted as a retry). */
   readonly failedAttempts: readonly AttemptFailure[];
+  /** When the served attempt was sent (the dispatcher's clock, epoch ms). */
+  readonly sentAt: number;
 }
 
-export type Dispatch = (request: RoutingRequest, signal: AbortSource) => Promise<DispatchResult>;
+/**
+ * What a dispatch that throws had got to, for the trace of a request no node served: filled in as the
+ * dispatch goes when the caller passes one.
+ */
+export interface DispatchTrail {
+  /** The last candidate tried — queued on, or sent to — and how it ranked: where the request ended. */
+  decision?: RoutingDecision;
+  /** Attempts that reached for a node and failed (unreachable, 5xx), in order. */
+  failedAttempts: readonly AttemptFailure[];
+}
+
+export type Dispatch = (request: RoutingRequest, signal: AbortSource, trail?: DispatchTrail) => Promise<DispatchResult>;
+
+/** The attempts that reached for a node and failed: each is a retry, and leaves a `retried` trace. */
+function sendFailures(log: DispatchLog): AttemptFailure[] {
+  return log.failures.filter((failure) => failure.kind === 'unreachable' || failure.kind === 'server-error');
+}
 
 /** The queue slot, plus the duration observation the scorer's wait estimate learns from. */
 function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock: () => number): Slot {
@@ -86,7 +104,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
   const clock = options.clock ?? Date.now;
   const { queues, latency, affinity, send } = options;
 
-  return async function dispatch(request, signal) {
+  return async function dispatch(request, signal, trail) {
+    const log = new DispatchLog();
+    try {
+      return await route(request, signal, log, trail);
+    } catch (error) {
+      if (trail !== undefined) trail.failedAttempts = sendFailures(log);
+      throw error;
+    }
+  };
+
+  async function route(
+    request: RoutingRequest,
+    signal: AbortSource,
+    log: DispatchLog,
+    trail: DispatchTrail | undefined,
+  ): Promise<DispatchResult> {
     throwIfAborted(signal);
     const current = options.snapshot();
     const snapshot = current instanceof Promise ? await current : current;
@@ -94,7 +127,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
     const key = request.conversationKey;
     const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
     const models = [...new Set([request.model, ...request.fallbackModels])];
-    const log = new DispatchLog();
     const tried: string[] = [];
 
     for (const model of models) {
@@ -111,33 +143,31 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
       for (const candidate of ranking.ranked) {
         if (log.sendFailures > options.maxRetries) throw log.toError(snapshot, tried);
         if (log.isUnreachable(candidate.node.id)) continue;
+        const decision: RoutingDecision = {
+          nodeId: candidate.node.id,
+          score: candidate.score,
+          breakdown: candidate.breakdown,
+          retries: log.sendFailures,
+          ...(model !== request.model ? { fallbackModel: model } : {}),
+          ...(key !== undefined ? { affinity: pinnedNodeId === candidate.node.id ? 'matched' : 'new' } : {}),
+          requestedModel: request.model,
+          servedModel: candidate.model,
+        };
+        if (trail !== undefined) trail.decision = decision;
         const outcome = await tryCandidate(candidate, { queues, send, clock }, signal);
         if (outcome.kind === 'failed') {
           log.failed(outcome.failure);
           continue;
         }
         const { reply, attempt, sentAt } = outcome;
-        const ok = reply.status < 400;
-        if (ok) {
+        if (reply.status < 400) {
           latency.recordFirstByte(attempt.node.id, attempt.model, clock() - sentAt);
           if (key !== undefined) affinity.pin(key, attempt.node.id);
         }
-        const decision: RoutingDecision = {
-          nodeId: attempt.node.id,
-          score: candidate.score,
-          breakdown: candidate.breakdown,
-          retries: log.sendFailures,
-          ...(model !== request.model ? { fallbackModel: model } : {}),
-          ...(key !== undefined ? { affinity: pinnedNodeId === attempt.node.id ? 'matched' : 'new' } : {}),
-          requestedModel: request.model,
-          servedModel: attempt.model,
-        };
-        const failedAttempts = log.failures.filter(
-          (failure) => failure.kind === 'unreachable' || failure.kind === 'server-error',
-        );
-        return { reply, attempt, slot: timedSlot(outcome.slot, sentAt, options, clock), decision, failedAttempts };
+        const slot = timedSlot(outcome.slot, sentAt, options, clock);
+        return { reply, attempt, slot, decision, failedAttempts: sendFailures(log), sentAt };
       }
     }
     throw log.toError(snapshot, tried);
-  };
+  }
 }

@@ -82,7 +82,8 @@ export async function tryCandidate(
   } catch (error) {
     slot.release(signal.aborted ? 'cancelled' : 'failed');
     if (signal.aborted) throw new RequestAbortedError();
-    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail: `unreachable (${describe(error)})` } };
+    const detail = `unreachable (${describe(error)})`;
+    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail, failedAt: deps.clock() } };
   }
   if (signal.aborted) {
     reply.cancel();
@@ -92,7 +93,8 @@ export async function tryCandidate(
   if (reply.status >= 500) {
     reply.cancel();
     slot.release('failed');
-    return { kind: 'failed', failure: { ...base, kind: 'server-error', detail: `answered ${reply.status}` } };
+    const detail = `answered ${reply.status}`;
+    return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt: deps.clock() } };
   }
   return { kind: 'served', attempt, reply, slot, sentAt };
 }

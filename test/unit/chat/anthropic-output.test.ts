@@ -77,10 +77,17 @@ describe('createAnthropicOutput', () => {
     driveOutput(output, readOllamaFixture('plain-text'));
 
     expect(output.contentType).toMatch(/^text\/event-stream/);
+    const reply = wholeReply('plain-text');
     expect(output.outcome()).toEqual({
-      promptTokens: wholeReply('plain-text').prompt_eval_count,
-      completionTokens: wholeReply('plain-text').eval_count,
+      promptTokens: reply.prompt_eval_count,
+      completionTokens: reply.eval_count,
       finishReason: 'stop',
+      // Loading, the prompt and one token of the answer, in ms (Ollama's durations are ns).
+      nodeFirstTokenMs:
+        ((reply.load_duration ?? 0) +
+          (reply.prompt_eval_duration ?? 0) +
+          (reply.eval_duration ?? 0) / (reply.eval_count ?? 1)) /
+        1e6,
     });
   });
 
