@@ -31,7 +31,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     headerValue: request.header('x-service-tags'),
     user: body.metadata?.user_id,
   });
-  const { canonical, routing, headers } = await prepareResolvedChat({
+  const { forModel, routing, headers } = await prepareResolvedChat({
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
@@ -59,7 +59,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
       version !== undefined ? { 'anthropic-version': version } : undefined,
     ),
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(canonical, { model: served, stream: streaming }),
+    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: streaming }),
     output: (served) =>
       createAnthropicOutput({
         id,
@@ -67,7 +67,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
         streaming,
         stopSequences: body.stop_sequences ?? [],
         ...(routing.promptTokens !== undefined ? { inputTokensEstimate: routing.promptTokens } : {}),
-        options: canonical.options,
+        options: forModel(served).options,
         sink: response,
       }),
   });

@@ -17,6 +17,7 @@ import { chatRoutingRequest } from './chat-routing-request';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
 import { thinkingCapable } from './thinking-capable';
+import { requestPerModel } from './thinking-per-model';
 
 export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -32,10 +33,10 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   const images =
     imageUrls.length === 0 ? new Map<string, string>() : await fetchImages(imageUrls, { signal: response.signal });
   const snapshot = await getServices().registry.snapshot();
-  const canonical = fromOpenAIChatRequest(body, {
-    images,
-    thinking: { capable: thinkingCapable(snapshot, body.model) },
-  });
+  const translate = (capable: boolean) => fromOpenAIChatRequest(body, { images, thinking: { capable } });
+  const capable = thinkingCapable(snapshot, body.model);
+  const canonical = translate(capable);
+  const forModel = requestPerModel(canonical, capable, snapshot, translate);
   const id = `chatcmpl-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const created = Math.floor(Date.now() / 1000);
   await serveChat({
@@ -52,7 +53,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
       tools: canonical.tools?.length ?? 0,
     }),
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(canonical, { model: served, stream: body.stream === true }),
+    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: body.stream === true }),
     output: (served) =>
       createOpenAIOutput({
         id,
@@ -60,7 +61,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
         model: served,
         streaming: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
-        options: canonical.options,
+        options: forModel(served).options,
       }),
   });
 }

@@ -14,6 +14,7 @@ import type { OllamaChatRequest } from '../wire/ollama';
 import { chatRoutingRequest } from './chat-routing-request';
 import { contextLayerHeaders, modelResolutionHeaders } from './preparation-headers';
 import { thinkingCapable } from './thinking-capable';
+import { requestPerModel } from './thinking-per-model';
 
 export interface ResolvedChatInput {
   /** The model id as the client sent it. */
@@ -33,8 +34,8 @@ export interface ResolvedChatInput {
 
 export interface ResolvedChat {
   readonly resolution: ModelResolution;
-  /** The request for the node, after the context layers. */
-  readonly canonical: OllamaChatRequest;
+  /** The request for the node, after the context layers, as `served` must get it (./thinking-per-model). */
+  forModel(served: string): OllamaChatRequest;
   readonly routing: RoutingRequest;
   /** The resolution and context-layer headers of the reply. */
   readonly headers: Readonly<Record<string, string>>;
@@ -51,8 +52,9 @@ export async function prepareResolvedChat(input: ResolvedChatInput): Promise<Res
     needsTools: input.needsTools,
   });
   const images = await fetchImages(input.imageUrls, { signal: input.signal, param: input.imageParam });
-  const translated = input.translate(images, { capable: thinkingCapable(snapshot, resolution.model) });
-  const layers = await contextLayers({ request: translated, tags: input.tags, signal: input.signal });
+  const translate = (capable: boolean) => input.translate(images, { capable });
+  const capable = thinkingCapable(snapshot, resolution.model);
+  const layers = await contextLayers({ request: translate(capable), tags: input.tags, signal: input.signal });
   const canonical = layers.request;
   const routing = chatRoutingRequest({
     model: resolution.model,
@@ -66,5 +68,5 @@ export async function prepareResolvedChat(input: ResolvedChatInput): Promise<Res
     modelResolutionHeaders(input.model, resolution),
     contextLayerHeaders(layers),
   );
-  return { resolution, canonical, routing, headers };
+  return { resolution, forModel: requestPerModel(canonical, capable, snapshot, translate), routing, headers };
 }

@@ -33,7 +33,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const { canonical, routing, headers } = await prepareResolvedChat({
+  const { forModel, routing, headers } = await prepareResolvedChat({
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
@@ -58,7 +58,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     requestedModel: body.model,
     headers,
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(canonical, { model: served, stream: streaming }),
+    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: streaming }),
     output: (served) =>
       createResponsesOutput({
         id,
@@ -68,7 +68,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
         request: body,
         stored: false,
         streaming,
-        options: canonical.options,
+        options: forModel(served).options,
       }),
   });
 }

@@ -15,12 +15,12 @@ import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../
 import type { Services } from '../../../lib/services';
 import { makeHttpEvent } from '../../helpers/events';
 import { haveSameMap } from '../../helpers/hidden-class';
-import { type OneNodeFixture, startOneNode } from './one-node-fixture';
+import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
 
 const MODEL = 'llama3.2:3b';
 const REQUESTS = 40;
 
-let fixture: OneNodeFixture;
+let fixture: ScriptedNodesFixture;
 let services: Services;
 
 const lastLine = (done: boolean) =>

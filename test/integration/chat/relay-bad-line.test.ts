@@ -10,11 +10,11 @@ import { toHttpRequest } from '../../../lib/http/request';
 import { createBufferedSink, type ResponseSink } from '../../../lib/http/response-sink';
 import type { Services } from '../../../lib/services';
 import { makeHttpEvent } from '../../helpers/events';
-import { type OneNodeFixture, startOneNode } from './one-node-fixture';
+import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
 
 const MODEL = 'llama3.2:3b';
 
-let fixture: OneNodeFixture;
+let fixture: ScriptedNodesFixture;
 let services: Services;
 
 beforeAll(async () => {

@@ -4,28 +4,32 @@
  * failed has its own `retried` trace, timed to when it failed; a request no node served names the node
  * it ended on; a one-object answer, which arrives whole, takes its time to first token from the node.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { Trace } from '../../../lib/analytics/trace';
 import { serveOllamaChat } from '../../../lib/chat/ollama-chat';
-import { loadConfig } from '../../../lib/config';
 import { toHttpRequest } from '../../../lib/http/request';
 import { createBufferedSink } from '../../../lib/http/response-sink';
-import { initServices, type Services } from '../../../lib/services';
+import type { Services } from '../../../lib/services';
 import { makeHttpEvent } from '../../helpers/events';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
+import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from '../chat/scripted-nodes-fixture';
 
 const MODEL = 'llama3.2:3b';
 
 type Answer = (request: IncomingMessage, response: ServerResponse) => void;
 
-let store: StoreFixture;
+let fixture: ScriptedNodesFixture;
 let services: Services;
-const servers: Server[] = [];
-/** What each node does with the next request; `first` ranks first (its model is loaded, `second`'s is not). */
-const answers: Record<'first' | 'second', Answer> = { first: () => {}, second: () => {} };
+/** `first` ranks first (its model is loaded, `second`'s is not). */
+const first: ScriptedNode = {
+  record: { id: 'first', models: [makeNodeModel({ name: MODEL })], loaded: [makeLoadedModel({ name: MODEL })] },
+  answer: () => {},
+};
+const second: ScriptedNode = {
+  record: { id: 'second', models: [makeNodeModel({ name: MODEL })], loaded: [] },
+  answer: () => {},
+};
 let traces: Trace[];
 
 const ms = (value: number) => value * 1e6;
@@ -44,45 +48,13 @@ const failing: Answer = (_request, response) => {
   response.end('{"error":"out of memory"}');
 };
 
-async function startNode(name: 'first' | 'second'): Promise<string> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => answers[name](request, response));
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 beforeAll(async () => {
-  store = await startStore('request-traces');
-  services = initServices(loadConfig({ FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName }));
-  const lastSeenAt = Date.now() + 3_600_000;
-  await services.registry.save(
-    makeNodeRecord({
-      id: 'first',
-      url: await startNode('first'),
-      lastSeenAt,
-      models: [makeNodeModel({ name: MODEL })],
-      loaded: [makeLoadedModel({ name: MODEL })],
-    }),
-  );
-  await services.registry.save(
-    makeNodeRecord({
-      id: 'second',
-      url: await startNode('second'),
-      lastSeenAt,
-      models: [makeNodeModel({ name: MODEL })],
-      loaded: [],
-    }),
-  );
-  await services.registry.refresh();
+  fixture = await startScriptedNodes('request-traces', [first, second]);
+  services = fixture.services;
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  await store.close();
+  await fixture.close();
 });
 
 beforeEach(() => {
@@ -106,8 +78,8 @@ async function chat(): Promise<number> {
 
 describe('the traces of a request whose nodes fail', () => {
   it('times a retried attempt to when it failed, not to when another node served', async () => {
-    answers.first = failing;
-    answers.second = answerAfter(400, { model: MODEL, message: { role: 'assistant', content: 'hi' }, done: true });
+    first.answer = failing;
+    second.answer = answerAfter(400, { model: MODEL, message: { role: 'assistant', content: 'hi' }, done: true });
 
     expect(await chat()).toBe(200);
 
@@ -122,8 +94,8 @@ describe('the traces of a request whose nodes fail', () => {
   });
 
   it('traces every failed attempt when none serves, the last as the failed request with its node', async () => {
-    answers.first = failing;
-    answers.second = failing;
+    first.answer = failing;
+    second.answer = failing;
 
     await expect(chat()).rejects.toMatchObject({ status: 503 });
 
@@ -159,7 +131,7 @@ describe('the traces of a request whose nodes fail', () => {
 
 describe('the time to first token of a one-object answer', () => {
   it('is when the node says its first token came, not when the whole answer arrived', async () => {
-    answers.first = answerAfter(250, {
+    first.answer = answerAfter(250, {
       model: MODEL,
       message: { role: 'assistant', content: 'one two three' },
       done: true,
@@ -179,7 +151,7 @@ describe('the time to first token of a one-object answer', () => {
   });
 
   it('is left out when the node does not say', async () => {
-    answers.first = answerAfter(50, { model: MODEL, message: { role: 'assistant', content: 'hi' }, done: true });
+    first.answer = answerAfter(50, { model: MODEL, message: { role: 'assistant', content: 'hi' }, done: true });
 
     expect(await chat()).toBe(200);
 

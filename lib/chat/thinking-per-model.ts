@@ -1,0 +1,45 @@
+/**
+ * A translated chat request as each model that may serve it must get it. Translators decide two fields
+ * by whether the model thinks: `think` goes only to a model with the `thinking` capability (Ollama
+ * answers 400 to it otherwise), and such a model's output budget `num_predict` is raised
+ * (../protocols/thinking-budget). The request is translated for the model the client asked for; a
+ * fallback model that thinks where that one does not, or the other way round, gets those two fields as
+ * the translator gives them for it, and everything else (messages, the context layers' work) unchanged.
+ */
+import type { FleetSnapshot } from '../fleet/node';
+import type { OllamaChatRequest } from '../wire/ollama';
+import { thinkingCapable } from './thinking-capable';
+
+/** The request translated for a model that thinks (`capable`) or does not. Pure. */
+export type TranslateForThinking = (capable: boolean) => OllamaChatRequest;
+
+/**
+ * `canonical` was translated for a model with thinking capability `capable`; the returned function gives
+ * the request for a served model, translating again (once) only for a model whose capability differs.
+ */
+export function requestPerModel(
+  canonical: OllamaChatRequest,
+  capable: boolean,
+  snapshot: FleetSnapshot,
+  translate: TranslateForThinking,
+): (served: string) => OllamaChatRequest {
+  let other: OllamaChatRequest | undefined;
+  return (served) => {
+    if (thinkingCapable(snapshot, served) === capable) return canonical;
+    other ??= withThinkingOf(canonical, translate(!capable));
+    return other;
+  };
+}
+
+/** `canonical` with `think` and `num_predict` as `variant` has them (absent when it has none). */
+function withThinkingOf(canonical: OllamaChatRequest, variant: OllamaChatRequest): OllamaChatRequest {
+  const { think: _think, ...rest } = canonical;
+  const { num_predict: _budget, ...options } = canonical.options ?? {};
+  const budget = variant.options?.['num_predict'];
+  const hasOptions = canonical.options !== undefined || budget !== undefined;
+  return {
+    ...rest,
+    ...(variant.think !== undefined ? { think: variant.think } : {}),
+    ...(hasOptions ? { options: budget !== undefined ? { ...options, num_predict: budget } : options } : {}),
+  };
+}
