@@ -4,6 +4,12 @@
  * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
  * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, with image
  * generation and speech-to-text switched on unless FLEET_IMAGE_GENERATION / FLEET_TRANSCRIPTION say otherwise.
+ *
+ * The process is one instance of the router: its handlers come from one bundle of them all
+ * (dist/emulator/handlers.js, scripts/build.mjs), so every function shares one set of services. A node
+ * that runs one request at a time gets one from this router whichever API the clients speak, and a
+ * conversation's pin, the fleet snapshot and the queue view are the same for all of them. (In AWS each
+ * function's containers are instances of their own, and share through the table: DESIGN decision 6.)
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -41,7 +47,12 @@ async function main(): Promise<void> {
   await ensureTable(createDynamoClient({ dynamodbEndpoint: endpoint }), config.table);
 
   const table = readRouteTable(join(root, 'serverless.yml'));
-  const loadHandler = (fn: { file: string; exportName: string }) => projectRequire(fn.file)[fn.exportName];
+  const handlers = () => projectRequire(join(__dirname, 'handlers.js')) as Record<string, unknown>;
+  const loadHandler = (fn: { name: string }) => {
+    const handler = handlers()[fn.name];
+    if (handler === undefined) throw new Error(`the emulator's handler bundle has no function ${fn.name}`);
+    return handler;
+  };
   const server = createEmulatorServer({ table, loadHandler });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();

@@ -11,9 +11,9 @@ import { isDrainHeartbeat, parseHeartbeat } from '../lib/wire/heartbeat';
 
 /** The snapshot and the queues: the router's own, from every instance, over what nodes report. */
 async function fleetState() {
-  const { registry, queueStates } = getServices();
+  const { registry, queueView } = getServices();
   const now = Date.now();
-  const [snapshot, routed] = await Promise.all([registry.snapshot(), queueStates.live(now)]);
+  const [snapshot, routed] = await Promise.all([registry.snapshot(), queueView(now)]);
   return { snapshot, queues: mergeQueues(queuesFromSnapshot(snapshot), routed), now };
 }
 

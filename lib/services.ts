@@ -18,7 +18,7 @@ import type { HandlerOptions } from './http/handler';
 import { type AffinityTracker, createAffinityTracker } from './routing/affinity';
 import { createFleetDepths, type FleetDepths } from './routing/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
-import { createQueueManager, type QueueManager } from './routing/queue-manager';
+import { createQueueManager, type QueueManager, type QueueState } from './routing/queue-manager';
 import { createQueuePublisher } from './routing/queue-publisher';
 import { createRuntimeSettings, type RuntimeSettings } from './settings/runtime-settings';
 import { onShutdown } from './shutdown-hooks';
@@ -38,6 +38,11 @@ import { createWriteBehind, type WriteBehind } from './store/write-behind';
 
 export interface Services {
   readonly queueStates: QueueStateRepository;
+  /**
+   * Every instance's queues, for the status views: this instance's exact and current, the others' as
+   * they last published them through the table.
+   */
+  queueView(now: number): Promise<QueueState[]>;
   readonly config: FleetConfig;
   readonly table: Table;
   readonly registry: FleetRegistry;
@@ -109,6 +114,10 @@ export function initServices(config: FleetConfig): Services {
     traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
     showModel: createShowModel(),
     queueStates,
+    queueView: async (now) => [
+      ...queues.entries(),
+      ...(await queueStates.live(now, { exceptInstanceId: INSTANCE_ID })),
+    ],
     routing,
     settings: createRuntimeSettings({
       store: createSettingsRepository(table),

@@ -1,5 +1,6 @@
 // Bundles every function listed in serverless.yml into dist/functions/<name>/index.js (one file, as
-// Lambda receives it), plus the emulator and the benchmark, which run from node_modules.
+// Lambda receives it), all of them together into dist/emulator/handlers.js for the emulator, plus the
+// emulator and the benchmark, which run from node_modules.
 //
 // The heavy libraries (the AWS SDK's DynamoDB client, undici, the tokenizer's cl100k encoder and the
 // multipart parser) are bundled on their own into dist/functions/<name>/node_modules/<package>/index.js
@@ -66,6 +67,21 @@ const functionBuilds = Object.entries(serverless.functions).map(async ([name, fn
   }
 });
 
+// The emulator runs every function in one process as one instance of the router (emulator/main.ts):
+// one bundle of all the handlers, so they share one set of services — one queue per node and model,
+// one fleet snapshot, one set of conversation pins — as a single Lambda container shares them.
+const allHandlers = Object.entries(serverless.functions)
+  .map(([name, fn]) => `export { ${fn.handler.slice(fn.handler.lastIndexOf('.') + 1)} as ${name} } from './functions/${name}';`)
+  .join('\n');
+const emulatorHandlersBuild = build({
+  ...common,
+  stdin: { contents: allHandlers, resolveDir: root, sourcefile: 'emulator-handlers.ts', loader: 'ts' },
+  outfile: 'dist/emulator/handlers.js',
+  minify,
+  legalComments: 'none',
+  external: LAZY_PACKAGES,
+});
+
 const toolBuilds = [
   ['emulator/main.ts', 'dist/emulator/main.js'],
   ['bench/main.ts', 'dist/bench/main.js'],
@@ -73,4 +89,4 @@ const toolBuilds = [
   .filter(([source]) => existsSync(join(root, source)))
   .map(([source, outfile]) => build({ ...common, entryPoints: [source], outfile, packages: 'external' }));
 
-await Promise.all([...functionBuilds, ...toolBuilds]);
+await Promise.all([...functionBuilds, emulatorHandlersBuild, ...toolBuilds]);

@@ -2,11 +2,16 @@
  * An instance's queue depths reach every instance's `/fleet/queue` and `/fleet/status` through the
  * table, and they follow every change of a depth — not only the ones a finished stream reports. A
  * slot freed because its client left mid-dispatch, a waiter that gave up: each shows within about
- * two seconds (one publication a second, written behind within one more), against the stand-in.
+ * two seconds (one publication a second, written behind within one more), against the stand-in. The
+ * instance's own views read its own queues directly: what it holds shows there at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { routes } from '../../../functions/fleet';
 import { loadConfig } from '../../../lib/config';
 import { initServices, type Services } from '../../../lib/services';
+import { makeHttpEvent } from '../../helpers/events';
+import { makeQueueState } from '../../helpers/factories';
+import { HOSTS } from '../../unit/functions/hosts';
 import { type StoreFixture, startStore } from '../store/store-fixture';
 
 const MODEL = 'llama3.2:3b';
@@ -55,4 +60,26 @@ describe('queue depth publication', () => {
     slot.release('cancelled');
     await publishedBecomes({ inFlight: 0, pending: 0 }, 2500);
   }, 15_000);
+
+  it("shows this instance's own queues in /fleet/queue at once, and adds another instance's published ones", async () => {
+    const [, host] = HOSTS[0] ?? [];
+    if (host === undefined) throw new Error('no host');
+    services.queueStates.publish(
+      'other-instance',
+      [makeQueueState({ nodeId: 'gpu1', model: MODEL, inFlight: 2 })],
+      Date.now(),
+    );
+    await services.writeBehind.flush();
+    const slot = services.routing.queues.tryAcquire('gpu1', MODEL, 1);
+    if (slot === undefined) throw new Error('the slot should have been free');
+    try {
+      // No flush, no publication: read at once.
+      const reply = await host(routes, makeHttpEvent({ method: 'GET', path: '/fleet/queue' }));
+      const queues = (JSON.parse(reply.body) as { queues: Record<string, { in_flight: number }> }).queues;
+
+      expect(queues[`gpu1:${MODEL}`]?.in_flight).toBe(3);
+    } finally {
+      slot.release('cancelled');
+    }
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * Each function bundle is self-contained, as Lambda receives it: the handler plus the lazily loaded
  * vendor bundles (AWS SDK, undici; the multipart parser for media) beside it, resolved from there and not
- * from the project's node_modules.
+ * from the project's node_modules. The emulator runs its own bundle of every handler, so these are
+ * loaded here.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,6 +23,19 @@ describe('function bundles (npm test builds them first)', () => {
       }
     },
   );
+
+  it.each(table.functions.map((fn) => [fn.name, fn.file, fn.exportName] as const))(
+    '%s exports its handler as serverless.yml names it',
+    (_name, file, exportName) => {
+      expect(typeof (require(file) as Record<string, unknown>)[exportName]).toBe('function');
+    },
+  );
+
+  it("has the emulator's bundle export every function's handler under the function's name", () => {
+    const handlers = require(join(root, 'dist', 'emulator', 'handlers.js')) as Record<string, unknown>;
+
+    for (const fn of table.functions) expect(typeof handlers[fn.name]).toBe('function');
+  });
 
   it('media loads the multipart parser from beside itself, on first use, not as part of its bundle', () => {
     const media = table.functions.find((fn) => fn.name === 'media');
