@@ -1,9 +1,10 @@
 /**
  * The fleet registry: the one owner of node state. Heartbeats and polls are turned into `NodeRecord`s
  * (pure, from-heartbeat / from-poll) and written to the table, which every instance shares
- * (DESIGN decision 6); routing reads an in-memory `FleetSnapshot` rebuilt from the table at most
- * `snapshotMaxAgeMs` apart, in the background, so the hot path does not wait for the table
- * (decision 5) except on a cold start or after a long freeze.
+ * (DESIGN decision 6); routing reads an in-memory `FleetSnapshot` never older than `snapshotMaxAgeMs`
+ * (decision 5). While requests flow it is read again in the background from half that age, so the hot
+ * path does not wait for the table; the first request after a quiet spell, a cold start or a thaw waits
+ * for one read rather than route on nodes that may have drained or gone since.
  */
 import type { FleetConfig } from '../config';
 import { ServiceUnavailableError } from '../errors';
@@ -40,11 +41,11 @@ export interface HeartbeatReply {
 }
 
 export interface FleetRegistry {
-  /** The current snapshot: at most `snapshotMaxAgeMs` old while the process is warm. */
+  /** The current snapshot: never older than `snapshotMaxAgeMs` (read again first when it would be). */
   snapshot(): Promise<FleetSnapshot>;
   /**
-   * `snapshot()` when it needs no wait for the table (a warm process: the routing path), else undefined.
-   * Same rules: a stale one is served while the fresh one is read in the background.
+   * `snapshot()` when it needs no wait for the table (the routing path while requests flow), else
+   * undefined: past half its bound it is served while the next one is read in the background.
    */
   ready(): FleetSnapshot | undefined;
   /** Re-reads every node from the table now. */
@@ -112,9 +113,10 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
 
   const ready = (): FleetSnapshot | undefined => {
     const age = clock() - readAt;
-    if (built === undefined || age > config.snapshotMaxAgeMs * 5) return undefined;
-    if (age > config.snapshotMaxAgeMs) {
-      // Serve the snapshot we have; the fresh one lands for the next request.
+    // Older than its bound (a quiet spell, a thawed container): read the table before routing on it.
+    if (built === undefined || age > config.snapshotMaxAgeMs) return undefined;
+    if (age > config.snapshotMaxAgeMs / 2) {
+      // Read ahead while traffic flows, so the next requests never wait for the table.
       refresh().catch((error: unknown) => log(`fleet snapshot refresh failed: ${String(error)}`));
     }
     // Liveness moves with the clock even when no record changed.
