@@ -71,7 +71,10 @@ const functionBuilds = Object.entries(serverless.functions).map(async ([name, fn
 // one bundle of all the handlers, so they share one set of services — one queue per node and model,
 // one fleet snapshot, one set of conversation pins — as a single Lambda container shares them.
 const allHandlers = Object.entries(serverless.functions)
-  .map(([name, fn]) => `export { ${fn.handler.slice(fn.handler.lastIndexOf('.') + 1)} as ${name} } from './functions/${name}';`)
+  .map(
+    ([name, fn]) =>
+      `export { ${fn.handler.slice(fn.handler.lastIndexOf('.') + 1)} as ${name} } from './functions/${name}';`,
+  )
   .join('\n');
 const emulatorHandlersBuild = build({
   ...common,
