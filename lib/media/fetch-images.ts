@@ -23,6 +23,29 @@ function isHttpUrl(url: string): boolean {
   return /^https?:\/\//i.test(url);
 }
 
+/** PNG, JPEG, GIF, WebP and BMP by their first bytes: what a server that labels an image wrongly still sends. */
+function hasImageSignature(bytes: Buffer): boolean {
+  const ascii = (start: number, text: string) => bytes.toString('latin1', start, start + text.length) === text;
+  return (
+    (bytes[0] === 0x89 && ascii(1, 'PNG')) ||
+    (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) ||
+    ascii(0, 'GIF8') ||
+    (ascii(0, 'RIFF') && ascii(8, 'WEBP')) ||
+    ascii(0, 'BM')
+  );
+}
+
+/**
+ * The node would fail on what is not an image (a login page, an error page served with 200), and the
+ * client would get a 5xx for its own bad URL: refuse it here, as the 400 it is.
+ */
+function checkImage(contentType: string | string[] | undefined, bytes: Buffer): void {
+  if (bytes.length === 0) throw new Error('is empty');
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.split(';')[0]?.trim().toLowerCase();
+  if (type?.startsWith('image/') === true || hasImageSignature(bytes)) return;
+  throw new Error(`is not an image (${type === undefined || type === '' ? 'no content type' : type})`);
+}
+
 async function fetchOne(url: string, options: FetchImagesOptions): Promise<string> {
   const { request, agent } = nodeHttp();
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 15_000)];
@@ -55,7 +78,9 @@ async function fetchOne(url: string, options: FetchImagesOptions): Promise<strin
       }
       chunks.push(Buffer.from(chunk));
     }
-    return Buffer.concat(chunks).toString('base64');
+    const bytes = Buffer.concat(chunks);
+    checkImage(response.headers['content-type'], bytes);
+    return bytes.toString('base64');
   } catch (error) {
     throw new BadRequestError(
       `image ${url} could not be fetched: ${describeNetworkError(error)}`,

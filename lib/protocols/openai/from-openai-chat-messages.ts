@@ -101,7 +101,8 @@ function fromUserMessage(message: UserMessage, field: string, fetched: ReadonlyM
 
 /**
  * An image URL → the bare base64 Ollama takes: a fetched http(s) URL from the caller's map, or a base64
- * `data:` URI (Ollama decodes with Go's `StdEncoding`); anything else is a 400 naming `field`.
+ * `data:` URI of an image type, or of none given (Ollama decodes with Go's `StdEncoding`); anything
+ * else — another type, no bytes — is a 400 naming `field`.
  */
 export function imageUrlData(url: string, field: string, fetched: ReadonlyMap<string, string>): string {
   if (isFetchedImageUrl(url)) {
@@ -111,10 +112,16 @@ export function imageUrlData(url: string, field: string, fetched: ReadonlyMap<st
   }
   if (!/^data:/i.test(url)) throw new BadRequestError(`${field}: expected a data: URI or an http(s) URL`, field);
   const comma = url.indexOf(',');
-  if (comma === -1 || !url.slice(0, comma).toLowerCase().endsWith(';base64')) {
+  const header = comma === -1 ? '' : url.slice(5, comma).toLowerCase();
+  if (!header.endsWith(';base64')) {
     throw new BadRequestError(`${field}: a data URI must be base64-encoded`, field);
   }
+  const type = header.slice(0, header.indexOf(';'));
+  if (type !== '' && !type.startsWith('image/')) {
+    throw new BadRequestError(`${field}: the data URI holds ${type}, not an image`, field);
+  }
   const payload = url.slice(comma + 1);
+  if (payload === '') throw new BadRequestError(`${field}: the data URI holds no image`, field);
   if (payload.length % 4 !== 0 || !BASE64.test(payload)) {
     throw new BadRequestError(`${field}: the data URI is not valid base64`, field);
   }

@@ -25,6 +25,15 @@ beforeAll(async () => {
     } else if (request.url === '/to-file.png') {
       response.writeHead(307, { location: 'file:///etc/passwd' });
       response.end();
+    } else if (request.url === '/login') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<html>sign in</html>');
+    } else if (request.url === '/empty.png') {
+      response.writeHead(200, { 'content-type': 'image/png' });
+      response.end();
+    } else if (request.url === '/unlabelled') {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      response.end(png);
     } else if (request.url === '/slow.png') {
       setTimeout(() => response.end(png), 2000);
     } else {
@@ -72,6 +81,22 @@ describe('fetchImages', () => {
       param: 'messages.0.content',
       message: expect.stringContaining(message),
     });
+  });
+
+  it.each([
+    ['a page that is not an image', '/login', 'is not an image (text/html)'],
+    ['an empty body', '/empty.png', 'is empty'],
+  ])('answers 400 for %s', async (_name, path, message) => {
+    await expect(fetchImages([`${base}${path}`])).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining(message),
+    });
+  });
+
+  it('takes an image its server labels as bytes, by its signature', async () => {
+    const images = await fetchImages([`${base}/unlabelled`]);
+
+    expect(images.get(`${base}/unlabelled`)).toBe(png.toString('base64'));
   });
 
   it('refuses a URL that is not http(s)', async () => {

@@ -334,9 +334,15 @@ describe('fromOpenAIChatRequest', () => {
       ['a data URI that is not base64', 'data:image/svg+xml,<svg/>'],
       ['a data URI with broken base64', 'data:image/png;base64,abc$'],
       ['a data URI with cut base64', 'data:image/png;base64,abcde'],
+      ['a data URI of text', 'data:text/plain;base64,aGVsbG8='],
+      ['a data URI with no bytes', 'data:image/png;base64,'],
       ['another scheme', 'ftp://example.com/cat.png'],
     ])('rejects %s naming the url field', (_case, imageUrl) => {
       expect(badRequest(withImage(imageUrl)).param).toBe('messages.0.content.1.image_url.url');
+    });
+
+    it('takes a data URI that names no type', () => {
+      expect(translate(withImage(`data:;base64,${PNG}`)).messages[0]?.images).toEqual([PNG]);
     });
 
     it.each([
