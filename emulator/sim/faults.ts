@@ -1,7 +1,9 @@
 /**
  * Fault knobs of a simulated server (Ollama node or sidecar), settable from code and from the control
  * route `POST /_sim/faults`. Which requests each knob touches:
- * - `refuseConnections`, `hang`: every request but the control routes (a dead or stuck machine);
+ * - `refuseConnections`, `hang`: every request but the control routes (a dead or stuck machine). A server
+ *   that refuses connections cannot hear the control route either: over HTTP give `refuseConnections` a
+ *   number of milliseconds, after which it listens again on its own (`true` lasts until code undoes it);
  * - `failNext`, `slowFirstByte`: work requests only (Ollama: everything but `/`, `/api/version`,
  *   `/api/tags`, `/api/ps`), so polling keeps working while model calls fail;
  * - `dropMidStream`, `malformedLine`: the next NDJSON stream only (one shot each).
@@ -21,8 +23,11 @@ export interface FaultState {
 export interface SimFaults {
   /** The next `count` work requests answer `status` with `{"error":"simulated failure"}`. */
   failNext(count: number, status?: number): void;
-  /** Stop listening (connects get ECONNREFUSED, open connections are cut); `false` listens again on the same port. */
-  refuseConnections(on: boolean): Promise<void>;
+  /**
+   * Stop listening (connects get ECONNREFUSED, open connections are cut); `false` listens again on the
+   * same port, and a number of ms stops listening for that long.
+   */
+  refuseConnections(on: boolean | number): Promise<void>;
   /** Accept requests and never answer them. */
   hang(on: boolean): void;
   /** Destroy the socket after `afterChunks` lines of the next streaming response. */
@@ -59,10 +64,22 @@ export class FaultController implements SimFaults {
     this.failStatus = status;
   }
 
-  async refuseConnections(on: boolean): Promise<void> {
-    if (on === this.refusing) return;
-    this.refusing = on;
-    await this.setListening(!on);
+  private comeBack: NodeJS.Timeout | undefined;
+
+  async refuseConnections(on: boolean | number): Promise<void> {
+    clearTimeout(this.comeBack);
+    this.comeBack = undefined;
+    if (typeof on === 'number') {
+      this.comeBack = setTimeout(() => {
+        this.comeBack = undefined;
+        this.refuseConnections(false).catch(() => {});
+      }, on);
+      this.comeBack.unref();
+    }
+    const refusing = on !== false;
+    if (refusing === this.refusing) return;
+    this.refusing = refusing;
+    await this.setListening(!refusing);
   }
 
   hang(on: boolean): void {
@@ -130,7 +147,8 @@ export class FaultController implements SimFaults {
 export interface FaultPatch {
   readonly failNext?: number;
   readonly failStatus?: number;
-  readonly refuseConnections?: boolean;
+  /** `true`, `false`, or milliseconds to refuse for. */
+  readonly refuseConnections?: boolean | number;
   readonly hang?: boolean;
   readonly dropMidStream?: number;
   readonly malformedLine?: number;
@@ -139,13 +157,16 @@ export interface FaultPatch {
 }
 
 const NUMBER_KNOBS = ['dropMidStream', 'malformedLine', 'slowFirstByte', 'failStatus'] as const;
-const BOOLEAN_KNOBS = ['refuseConnections', 'hang', 'reset'] as const;
+const BOOLEAN_KNOBS = ['hang', 'reset'] as const;
 
 /** Checks a control-route patch; returns the first problem, or undefined when it is valid. */
 function validatePatch(patch: Readonly<Record<string, unknown>>): string | undefined {
   for (const key of Object.keys(patch)) {
     const value = patch[key];
-    if (key === 'failNext' || (NUMBER_KNOBS as readonly string[]).includes(key)) {
+    if (key === 'refuseConnections') {
+      const ok = typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value) && value > 0);
+      if (!ok) return 'refuseConnections must be a boolean or a number of ms > 0';
+    } else if (key === 'failNext' || (NUMBER_KNOBS as readonly string[]).includes(key)) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return `${key} must be a number >= 0`;
     } else if ((BOOLEAN_KNOBS as readonly string[]).includes(key)) {
       if (typeof value !== 'boolean') return `${key} must be a boolean`;

@@ -101,6 +101,23 @@ describe('simulated node faults', () => {
     expect(await fetchErrorCode(`${node.url}/`)).toBe('ECONNREFUSED');
   });
 
+  it('refuses connections for a number of ms, then listens again on its own', async () => {
+    await node.faults.reset();
+    const res = await postJson(`${node.url}/_sim/faults`, { refuseConnections: 300 });
+    expect(res.status).toBe(200);
+    expect(await fetchErrorCode(`${node.url}/`)).toBe('ECONNREFUSED');
+
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await fetch(`${node.url}/`)).status).toBe(200);
+    expect(node.faults.state().refusing).toBe(false);
+  });
+
+  it('rejects a refusal of no time', async () => {
+    await node.faults.reset();
+    const res = await postJson(`${node.url}/_sim/faults`, { refuseConnections: 0 });
+    expect(res.status).toBe(400);
+  });
+
   it('clears every fault on reset', async () => {
     node.faults.failNext(5);
     node.faults.hang(true);
