@@ -1,13 +1,17 @@
 /**
  * `POST /api/chat` and `POST /api/generate` (spec §4.4): validate, merge tags, strip the router's own
  * fields, route, and relay. The node is asked exactly what the client asked (stream or one object); its
- * one-object answer goes through the same relay as a stream of one line.
+ * one-object answer goes through the same relay as a stream of one line. Generate with an Ollama-native
+ * image model is relayed the same way, routed as image work.
  */
 import { readJson, requireModel, requireValid } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
+import { requireImageGeneration } from '../images/require-image-generation';
 import { merged } from '../merged';
+import type { RoutingRequest } from '../routing/routing-request';
 import { mergeTags } from '../routing/tags';
+import { getServices } from '../services';
 import {
   type OllamaClientChatRequest,
   type OllamaClientGenerateRequest,
@@ -46,6 +50,21 @@ function readGenerate(raw: unknown): RoutedBody {
   };
 }
 
+/**
+ * Generate with an Ollama-native image model (the node's own `/api/generate` paints it: progress lines,
+ * then the image on the last) is image generation: it needs image generation switched on, and is routed
+ * to image models only. Undefined for any other model.
+ */
+async function imageRouting(body: OllamaClientGenerateRequest): Promise<RoutingRequest | undefined> {
+  const { registry } = getServices();
+  const snapshot = registry.ready() ?? (await registry.snapshot());
+  const native = (model: string) =>
+    snapshot.placements.get(model)?.some((placement) => placement.kind === 'image' && placement.backend === 'ollama');
+  if (native(body.model) !== true) return undefined;
+  await requireImageGeneration();
+  return { model: body.model, fallbackModels: body.fallback_models ?? [], kind: 'image', needsVision: false };
+}
+
 export async function serveOllamaChat(
   request: HttpRequest,
   response: ResponseSink,
@@ -61,19 +80,16 @@ export async function serveOllamaChat(
   });
   const forwarded = stripRouterFields(body);
   const streaming = ollamaStreamRequested(body);
+  const routing =
+    (endpoint === 'generate' ? await imageRouting(body) : undefined) ??
+    chatRoutingRequest({ model: body.model, fallbackModels: body.fallback_models ?? [], tags, messages, tools });
   await serveChat({
     request,
     response,
     style: endpoint === 'chat' ? 'ollama-chat' : 'ollama-generate',
     family: 'ollama',
     tags,
-    routing: chatRoutingRequest({
-      model: body.model,
-      fallbackModels: body.fallback_models ?? [],
-      tags,
-      messages,
-      tools,
-    }),
+    routing,
     nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
     nodeBody: (model) => merged<object>(forwarded, { model, stream: streaming }),
     output: () => createOllamaOutput(endpoint, streaming, body.options),

@@ -7,6 +7,7 @@
  * 503 until the dashboard setting turns it on.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { CATALOG, readPngSize, type SimAgent, startSimAgent } from '../../emulator/sim';
 import { eventually, type RouterProcess, startRouter } from './router-process';
@@ -138,6 +139,22 @@ describe('POST /v1/images/generations with the openai client', () => {
       expect(failure.message).toContain('image generation failed on image-b: the node answered 500: simulated failure');
     } finally {
       await second.image?.faults.reset();
+    }
+  });
+});
+
+describe('POST /api/generate with an Ollama-native image model', () => {
+  it("relays the node's progress lines and its image to the ollama client, streamed and whole", async () => {
+    const ollama = new Ollama({ host: router.url });
+    const request = { model: 'x/z-image-turbo:latest', prompt: 'a lighthouse', width: 96, height: 64, steps: 2 };
+
+    const parts: { done: boolean; completed?: number; image?: string }[] = [];
+    for await (const part of await ollama.generate({ ...request, stream: true })) parts.push(part);
+    const whole = await ollama.generate({ ...request, stream: false });
+
+    expect(parts.map((part) => part.completed ?? 'done')).toEqual([1, 2, 'done']);
+    for (const image of [parts.at(-1)?.image, whole.image]) {
+      expect(readPngSize(Buffer.from(image ?? '', 'base64'))).toEqual({ width: 96, height: 64 });
     }
   });
 });
@@ -286,12 +303,23 @@ describe('a router started without FLEET_IMAGE_GENERATION', () => {
 
   beforeAll(async () => {
     plain = await startRouter();
-    const payload = second.payload();
-    await postJson('/heartbeat', payload, plain.url);
+    await postJson('/heartbeat', second.payload(), plain.url);
+    await postJson('/heartbeat', first.payload(), plain.url);
   }, 20_000);
 
   afterAll(async () => {
     await plain?.stop();
+  });
+
+  it('answers /api/generate with an Ollama-native image model 503, saying how to enable it', async () => {
+    const off = await postJson(
+      '/api/generate',
+      { model: 'x/z-image-turbo:latest', prompt: 'a lighthouse', stream: false },
+      plain.url,
+    );
+
+    expect(off.status).toBe(503);
+    expect(((await off.json()) as { error: string }).error).toContain('FLEET_IMAGE_GENERATION=true');
   });
 
   it('answers 503 saying how to enable it, then generates once the dashboard setting is on', async () => {
