@@ -58,9 +58,8 @@ function readGenerate(raw: unknown): RoutedBody {
 async function imageRouting(body: OllamaClientGenerateRequest): Promise<RoutingRequest | undefined> {
   const { registry } = getServices();
   const snapshot = registry.ready() ?? (await registry.snapshot());
-  const native = (model: string) =>
-    snapshot.placements.get(model)?.some((placement) => placement.kind === 'image' && placement.backend === 'ollama');
-  if (native(body.model) !== true) return undefined;
+  const placements = snapshot.placements.get(body.model) ?? [];
+  if (!placements.some((placement) => placement.kind === 'image' && placement.backend === 'ollama')) return undefined;
   await requireImageGeneration();
   return { model: body.model, fallbackModels: body.fallback_models ?? [], kind: 'image', needsVision: false };
 }
