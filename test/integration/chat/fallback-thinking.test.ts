@@ -107,35 +107,28 @@ describe('a fallback to a model that does not think', () => {
     expect(reply.headers['x-budget-used']).toBe('1/20');
   });
 
-  it('responses: the same for reasoning.effort and max_output_tokens', async () => {
-    const reply = await serve(serveResponses, '/v1/responses', {
-      model: THINKER,
-      fallback_models: [PLAIN],
-      reasoning: { effort: 'high' },
-      max_output_tokens: 30,
-      input: 'hi',
-      store: false,
-    });
+  it.each([
+    [
+      'responses: reasoning.effort and max_output_tokens',
+      serveResponses,
+      '/v1/responses',
+      { reasoning: { effort: 'high' }, max_output_tokens: 30, input: 'hi', store: false },
+      30,
+    ],
+    [
+      'anthropic: adaptive thinking and max_tokens',
+      serveAnthropicMessages,
+      '/v1/messages',
+      { thinking: { type: 'adaptive' }, max_tokens: 40, messages },
+      40,
+    ],
+  ] as const)('%s: the same', async (_name, route, path, fields, budget) => {
+    const reply = await serve(route, path, { model: THINKER, fallback_models: [PLAIN], ...fields });
 
     expect(reply.statusCode).toBe(200);
     const [sent] = received['plain'] ?? [];
     expect(sent?.think).toBeUndefined();
-    expect(sent?.options?.num_predict).toBe(30);
-  });
-
-  it('anthropic: the same for adaptive thinking and max_tokens', async () => {
-    const reply = await serve(serveAnthropicMessages, '/v1/messages', {
-      model: THINKER,
-      fallback_models: [PLAIN],
-      thinking: { type: 'adaptive' },
-      max_tokens: 40,
-      messages,
-    });
-
-    expect(reply.statusCode).toBe(200);
-    const [sent] = received['plain'] ?? [];
-    expect(sent?.think).toBeUndefined();
-    expect(sent?.options?.num_predict).toBe(40);
+    expect(sent?.options?.num_predict).toBe(budget);
   });
 });
 
