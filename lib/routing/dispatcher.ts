@@ -75,14 +75,14 @@ export interface DispatchTrail {
   /** The last candidate tried — queued on, or sent to — and how it ranked: where the request ended. */
   decision?: RoutingDecision;
   /** Attempts that reached for a node and failed (unreachable, 5xx), in order. */
-  failedAttempts: readonly AttemptFailure[];
+  readonly failedAttempts: AttemptFailure[];
 }
 
 export type Dispatch = (request: RoutingRequest, signal: AbortSource, trail?: DispatchTrail) => Promise<DispatchResult>;
 
-/** The attempts that reached for a node and failed: each is a retry, and leaves a `retried` trace. */
-function sendFailures(log: DispatchLog): AttemptFailure[] {
-  return log.failures.filter((failure) => failure.kind === 'unreachable' || failure.kind === 'server-error');
+/** An attempt that reached for a node and failed: a retry, which leaves a `retried` trace. */
+function isSendFailure(failure: AttemptFailure): boolean {
+  return failure.kind === 'unreachable' || failure.kind === 'server-error';
 }
 
 /** The queue slot, plus the duration observation the scorer's wait estimate learns from. */
@@ -105,21 +105,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
   const { queues, latency, affinity, send } = options;
 
   return async function dispatch(request, signal, trail) {
-    const log = new DispatchLog();
-    try {
-      return await route(request, signal, log, trail);
-    } catch (error) {
-      if (trail !== undefined) trail.failedAttempts = sendFailures(log);
-      throw error;
-    }
-  };
-
-  async function route(
-    request: RoutingRequest,
-    signal: AbortSource,
-    log: DispatchLog,
-    trail: DispatchTrail | undefined,
-  ): Promise<DispatchResult> {
     throwIfAborted(signal);
     const current = options.snapshot();
     const snapshot = current instanceof Promise ? await current : current;
@@ -127,6 +112,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
     const key = request.conversationKey;
     const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
     const models = [...new Set([request.model, ...request.fallbackModels])];
+    const log = new DispatchLog();
     const tried: string[] = [];
 
     for (const model of models) {
@@ -157,6 +143,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
         const outcome = await tryCandidate(candidate, { queues, send, clock }, signal);
         if (outcome.kind === 'failed') {
           log.failed(outcome.failure);
+          if (trail !== undefined && isSendFailure(outcome.failure)) trail.failedAttempts.push(outcome.failure);
           continue;
         }
         const { reply, attempt, sentAt } = outcome;
@@ -165,9 +152,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
           if (key !== undefined) affinity.pin(key, attempt.node.id);
         }
         const slot = timedSlot(outcome.slot, sentAt, options, clock);
-        return { reply, attempt, slot, decision, failedAttempts: sendFailures(log), sentAt };
+        const failedAttempts = log.failures.filter(isSendFailure);
+        return { reply, attempt, slot, decision, failedAttempts, sentAt };
       }
     }
     throw log.toError(snapshot, tried);
-  }
+  };
 }
