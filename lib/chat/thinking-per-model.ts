@@ -24,10 +24,15 @@ export function requestPerModel(
   translate: TranslateForThinking,
 ): (served: string) => OllamaChatRequest {
   let other: OllamaChatRequest | undefined;
+  // The relay asks twice for the model that serves (its body, then its output's options): looked up once.
+  let lastServed: string | undefined;
+  let lastRequest = canonical;
   return (served) => {
-    if (thinkingCapable(snapshot, served) === capable) return canonical;
-    other ??= withThinkingOf(canonical, translate(!capable));
-    return other;
+    if (served === lastServed) return lastRequest;
+    lastServed = served;
+    if (thinkingCapable(snapshot, served) === capable) lastRequest = canonical;
+    else lastRequest = other ??= withThinkingOf(canonical, translate(!capable));
+    return lastRequest;
   };
 }
 
