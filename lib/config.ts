@@ -25,6 +25,11 @@ export interface FleetConfig {
   readonly corsOrigins: readonly string[] | undefined;
   readonly maxRetries: number;
   readonly apiKeys: readonly string[] | undefined;
+  /**
+   * Node agents' own keys (`FLEET_NODE_KEYS`): the only ones the heartbeat routes accept, and accepted
+   * nowhere else. Unset: heartbeats are open while `apiKeys` is unset too, refused (401) once it is set.
+   */
+  readonly nodeKeys: readonly string[] | undefined;
   /** Requests a node runs at once per model, by node id, over what the node reports (default 1). */
   readonly nodeConcurrency: ReadonlyMap<string, number>;
   /** Node liveness (contract §3): degraded after this long without a good poll or heartbeat… */
@@ -101,6 +106,7 @@ const envSchema = lazySchema(() =>
     FLEET_CORS_ORIGINS: z.optional(listText()),
     FLEET_MAX_RETRIES: z._default(integerText(0, 10), 2),
     FLEET_API_KEYS: z.optional(listText()),
+    FLEET_NODE_KEYS: z.optional(listText()),
     FLEET_NODE_CONCURRENCY: z._default(listText(), []),
     FLEET_MODEL_MAP: z.optional(z.string()),
     FLEET_AUTO_ROUTE: z._default(booleanText(), true),
@@ -181,6 +187,15 @@ export function parseListedNode(entry: string): ListedNode {
   return { id, url: base };
 }
 
+/** A key in both lists would let a client heartbeat (or a node agent chat): refused at start. */
+function checkKeyListsApart(apiKeys: readonly string[] | undefined, nodeKeys: readonly string[] | undefined): void {
+  if (apiKeys === undefined || nodeKeys === undefined) return;
+  const clientKeys = new Set(apiKeys);
+  if (nodeKeys.some((key) => clientKeys.has(key))) {
+    throw new Error('FLEET_NODE_KEYS: a node key is also in FLEET_API_KEYS; give node agents keys of their own');
+  }
+}
+
 /** Builds the frozen config from an environment; throws one error naming every bad variable. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): FleetConfig {
   const present = Object.fromEntries(
@@ -198,6 +213,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     if (ids.has(node.id)) throw new Error(`FLEET_NODES: node id "${node.id}" is listed twice`);
     ids.add(node.id);
   }
+  checkKeyListsApart(value.FLEET_API_KEYS, value.FLEET_NODE_KEYS);
   return Object.freeze({
     port: value.FLEET_PORT,
     host: value.FLEET_HOST,
@@ -211,6 +227,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     corsOrigins: value.FLEET_CORS_ORIGINS,
     maxRetries: value.FLEET_MAX_RETRIES,
     apiKeys: value.FLEET_API_KEYS,
+    nodeKeys: value.FLEET_NODE_KEYS,
     nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,

@@ -8,7 +8,7 @@
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
-import { createApiKeyCheck } from './api-keys';
+import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
 import { familyForPath } from './family';
 import { renderError } from './render-error';
 import { type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
@@ -23,14 +23,30 @@ import { compileRoutePattern, type RoutePattern, sortBySpecificity } from './rou
 
 export type Route = (request: HttpRequest, response: ResponseSink) => Promise<void>;
 
-/** Keys are `METHOD /template`, exactly as serverless.yml lists the http events. */
-export type RouteTable = Readonly<Record<string, Route>>;
+/** A route that takes a credential other than the clients' keys (`nodeRoute`). */
+export interface GuardedRoute {
+  readonly route: Route;
+  readonly credential: RouteCredential;
+}
+
+/**
+ * Keys are `METHOD /template`, exactly as serverless.yml lists the http events. A plain route takes
+ * client keys; node agents' routes are marked with `nodeRoute`.
+ */
+export type RouteTable = Readonly<Record<string, Route | GuardedRoute>>;
+
+/** Marks a route as node agents' (heartbeats): it takes node keys only, never client keys. */
+export function nodeRoute(route: Route): GuardedRoute {
+  return { route, credential: 'node' };
+}
 
 export interface HandlerOptions {
   /** Runs after the reply ended, inside the invocation (flushes written-behind items in AWS). */
   readonly afterResponse?: () => Promise<void>;
-  /** Accepted API keys; unset or empty = open (contract §2). */
+  /** Accepted client keys; unset or empty = client routes open (contract §2). */
   readonly apiKeys?: readonly string[] | undefined;
+  /** Accepted node keys, for `nodeRoute`s only (contract §2, §3.2; see api-keys). */
+  readonly nodeKeys?: readonly string[] | undefined;
 }
 
 interface AwsLambdaGlobal {
@@ -46,14 +62,20 @@ export type BufferedLambdaHandler = (event: LambdaHttpEvent, context?: Context) 
 interface CompiledRoute {
   readonly method: string;
   readonly pattern: RoutePattern;
-  readonly route: Route;
+  readonly route: GuardedRoute;
 }
 
 interface CompiledTable {
   /** `METHOD /template` → route, for the exact lookups that serve almost every request. */
-  readonly exact: ReadonlyMap<string, Route>;
+  readonly exact: ReadonlyMap<string, GuardedRoute>;
   /** Every route, most specific first, for matching paths against templates. */
   readonly ordered: readonly CompiledRoute[];
+  /** Some route takes node keys (the fleet function's heartbeats). */
+  readonly hasNodeRoutes: boolean;
+}
+
+function guarded(entry: Route | GuardedRoute): GuardedRoute {
+  return typeof entry === 'function' ? { route: entry, credential: 'client' } : entry;
 }
 
 function compileRoutes(routes: RouteTable): CompiledTable {
@@ -61,15 +83,16 @@ function compileRoutes(routes: RouteTable): CompiledTable {
     Object.entries(routes).map(([key, route]) => {
       const [method, template] = key.trim().split(/\s+/);
       if (method === undefined || template === undefined) throw new Error(`route key "${key}" is not "METHOD /path"`);
-      return { method: method.toUpperCase(), pattern: compileRoutePattern(template), route };
+      return { method: method.toUpperCase(), pattern: compileRoutePattern(template), route: guarded(route) };
     }),
   );
   const exact = new Map(ordered.map((entry) => [`${entry.method} ${entry.pattern.template}`, entry.route]));
-  return { exact, ordered };
+  const hasNodeRoutes = ordered.some((entry) => entry.route.credential === 'node');
+  return { exact, ordered, hasNodeRoutes };
 }
 
 interface FoundRoute {
-  readonly route: Route;
+  readonly route: GuardedRoute;
   readonly params: Record<string, string> | undefined;
 }
 
@@ -122,7 +145,12 @@ export type HandlerOptionsSource = HandlerOptions | (() => HandlerOptions);
 
 interface ServeSetup {
   readonly options: HandlerOptions;
-  readonly checkApiKey: ReturnType<typeof createApiKeyCheck>;
+  readonly checkCredential: CredentialCheck | undefined;
+}
+
+/** Read once per container (a cold start): the operator hears about a setup that shuts node agents out. */
+function warnAboutCredentials(options: HandlerOptions): void {
+  for (const message of credentialWarnings(options)) console.error(JSON.stringify({ level: 'warn', message }));
 }
 
 function createServe(routes: RouteTable, source: HandlerOptionsSource) {
@@ -131,7 +159,8 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
   const resolve = (): ServeSetup => {
     if (setup === undefined) {
       const options = typeof source === 'function' ? source() : source;
-      setup = { options, checkApiKey: createApiKeyCheck(options.apiKeys) };
+      if (compiled.hasNodeRoutes) warnAboutCredentials(options);
+      setup = { options, checkCredential: createCredentialCheck(options) };
     }
     return setup;
   };
@@ -143,8 +172,8 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
       options = current.options;
       const found = findRoute(compiled, method, path, resource);
       const request = toHttpRequest(event, found.params);
-      current.checkApiKey?.(request);
-      await found.route(request, sink);
+      current.checkCredential?.(request, found.route.credential);
+      await found.route.route(request, sink);
       if (!sink.ended) await sink.end();
     } catch (error) {
       await fail(sink, path, error);

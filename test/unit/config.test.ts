@@ -85,6 +85,18 @@ describe('loadConfig', () => {
     });
   });
 
+  it("reads node agents' keys from FLEET_NODE_KEYS, apart from the client keys", () => {
+    const config = loadConfig({ FLEET_API_KEYS: 'client-1', FLEET_NODE_KEYS: 'node-1, node-2' });
+
+    expect(config.apiKeys).toEqual(['client-1']);
+    expect(config.nodeKeys).toEqual(['node-1', 'node-2']);
+    expect(loadConfig({}).nodeKeys).toBeUndefined();
+  });
+
+  it('refuses a key that is both a client key and a node key', () => {
+    expect(() => loadConfig({ FLEET_API_KEYS: 'a,shared', FLEET_NODE_KEYS: 'shared' })).toThrow(/FLEET_NODE_KEYS/);
+  });
+
   it('reads FLEET_MODEL_MAP as a JSON object too', () => {
     const config = loadConfig({ FLEET_MODEL_MAP: '{"claude-opus-4-1": "qwen3:32b"}' });
 
