@@ -3,7 +3,7 @@ import { toFleetQueue } from '../lib/fleet/views/fleet-queue';
 import { toFleetStatus } from '../lib/fleet/views/fleet-status';
 import { mergeQueues } from '../lib/fleet/views/merge-queues';
 import { queuesFromSnapshot } from '../lib/fleet/views/queues-from-snapshot';
-import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
+import { createHandler, nodeRoute, type Route, type RouteTable } from '../lib/http/handler';
 import { readJson, requireValid } from '../lib/http/parse-json';
 import { sendJson } from '../lib/http/reply';
 import { getServices, handlerOptions } from '../lib/services';
@@ -31,7 +31,7 @@ const heartbeat: Route = async (request, response) => {
   const payload = requireValid(parseHeartbeat(readJson(request)));
   const { registry } = getServices();
   const reply = isDrainHeartbeat(payload)
-    ? await registry.recordDrain(payload.node_id)
+    ? await registry.recordDrain(payload.node_id, request.sourceIp)
     : await registry.recordHeartbeat(payload, request.sourceIp);
   await sendJson(response, reply);
 };
@@ -39,8 +39,9 @@ const heartbeat: Route = async (request, response) => {
 export const routes: RouteTable = {
   'GET /fleet/status': status,
   'GET /fleet/queue': queue,
-  'POST /heartbeat': heartbeat,
-  'POST /fleet/heartbeat': heartbeat,
+  // Node agents' routes: node keys only (contract §3.2), never client keys.
+  'POST /heartbeat': nodeRoute(heartbeat),
+  'POST /fleet/heartbeat': nodeRoute(heartbeat),
 };
 
 export const handler = createHandler(routes, handlerOptions);

@@ -12,6 +12,7 @@ import { createFleetSummariser } from './context-service/fleet-summariser';
 import { createStickyClearedIds } from './context-service/sticky-cleared-ids';
 import { createSummaryCache } from './context-service/summary-cache';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
+import { heartbeatAdmission } from './fleet/heartbeat-admission';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createShowModel, type ShowModel } from './fleet/show-model';
 import type { HandlerOptions } from './http/handler';
@@ -83,7 +84,12 @@ export function getServices(): Services {
 export function initServices(config: FleetConfig): Services {
   const table = openTable(createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint }), config.table);
   const describe = createModelDescriber();
-  const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
+  const registry = createFleetRegistry({
+    store: createNodeRepository(table),
+    config,
+    describe,
+    admission: heartbeatAdmission(config),
+  });
   const writeBehind = createWriteBehind(table);
   onShutdown(() => writeBehind.close());
   // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's views.
@@ -146,10 +152,15 @@ export function initServices(config: FleetConfig): Services {
 /** In AWS a container is frozen between invocations, so written-behind items go out before one ends. */
 const inLambda = process.env['AWS_LAMBDA_FUNCTION_NAME'] !== undefined;
 
-/** What every HTTP handler is wrapped with: the API keys it accepts, the end-of-invocation flush. */
+/**
+ * What every HTTP handler is wrapped with: the client and node keys it accepts (from the same config
+ * as the services, so the registry's heartbeat rules and the wrapper's key check agree), the
+ * end-of-invocation flush.
+ */
 export function handlerOptions(): HandlerOptions {
   const flush = async () => {
     if (services !== undefined) await services.writeBehind.flush();
   };
-  return { apiKeys: getConfig().apiKeys, ...(inLambda ? { afterResponse: flush } : {}) };
+  const config = services?.config ?? getConfig();
+  return { apiKeys: config.apiKeys, nodeKeys: config.nodeKeys, ...(inLambda ? { afterResponse: flush } : {}) };
 }

@@ -10,7 +10,8 @@ import type { FleetConfig } from '../config';
 import { ServiceUnavailableError } from '../errors';
 import type { FullHeartbeat } from '../wire/heartbeat';
 import type { DescribeModels } from './describe-models';
-import { drainNode, nodeFromHeartbeat } from './from-heartbeat';
+import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from './from-heartbeat';
+import { admitDrain, admitHeartbeat, type HeartbeatAdmission, OPEN_ADMISSION } from './heartbeat-admission';
 import type { FleetSnapshot, NodeModel, NodeRecord } from './node';
 import { nodeStatus } from './node-status';
 import { buildSnapshot } from './snapshot';
@@ -32,6 +33,8 @@ export interface FleetRegistryOptions {
   readonly log?: (line: string) => void;
   /** Asks a node's runtime about models a heartbeat named without metadata; absent = keep the inferred guess. */
   readonly describe?: DescribeModels;
+  /** Which heartbeats may change which nodes; absent = an open router with no listed nodes. */
+  readonly admission?: HeartbeatAdmission;
 }
 
 export interface HeartbeatReply {
@@ -50,8 +53,10 @@ export interface FleetRegistry {
   ready(): FleetSnapshot | undefined;
   /** Re-reads every node from the table now. */
   refresh(): Promise<FleetSnapshot>;
+  /** Throws ConflictError when the heartbeat may not change the node (heartbeat-admission). */
   recordHeartbeat(payload: FullHeartbeat, peerIp?: string): Promise<HeartbeatReply>;
-  recordDrain(nodeId: string): Promise<HeartbeatReply>;
+  /** Throws ConflictError when the drain may not take the node out (heartbeat-admission). */
+  recordDrain(nodeId: string, peerIp?: string): Promise<HeartbeatReply>;
   /** Stores a record produced elsewhere (the poller) and shows it in this instance's snapshot. */
   save(record: NodeRecord): Promise<void>;
   /** The stored record of a node as this instance last saw it. */
@@ -67,6 +72,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   const clock = options.clock ?? Date.now;
   const log = options.log ?? ((line: string) => console.error(line));
   const { config } = options;
+  const admission = options.admission ?? OPEN_ADMISSION;
   const thresholds = { degradedAfterMs: config.degradedAfterMs, offlineAfterMs: config.offlineAfterMs };
   let records = new Map<string, NodeRecord>();
   let built: FleetSnapshot | undefined;
@@ -150,6 +156,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     async recordHeartbeat(payload, peerIp) {
       const now = clock();
       const previous = await stored(payload.node_id);
+      admitHeartbeat(admission, payload.node_id, resolveAgentUrl(payload, peerIp), previous, { now, thresholds });
       const record = await describe(nodeFromHeartbeat(payload, { previous, now, peerIp }));
       await save(record);
       return { status: 'ok', node_id: record.id, node_status: nodeStatus(record, now, thresholds) };
@@ -162,9 +169,11 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
       await save({ ...previous, models });
       return true;
     },
-    async recordDrain(nodeId) {
+    async recordDrain(nodeId, peerIp) {
+      const now = clock();
       const previous = await stored(nodeId);
-      if (previous !== undefined) await save(drainNode(previous, clock()));
+      admitDrain(admission, nodeId, previous, peerIp, { now, thresholds });
+      if (previous !== undefined) await save(drainNode(previous, now));
       return { status: 'draining', node_id: nodeId, node_status: 'offline' };
     },
   };

@@ -69,7 +69,7 @@ describe('createFleetRegistry', () => {
     const writer = registry();
     await writer.recordHeartbeat(makeHeartbeat({ node_id: 'reg-quiet' }));
     expect((await reader.snapshot()).byId.get('reg-quiet')?.draining).toBe(false);
-    await writer.recordDrain('reg-quiet');
+    await writer.recordDrain('reg-quiet', '10.0.0.5');
 
     now += 1100;
     expect(reader.ready()).toBeUndefined();
@@ -110,7 +110,7 @@ describe('createFleetRegistry', () => {
     const fleet = registry();
     await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-drain' }));
 
-    const reply = await fleet.recordDrain('reg-drain');
+    const reply = await fleet.recordDrain('reg-drain', '10.0.0.5');
     const local = await fleet.snapshot();
     const elsewhere = await registry().refresh();
 
