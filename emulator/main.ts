@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { loadConfig } from '../lib/config';
+import { credentialWarnings } from '../lib/http/api-keys';
 import { runShutdownHooks } from '../lib/shutdown-hooks';
 import { createDynamoClient } from '../lib/store/client';
 import { ensureTable } from '../lib/store/ensure-table';
@@ -59,7 +60,10 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const routerUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
 
-  const fleet = demo ? await startSimFleet({ routerUrl, heartbeatIntervalMs: 5000 }) : undefined;
+  const nodeKey = config.nodeKeys?.[0];
+  const fleet = demo
+    ? await startSimFleet({ routerUrl, heartbeatIntervalMs: 5000, ...(nodeKey === undefined ? {} : { nodeKey }) })
+    : undefined;
   if (fleet !== undefined) {
     const listed = [process.env['FLEET_NODES'], fleet.listedNodes].filter(
       (value) => value !== undefined && value !== '',
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
   const scheduler = startScheduler({ table, loadHandler, intervalMs: config.pollIntervalMs });
 
   console.log(`Fleet Router listening on ${routerUrl}${demo ? ' (demo fleet running)' : ''}`);
+  for (const warning of credentialWarnings(config)) console.warn(`warning: ${warning}`);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

@@ -18,8 +18,8 @@ export interface SimAgentOptions {
   readonly nodeId?: string;
   /** Router base URL; heartbeats go to `POST {routerUrl}/heartbeat`. None = no heartbeats are sent. */
   readonly routerUrl?: string;
-  /** Sent as `Authorization: Bearer` when the router requires keys. */
-  readonly apiKey?: string;
+  /** A node key (the router's FLEET_NODE_KEYS), sent as `Authorization: Bearer <key>` on every heartbeat. */
+  readonly nodeKey?: string;
   /** Default 5000. */
   readonly intervalMs?: number;
   /** The Ollama it fronts; when absent the agent starts one from `ollamaOptions` (and closes it on stop). */
@@ -107,9 +107,9 @@ function hostOf(options: SimAgentOptions, node: SimNode): HeartbeatHost {
   };
 }
 
-async function postJson(url: string, body: unknown, apiKey: string | undefined, signal: AbortSignal) {
+async function postJson(url: string, body: unknown, nodeKey: string | undefined, signal: AbortSignal) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey !== undefined) headers['authorization'] = `Bearer ${apiKey}`;
+  if (nodeKey !== undefined) headers['authorization'] = `Bearer ${nodeKey}`;
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
   const text = await response.text();
   const reply: unknown = text === '' ? undefined : JSON.parse(text);
@@ -174,7 +174,7 @@ export async function startSimAgent(options: SimAgentOptions = {}): Promise<SimA
   const post = (body: unknown): Promise<unknown> => {
     if (options.routerUrl === undefined) return Promise.reject(new Error('no routerUrl configured'));
     const signal = AbortSignal.any([stopper.signal, AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS)]);
-    return postJson(`${options.routerUrl.replace(/\/+$/, '')}/heartbeat`, body, options.apiKey, signal);
+    return postJson(`${options.routerUrl.replace(/\/+$/, '')}/heartbeat`, body, options.nodeKey, signal);
   };
   const payload = (): HeartbeatPayload => {
     const failures = { connectionFailures: loop.sinceSuccess, connectionFailuresTotal: loop.failures };

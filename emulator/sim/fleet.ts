@@ -14,7 +14,8 @@ import { DEFAULT_TRANSCRIPTION_MODELS } from './transcription-sidecar';
 export interface SimFleetOptions {
   /** Router the agents send heartbeats to; none = agents run without heartbeats. */
   readonly routerUrl?: string;
-  readonly apiKey?: string;
+  /** A node key (FLEET_NODE_KEYS) the agents send with their heartbeats. */
+  readonly nodeKey?: string;
   /** Default 5000. */
   readonly heartbeatIntervalMs?: number;
   /** Time to first token on every node, ms (default 50). */
@@ -50,7 +51,7 @@ export async function startSimFleet(options: SimFleetOptions = {}): Promise<SimF
   const agentBase = {
     host,
     ...(options.routerUrl === undefined ? {} : { routerUrl: options.routerUrl }),
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.nodeKey === undefined ? {} : { nodeKey: options.nodeKey }),
     intervalMs: options.heartbeatIntervalMs ?? 5000,
   };
   const large = await startSimNode({

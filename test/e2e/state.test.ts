@@ -1,7 +1,8 @@
 /**
  * Where state lives and who may reach it, end to end: the embedded table persists under
  * FLEET_DATA_DIR across restarts, FLEET_DYNAMODB_ENDPOINT points the router at another DynamoDB, and
- * FLEET_API_KEYS closes every endpoint but the liveness probe.
+ * FLEET_API_KEYS closes every endpoint but the liveness probe and the heartbeats, which take the node
+ * agents' own keys (FLEET_NODE_KEYS).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,12 +29,12 @@ async function router(env: Record<string, string>): Promise<RouterProcess> {
   return started;
 }
 
-async function agentFor(url: string, nodeId: string, apiKey?: string): Promise<SimAgent> {
+async function agentFor(url: string, nodeId: string, nodeKey?: string): Promise<SimAgent> {
   const agent = await startSimAgent({
     nodeId,
     routerUrl: url,
     intervalMs: 60_000,
-    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(nodeKey === undefined ? {} : { nodeKey }),
   });
   cleanups.push(() => agent.stop());
   return agent;
@@ -74,14 +75,14 @@ describe('router state', () => {
     expect((await repository.list()).map((record) => record.id)).toEqual(['external-node']);
   }, 30_000);
 
-  it('requires an API key everywhere but the liveness probe when FLEET_API_KEYS is set', async () => {
-    const closed = await router({ FLEET_API_KEYS: 'fleet-secret' });
+  it('requires a client key everywhere but the liveness probe and heartbeats when FLEET_API_KEYS is set', async () => {
+    const closed = await router({ FLEET_API_KEYS: 'fleet-secret', FLEET_NODE_KEYS: 'node-secret' });
     const withKey = new Ollama({ host: closed.url, headers: { Authorization: 'Bearer fleet-secret' } });
 
     const probe = await fetch(`${closed.url}/`);
     const refused = await fetch(`${closed.url}/api/tags`);
     const heartbeatWithoutKey = await fetch(`${closed.url}/heartbeat`, { method: 'POST', body: '{}' });
-    await (await agentFor(closed.url, 'keyed', 'fleet-secret')).sendHeartbeat();
+    await (await agentFor(closed.url, 'keyed', 'node-secret')).sendHeartbeat();
 
     expect(probe.status).toBe(200);
     expect(refused.status).toBe(401);
@@ -89,5 +90,23 @@ describe('router state', () => {
     expect(heartbeatWithoutKey.status).toBe(401);
     await eventually(async () => expect(await nodeIds(closed.url, { 'x-api-key': 'fleet-secret' })).toEqual(['keyed']));
     expect((await withKey.list()).models.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('lets an agent with a node key join and serve traffic, and no client key heartbeat', async () => {
+    const closed = await router({ FLEET_API_KEYS: 'fleet-secret', FLEET_NODE_KEYS: 'node-secret' });
+    const client = new Ollama({ host: closed.url, headers: { Authorization: 'Bearer fleet-secret' } });
+    const intruder = await agentFor(closed.url, 'intruder', 'fleet-secret');
+    const agent = await agentFor(closed.url, 'node-keyed', 'node-secret');
+
+    await expect(intruder.sendHeartbeat()).rejects.toThrow(/401/);
+    await agent.sendHeartbeat();
+    const before = agent.node.requests.length;
+    const reply = await eventually(() =>
+      client.chat({ model: 'llama3.2:3b', messages: [{ role: 'user', content: 'hello' }] }),
+    );
+
+    expect(reply.message.role).toBe('assistant');
+    expect(agent.node.requests.slice(before).map((request) => request.path)).toContain('/api/chat');
+    expect(await nodeIds(closed.url, { 'x-api-key': 'fleet-secret' })).toEqual(['node-keyed']);
   }, 30_000);
 });

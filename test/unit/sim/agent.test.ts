@@ -11,7 +11,7 @@ describe('simulated node agent', () => {
     agent = await startSimAgent({
       nodeId: 'mac-studio',
       routerUrl: router.url,
-      apiKey: 'secret-key',
+      nodeKey: 'secret-key',
       intervalMs: 40,
       ollamaOptions: { loaded: ['qwen3:8b'], numParallel: 2 },
       totalGb: 64,
@@ -31,7 +31,7 @@ describe('simulated node agent', () => {
     await router.close();
   });
 
-  it('sends heartbeats to /heartbeat at once and then every interval, with the API key', async () => {
+  it('sends heartbeats to /heartbeat at once and then every interval, with the node key', async () => {
     await waitFor(() => agent.heartbeatsSent >= 3);
     expect(router.posts.length).toBeGreaterThanOrEqual(3);
     expect(router.posts.every((post) => post.path === '/heartbeat')).toBe(true);
