@@ -5,7 +5,7 @@
  * each request whatever happens to the caller's signal. One per `fetchImages` call, closed after it.
  */
 import type { Agent } from 'undici';
-import type { ImageDestination } from './image-destination';
+import type { ImageDestination, ResolvedAddress } from './image-destination';
 
 type Undici = typeof import('undici');
 type Connector = ReturnType<Undici['buildConnector']>;
@@ -13,9 +13,25 @@ type Connector = ReturnType<Undici['buildConnector']>;
 export function createImageAgent(destination: ImageDestination, timeoutMs: number): Agent {
   const { Agent: UndiciAgent, buildConnector }: Undici = require('undici');
   const direct = buildConnector({ timeout: timeoutMs });
+  /** Each judged address in turn until one connects; the last one's error if none does. */
+  const connectAny = (
+    options: Parameters<Connector>[0],
+    addresses: readonly ResolvedAddress[],
+    callback: Parameters<Connector>[1],
+  ): void => {
+    const [first, ...rest] = addresses;
+    if (first === undefined) {
+      callback(new Error(`${options.hostname} has no address to connect to`), null);
+      return;
+    }
+    direct({ ...options, hostname: first.address }, (...result) => {
+      if (result[0] === null || rest.length === 0) callback(...result);
+      else connectAny(options, rest, callback);
+    });
+  };
   const connect: Connector = (options, callback) => {
     destination(options.hostname).then(
-      ({ address }) => direct({ ...options, hostname: address }, callback),
+      (addresses) => connectAny(options, addresses, callback),
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
     );
   };

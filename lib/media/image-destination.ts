@@ -25,7 +25,8 @@ export class RefusedDestinationError extends Error {
   override readonly name = 'RefusedDestinationError';
 }
 
-export type ImageDestination = (hostname: string) => Promise<ResolvedAddress>;
+/** Every address of the host, all judged, IPv4 first (hosts with an unreachable IPv6 route are common). */
+export type ImageDestination = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 function allowedSubnets(allow: ImageUrlAllow): BlockList {
   const list = new BlockList();
@@ -36,7 +37,7 @@ function allowedSubnets(allow: ImageUrlAllow): BlockList {
   return list;
 }
 
-/** The address to connect to for `hostname`, or a `RefusedDestinationError` saying why there is none. */
+/** The addresses to connect to for `hostname`, or a `RefusedDestinationError` saying why there are none. */
 export function createImageDestination(allow: ImageUrlAllow, resolve: ResolveHost = systemResolve): ImageDestination {
   const subnets = allowedSubnets(allow);
   const inSubnet = (address: string): boolean => {
@@ -49,15 +50,15 @@ export function createImageDestination(allow: ImageUrlAllow, resolve: ResolveHos
     const host = canonicalHost(hostname);
     const family = isIP(host);
     const addresses = family === 0 ? await resolve(host) : [{ address: host, family }];
-    const first = addresses[0];
-    if (first === undefined) throw new RefusedDestinationError(`${host} resolves to no address`);
-    if (allow.hosts.includes(host)) return first;
-    for (const { address } of addresses) {
-      const range = forbiddenRange(address);
-      if (range !== undefined && !inSubnet(address)) {
-        throw new RefusedDestinationError(`${host} is ${address} (${range}), not on the allow list`);
+    if (addresses.length === 0) throw new RefusedDestinationError(`${host} resolves to no address`);
+    if (!allow.hosts.includes(host)) {
+      for (const { address } of addresses) {
+        const range = forbiddenRange(address);
+        if (range !== undefined && !inSubnet(address)) {
+          throw new RefusedDestinationError(`${host} is ${address} (${range}), not on the allow list`);
+        }
       }
     }
-    return first;
+    return [...addresses].sort((a, b) => a.family - b.family);
   };
 }

@@ -208,6 +208,18 @@ describe('fetchImages with an allow list', () => {
     expect(images.get(url)).toBe(png.toString('base64'));
   });
 
+  it('tries the next address of a name when one does not answer', async () => {
+    const url = `http://images.example:${port}/cat.png`;
+    const resolve: ResolveHost = async () => [
+      { address: '127.0.0.2', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+
+    const images = await fetchImages([at(url)], { resolve, ...LOOPBACK_ALLOWED });
+
+    expect(images.get(url)).toBe(png.toString('base64'));
+  });
+
   it('lets an odd spelling of an allowed address through as that address', async () => {
     const url = `http://2130706433:${port}/cat.png`;
 
