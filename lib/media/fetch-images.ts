@@ -156,6 +156,7 @@ export async function fetchImages(
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(new Error(`took longer than ${timeoutMs} ms`)), timeoutMs);
   const onAbort = () => stop.abort(CLIENT_LEFT);
+  if (options.signal?.aborted === true) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const agent = createImageAgent(
     createImageDestination(options.allow ?? NO_IMAGE_URL_ALLOW, options.resolve),
