@@ -3,6 +3,7 @@
  * defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
+import { type ImageUrlAllow, parseImageUrlAllow } from './media/image-url-allow';
 import { lazySchema } from './wire/lazy-schema';
 import * as z from './wire/zod';
 
@@ -46,6 +47,8 @@ export interface FleetConfig {
   /** Messages and responses styles: ids no node has go to the best loaded model (else 404). */
   readonly autoRoute: boolean;
   readonly context: ContextSettings;
+  /** Private destinations client-named image URLs may reach (`FLEET_IMAGE_URL_ALLOW`); none by default. */
+  readonly imageUrlAllow: ImageUrlAllow;
 }
 
 /** The three context layers of long sessions (issue: messages item 3); 0 turns a threshold off. */
@@ -116,6 +119,7 @@ const envSchema = lazySchema(() =>
     FLEET_CONTEXT_COMPACTION_BUDGET_TOKENS: z._default(integerText(0, 10_000_000), 20_000),
     FLEET_CONTEXT_COMPACTION_MODEL: z.optional(nonEmptyText()),
     FLEET_MAX_PROMPT_TOKENS: z._default(integerText(0, 10_000_000), 180_000),
+    FLEET_IMAGE_URL_ALLOW: z._default(listText(), []),
   }),
 );
 
@@ -242,6 +246,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       compactionModel: value.FLEET_CONTEXT_COMPACTION_MODEL,
       maxPromptTokens: value.FLEET_MAX_PROMPT_TOKENS,
     }),
+    imageUrlAllow: parseImageUrlAllow(value.FLEET_IMAGE_URL_ALLOW),
   });
 }
 

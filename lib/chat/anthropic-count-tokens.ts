@@ -33,7 +33,7 @@ export async function serveAnthropicCountTokens(request: HttpRequest, response: 
 }
 
 export function countAnthropicPromptTokens(body: AnthropicCountTokensRequest): number {
-  const images = new Map(anthropicImageUrls(body).map((url) => [url, UNFETCHED_IMAGE]));
+  const images = new Map(anthropicImageUrls(body).map(({ url }) => [url, UNFETCHED_IMAGE]));
   // `max_tokens` only becomes `options.num_predict`, which is not part of the prompt.
   const canonical = fromAnthropicMessagesRequest({ ...body, max_tokens: 1 }, { images });
   return estimatePromptTokens(canonical);

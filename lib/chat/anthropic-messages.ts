@@ -39,7 +39,6 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     needsVision: hasImages(body),
     needsTools: (body.tools?.length ?? 0) > 0,
     imageUrls: anthropicImageUrls(body),
-    imageParam: 'messages',
     signal: response.signal,
     translate: (images, thinking) => fromAnthropicMessagesRequest(body, { images, thinking }),
   });

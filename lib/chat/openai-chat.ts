@@ -30,9 +30,12 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   });
   // The sink's AbortSignal costs an AbortController: made only for a request with URLs to fetch.
   const imageUrls = imageUrlsToFetch(body);
+  const { config, registry } = getServices();
   const images =
-    imageUrls.length === 0 ? new Map<string, string>() : await fetchImages(imageUrls, { signal: response.signal });
-  const snapshot = await getServices().registry.snapshot();
+    imageUrls.length === 0
+      ? new Map<string, string>()
+      : await fetchImages(imageUrls, { signal: response.signal, allow: config.imageUrlAllow });
+  const snapshot = await registry.snapshot();
   const translate = (capable: boolean) => fromOpenAIChatRequest(body, { images, thinking: { capable } });
   const capable = thinkingCapable(snapshot, body.model);
   const canonical = translate(capable);

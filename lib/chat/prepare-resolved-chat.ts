@@ -4,7 +4,7 @@
  * translate to an Ollama chat request knowing whether that model thinks, apply the context layers, and
  * build the routing request. The family's handler keeps its own validation, translator and output.
  */
-import { fetchImages } from '../media/fetch-images';
+import { fetchImages, type ImageUrlAt } from '../media/fetch-images';
 import { merged } from '../merged';
 import type { ModelResolution } from '../routing/resolve-model';
 import { resolveModel } from '../routing/resolve-model';
@@ -25,9 +25,8 @@ export interface ResolvedChatInput {
   readonly tierKeywords: boolean;
   readonly needsVision: boolean;
   readonly needsTools: boolean;
-  /** http(s) image URLs to fetch, and the request field a failed fetch is reported against. */
-  readonly imageUrls: readonly string[];
-  readonly imageParam: string;
+  /** http(s) image URLs to fetch, each with the request field a failed fetch is reported against. */
+  readonly imageUrls: readonly ImageUrlAt[];
   readonly signal: AbortSignal;
   translate(images: ReadonlyMap<string, string>, thinking: { readonly capable: boolean }): OllamaChatRequest;
 }
@@ -51,7 +50,7 @@ export async function prepareResolvedChat(input: ResolvedChatInput): Promise<Res
     needsVision: input.needsVision,
     needsTools: input.needsTools,
   });
-  const images = await fetchImages(input.imageUrls, { signal: input.signal, param: input.imageParam });
+  const images = await fetchImages(input.imageUrls, { signal: input.signal, allow: config.imageUrlAllow });
   const translate = (capable: boolean) => input.translate(images, { capable });
   const capable = thinkingCapable(snapshot, resolution.model);
   const layers = await contextLayers({ request: translate(capable), tags: input.tags, signal: input.signal });

@@ -41,7 +41,6 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     needsVision: responsesImageUrls(body.input).length > 0,
     needsTools: declaresTools(body),
     imageUrls: responsesImageUrlsToFetch(body),
-    imageParam: 'input',
     signal: response.signal,
     translate: (images, thinking) => fromResponsesRequest(body, { images, thinking }),
   });

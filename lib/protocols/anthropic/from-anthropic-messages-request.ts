@@ -87,16 +87,20 @@ export function fromAnthropicMessagesRequest(
 }
 
 /**
- * The `http(s)` image URLs the caller must fetch (once each, in order of appearance, tool results and
- * documents included) and pass to `fromAnthropicMessagesRequest` as `images`.
+ * The `http(s)` image URLs the caller must fetch (in order of appearance, tool results and documents
+ * included, each with its field) and pass to `fromAnthropicMessagesRequest` as `images`.
  */
-export function anthropicImageUrls(request: { readonly messages: readonly AnthropicMessageParam[] }): string[] {
-  const urls: string[] = [];
-  for (const { block } of anthropicBlocks(request.messages)) {
+export function anthropicImageUrls(request: { readonly messages: readonly AnthropicMessageParam[] }): {
+  url: string;
+  field: string;
+}[] {
+  const urls: { url: string; field: string }[] = [];
+  for (const { block, field } of anthropicBlocks(request.messages)) {
     if (!isKnownAnthropicBlock(block) || block.type !== 'image' || block.source.type !== 'url') continue;
-    if (isFetchedAnthropicImageUrl(block.source.url)) urls.push(block.source.url);
+    if (isFetchedAnthropicImageUrl(block.source.url))
+      urls.push({ url: block.source.url, field: `${field}.source.url` });
   }
-  return [...new Set(urls)];
+  return urls;
 }
 
 /** The blocks the translation leaves out (unknown types, `redacted_thinking`), by field, for a trace. */

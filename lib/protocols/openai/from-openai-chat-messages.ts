@@ -56,12 +56,15 @@ function fromMessage(
   }
 }
 
-/** Every image URL in the messages, in order (data URIs included). */
-export function openAIImageUrls(messages: readonly OpenAIChatMessage[]): string[] {
-  const urls: string[] = [];
-  for (const message of messages) {
+/** Every image URL in the messages with its field, in order (data URIs included). */
+export function openAIImageUrls(messages: readonly OpenAIChatMessage[]): { url: string; field: string }[] {
+  const urls: { url: string; field: string }[] = [];
+  for (const [index, message] of messages.entries()) {
     if (message.role !== 'user' || typeof message.content === 'string') continue;
-    for (const part of message.content) if (part.type === 'image_url') urls.push(part.image_url.url);
+    for (const [at, part] of message.content.entries()) {
+      if (part.type === 'image_url')
+        urls.push({ url: part.image_url.url, field: `messages.${index}.content.${at}.image_url.url` });
+    }
   }
   return urls;
 }

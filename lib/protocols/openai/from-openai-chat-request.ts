@@ -90,12 +90,11 @@ export function fromOpenAIChatRequest(
 }
 
 /**
- * The `http(s)` image URLs the caller must fetch (once each, in order of appearance) and pass to
- * `fromOpenAIChatRequest` as `images`; `data:` URIs need no fetching.
+ * The `http(s)` image URLs the caller must fetch (in order of appearance, each with its field) and pass
+ * to `fromOpenAIChatRequest` as `images`; `data:` URIs need no fetching.
  */
-export function imageUrlsToFetch(request: OpenAIChatRequest): string[] {
-  const urls = openAIImageUrls(request.messages ?? []).filter(isFetchedImageUrl);
-  return [...new Set(urls)];
+export function imageUrlsToFetch(request: OpenAIChatRequest): { url: string; field: string }[] {
+  return openAIImageUrls(request.messages ?? []).filter(({ url }) => isFetchedImageUrl(url));
 }
 
 function rejectUnsupported(request: OpenAIChatRequest): void {

@@ -108,11 +108,13 @@ export function fromResponsesInput(
   return messages;
 }
 
-/** Every image URL in the input (data URIs included), in order. */
-export function responsesImageUrls(input: string | readonly ResponsesInputItem[] | null | undefined): string[] {
+/** Every image URL in the input with its field (data URIs included), in order. */
+export function responsesImageUrls(
+  input: string | readonly ResponsesInputItem[] | null | undefined,
+): { url: string; field: string }[] {
   if (input === undefined || input === null || typeof input === 'string') return [];
-  const urls: string[] = [];
-  for (const item of input) {
+  const urls: { url: string; field: string }[] = [];
+  for (const [index, item] of input.entries()) {
     const content =
       item.type === undefined || item.type === 'message'
         ? item.content
@@ -120,9 +122,10 @@ export function responsesImageUrls(input: string | readonly ResponsesInputItem[]
           ? item.output
           : undefined;
     if (content === undefined || typeof content === 'string') continue;
-    for (const part of content) {
+    const field = `input.${index}.${item.type === undefined || item.type === 'message' ? 'content' : 'output'}`;
+    for (const [at, part] of content.entries()) {
       if (part.type === 'input_image' && part.image_url !== undefined && part.image_url !== null) {
-        urls.push(part.image_url);
+        urls.push({ url: part.image_url, field: `${field}.${at}.image_url` });
       }
     }
   }

@@ -88,11 +88,11 @@ export function fromResponsesRequest(
 }
 
 /**
- * The `http(s)` image URLs the caller must fetch (once each, in order of appearance) and pass to
- * `fromResponsesRequest` as `images`; `data:` URIs need no fetching.
+ * The `http(s)` image URLs the caller must fetch (in order of appearance, each with its field) and pass
+ * to `fromResponsesRequest` as `images`; `data:` URIs need no fetching.
  */
-export function responsesImageUrlsToFetch(request: ResponsesRequest): string[] {
-  return [...new Set(responsesImageUrls(request.input).filter(isFetchedImageUrl))];
+export function responsesImageUrlsToFetch(request: ResponsesRequest): { url: string; field: string }[] {
+  return responsesImageUrls(request.input).filter(({ url }) => isFetchedImageUrl(url));
 }
 
 function rejectStateful(request: ResponsesRequest): void {

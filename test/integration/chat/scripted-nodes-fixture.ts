@@ -25,11 +25,17 @@ export interface ScriptedNode {
   answer: ScriptedAnswer;
 }
 
-/** Starts one HTTP server per node, and services that know the nodes as online. */
-export async function startScriptedNodes(label: string, nodes: readonly ScriptedNode[]): Promise<ScriptedNodesFixture> {
+/** Starts one HTTP server per node, and services that know the nodes as online; `env` adds settings. */
+export async function startScriptedNodes(
+  label: string,
+  nodes: readonly ScriptedNode[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<ScriptedNodesFixture> {
   const store = await startStore(label);
   const servers: Server[] = [];
-  const services = initServices(loadConfig({ FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName }));
+  const services = initServices(
+    loadConfig({ ...env, FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName }),
+  );
   for (const node of nodes) {
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];

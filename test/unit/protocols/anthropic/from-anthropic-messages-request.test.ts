@@ -460,7 +460,7 @@ describe('fromAnthropicMessagesRequest', () => {
 });
 
 describe('anthropicImageUrls', () => {
-  it('lists each http(s) image URL once, in order, in messages, tool results and documents', () => {
+  it('lists each http(s) image URL with its field, in order, in messages, tool results and documents', () => {
     const image = (url: string) => ({ type: 'image', source: { type: 'url', url } });
     const parsed = request({
       messages: [
@@ -480,7 +480,12 @@ describe('anthropicImageUrls', () => {
       ],
     });
 
-    expect(anthropicImageUrls(parsed)).toEqual(['https://a.test/1.png', 'HTTP://b.test/2.png', 'https://c.test/3.png']);
+    expect(anthropicImageUrls(parsed)).toEqual([
+      { url: 'https://a.test/1.png', field: 'messages.0.content.0.source.url' },
+      { url: 'HTTP://b.test/2.png', field: 'messages.1.content.0.content.0.source.url' },
+      { url: 'https://c.test/3.png', field: 'messages.2.content.0.source.content.0.source.url' },
+      { url: 'https://a.test/1.png', field: 'messages.3.content.0.source.url' },
+    ]);
   });
 });
 

@@ -421,7 +421,7 @@ describe('fromOpenAIChatRequest', () => {
 });
 
 describe('imageUrlsToFetch', () => {
-  it('lists each http(s) image URL once, in order, and no data URIs', () => {
+  it('lists each http(s) image URL with its field, in order, and no data URIs', () => {
     const parsed = request({
       messages: [
         { role: 'system', content: 'x' },
@@ -438,7 +438,11 @@ describe('imageUrlsToFetch', () => {
       ],
     });
 
-    expect(imageUrlsToFetch(parsed)).toEqual(['https://a.test/1.png', 'HTTP://b.test/2.png']);
+    expect(imageUrlsToFetch(parsed)).toEqual([
+      { url: 'https://a.test/1.png', field: 'messages.2.content.0.image_url.url' },
+      { url: 'HTTP://b.test/2.png', field: 'messages.2.content.2.image_url.url' },
+      { url: 'https://a.test/1.png', field: 'messages.3.content.0.image_url.url' },
+    ]);
   });
 });
 

@@ -553,7 +553,7 @@ describe('fromResponsesRequest', () => {
       expect(badRequest({ input }).param).toBe('input.0.content.1');
     });
 
-    it('lists the URLs to fetch once each, in order, without data URIs', () => {
+    it('lists the URLs to fetch with their fields, in order, without data URIs', () => {
       const request = responsesRequest({
         input: [
           ...withImage({ image_url: url }).input,
@@ -567,7 +567,11 @@ describe('fromResponsesRequest', () => {
         ],
       });
 
-      expect(responsesImageUrlsToFetch(request)).toEqual([url, 'http://example.com/b.png']);
+      expect(responsesImageUrlsToFetch(request)).toEqual([
+        { url, field: 'input.0.content.1.image_url' },
+        { url: 'http://example.com/b.png', field: 'input.2.output.0.image_url' },
+        { url, field: 'input.3.content.1.image_url' },
+      ]);
       expect(responsesImageUrlsToFetch(responsesRequest({ input: 'hi' }))).toEqual([]);
     });
   });
