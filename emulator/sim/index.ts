@@ -29,6 +29,7 @@ export type { SimSidecar } from './sidecar';
 export {
   DEFAULT_TEXT_EMBEDDING_MODELS,
   rerankLogit,
+  rerankScore,
   startTextEmbeddingSidecar,
   type TextEmbeddingModel,
   type TextEmbeddingSidecar,

@@ -17,7 +17,7 @@ import {
   chunkText,
   countPromptTokens,
   formattedReply,
-  NATURAL_REPLY_TOKENS,
+  naturalReplyLength,
   replyTokens,
   thinkingTokens,
   tokenIds,
@@ -62,17 +62,23 @@ function toolCall(request: CompletionRequest, tool: ToolSpec): Record<string, un
   };
 }
 
-function contentTokens(request: CompletionRequest, budget: number | undefined): string[] {
+/** What the model says when nothing stops it: a short echo sentence, or the JSON `format` asks for. */
+function naturalContent(request: CompletionRequest): string[] {
   const { format } = request.body;
   const structured = format !== undefined && format !== null && format !== '';
   if (structured) return chunkText(formattedReply(format, request.prompt));
-  const count = budget ?? NATURAL_REPLY_TOKENS;
-  return replyTokens(request.prompt, { count, natural: budget === undefined, images: request.images });
+  const count = naturalReplyLength(request.prompt);
+  return replyTokens(request.prompt, { count, natural: true, images: request.images });
 }
 
+/**
+ * Like a real model, the simulated one ends its answer on its own (`stop`) and `num_predict` is only a
+ * ceiling: the reply is cut (`length`) when the budget runs out first, never padded up to it.
+ */
 function planReply(request: CompletionRequest): Plan {
   const limit = request.numPredict;
-  const thinking = request.think ? thinkingTokens(request.prompt).slice(0, limit) : [];
+  const fullThinking = request.think ? thinkingTokens(request.prompt) : [];
+  const thinking = limit === undefined ? fullThinking : fullThinking.slice(0, limit);
   const budget = limit === undefined ? undefined : Math.max(0, limit - thinking.length);
   const tool = pickTool(request);
   if (tool !== undefined && budget !== 0) {
@@ -80,9 +86,9 @@ function planReply(request: CompletionRequest): Plan {
     const callTokens = Math.ceil(JSON.stringify(call).length / 4);
     return { thinking, content: [], toolCalls: [call], doneReason: 'stop', evalCount: thinking.length + callTokens };
   }
-  const natural = contentTokens(request, budget);
+  const natural = naturalContent(request);
   const content = budget === undefined ? natural : natural.slice(0, budget);
-  const cut = limit !== undefined && (budget === 0 || content.length === budget);
+  const cut = thinking.length < fullThinking.length || content.length < natural.length;
   return {
     thinking,
     content,

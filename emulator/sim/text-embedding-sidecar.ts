@@ -1,8 +1,11 @@
 /**
  * The simulated text-embedding sidecar of a node agent (contract §3, herd's fastembed server):
  * `POST /embed {model, input}` → `{embeddings}` (deterministic, L2-normalised, the model's width) and
- * `POST /rerank {model, query, documents, top_n?}` → `{results: [{index, relevance_score}]}` sorted best
- * first, where the score is a raw cross-encoder logit (the router applies the sigmoid).
+ * `POST /rerank {model, query, documents, top_n?, return_documents?}` → `{model, results: [{index,
+ * relevance_score, document?}], usage: {total_tokens}}`, as the real agent answers (anchor §12): the
+ * cross-encoder-like logit is put through the sigmoid on the node, so scores are probabilities in (0, 1),
+ * sorted best first, cut to `top_n`, with `document: {text}` when asked, and the usage a word count of
+ * every (query, document) pair. Documents may be strings or `{text}` objects.
  */
 import type { ServerResponse } from 'node:http';
 import { type Fields, fieldsOf, stringField } from './fields';
@@ -50,14 +53,44 @@ export function rerankLogit(query: string, document: string): number {
   return Math.round((-5 + 10 * coverage - 0.001 * documentWords.length) * 1e6) / 1e6;
 }
 
-/** Results sorted best first (ties keep input order), cut to `topN`. */
-export function rerank(query: string, documents: readonly string[], topN?: number) {
-  const scored = documents.map((document, index) => ({ index, relevance_score: rerankLogit(query, document) }));
-  scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
-  return topN === undefined ? scored : scored.slice(0, topN);
+/** The logistic function the agent applies to each logit (no overflow on either side). */
+function sigmoid(logit: number): number {
+  if (logit >= 0) return 1 / (1 + Math.exp(-logit));
+  const e = Math.exp(logit);
+  return e / (1 + e);
 }
 
-type Body = Fields<'model' | 'input' | 'query' | 'documents' | 'top_n'>;
+/** The relevance of a document as the agent answers it: the logit through the sigmoid. */
+export function rerankScore(query: string, document: string): number {
+  return sigmoid(rerankLogit(query, document));
+}
+
+export interface RerankAnswer {
+  readonly results: { index: number; relevance_score: number; document?: { text: string } }[];
+  readonly usage: { total_tokens: number };
+}
+
+/** Results sorted best first (ties keep input order), cut to `topN`, documents when asked; word-count usage. */
+export function rerank(
+  query: string,
+  documents: readonly string[],
+  topN?: number,
+  withDocuments = false,
+): RerankAnswer {
+  const scored = documents.map((document, index) => ({ index, relevance_score: rerankScore(query, document) }));
+  scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
+  const kept = topN === undefined ? scored : scored.slice(0, topN);
+  const results = kept.map((result) =>
+    withDocuments ? { ...result, document: { text: documents[result.index] ?? '' } } : result,
+  );
+  const queryWords = query.split(/\s+/).filter((word) => word !== '').length;
+  let totalTokens = 0;
+  for (const document of documents) totalTokens += queryWords + document.split(/\s+/).filter((w) => w !== '').length;
+  return { results, usage: { total_tokens: totalTokens } };
+}
+
+type BodyKey = 'model' | 'input' | 'query' | 'documents' | 'top_n' | 'return_documents';
+type Body = Fields<BodyKey>;
 
 function pickModel(models: readonly TextEmbeddingModel[], body: Body, kind: TextEmbeddingModel['kind']) {
   const name = stringField(body.model);
@@ -74,6 +107,12 @@ interface RerankRequest {
   readonly query: string;
   readonly documents: readonly string[];
   readonly topN: number | undefined;
+  readonly returnDocuments: boolean;
+}
+
+/** A document as the agent reads it: a string, or the `text` of an object. */
+function documentText(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Reflect.get(value, 'text') : value;
 }
 
 /** Characters as Python's `len` counts them: code points, so an emoji is one. */
@@ -83,15 +122,17 @@ function isDocument(value: unknown): value is string {
 
 /** The checked rerank request, or the problem with it. */
 function parseRerank(body: Body): RerankRequest | string {
-  const { query, documents, top_n: topN } = body;
+  const { query, top_n: topN } = body;
   if (typeof query !== 'string' || query.trim() === '') return 'query is required';
-  if (!Array.isArray(documents) || documents.length === 0) return 'documents must be a non-empty list';
+  if (!Array.isArray(body.documents) || body.documents.length === 0) return 'documents must be a non-empty list';
+  const documents: unknown[] = body.documents.map(documentText);
   if (documents.length > MAX_DOCUMENTS) return `at most ${MAX_DOCUMENTS} documents`;
   if (!documents.every(isDocument))
     return `documents must be non-empty strings of at most ${MAX_DOCUMENT_CHARS} characters`;
-  if (topN === undefined) return { query, documents, topN: undefined };
+  const returnDocuments = body.return_documents === true;
+  if (topN === undefined || topN === null) return { query, documents, topN: undefined, returnDocuments };
   const valid = typeof topN === 'number' && Number.isInteger(topN) && topN > 0;
-  return valid ? { query, documents, topN } : 'top_n must be a positive integer';
+  return valid ? { query, documents, topN, returnDocuments } : 'top_n must be a positive integer';
 }
 
 export async function startTextEmbeddingSidecar(
@@ -109,7 +150,7 @@ export async function startTextEmbeddingSidecar(
     return (request: SimRequest, res: ServerResponse): void => {
       const value = jsonBody(request, res);
       if (isGone(res)) return;
-      const body = fieldsOf<'model' | 'input' | 'query' | 'documents' | 'top_n'>(value);
+      const body = fieldsOf<BodyKey>(value);
       if (body === undefined) {
         sendDetail(res, 400, 'body must be a JSON object');
         return;
@@ -142,7 +183,8 @@ export async function startTextEmbeddingSidecar(
   const rank = work('rerank', (body, model) => {
     const parsed = parseRerank(body);
     if (typeof parsed === 'string') return [400, { detail: parsed }];
-    return [200, { model: model.name, results: rerank(parsed.query, parsed.documents, parsed.topN) }];
+    const answer = rerank(parsed.query, parsed.documents, parsed.topN, parsed.returnDocuments);
+    return [200, { model: model.name, ...answer }];
   });
 
   return startSidecarServer({

@@ -1,13 +1,29 @@
 /**
- * What a simulated model "says": deterministic tokens derived from the prompt (an echo sentence padded
- * with filler words), thinking tokens, JSON output for `format`, and tool-call arguments built from a
- * tool's JSON Schema. Pure functions, so tests can predict every answer.
+ * What a simulated model "says": deterministic tokens derived from the prompt (an echo sentence filled
+ * out with filler words to its natural length), thinking tokens, JSON output for `format`, and tool-call
+ * arguments built from a tool's JSON Schema. Pure functions, so tests can predict every answer.
+ *
+ * Like a real model, the answer has a length of its own, which `num_predict` can only cut: 12 tokens,
+ * or as many as the prompt asks for in words ("answer in 400 words"), up to 100,000 — how a test or a
+ * demo gets a long stream.
  */
 import { type Fields, fieldsOf, isRecord } from './fields';
 import { fnv1a32 } from './hash';
 
-/** Tokens a reply has when it ends on its own (`done_reason: "stop"`). */
+/** Tokens a reply has when it ends on its own (`done_reason: "stop"`) and the prompt asks no length. */
 export const NATURAL_REPLY_TOKENS = 12;
+
+/** The longest answer a prompt can ask for. */
+export const MAX_ASKED_TOKENS = 100_000;
+
+const ASKED_LENGTH = /\b(\d{1,6})\s+words\b/i;
+
+/** How long the answer to `prompt` is when nothing stops it: the words it asks for, else 12 tokens. */
+export function naturalReplyLength(prompt: string): number {
+  const asked = ASKED_LENGTH.exec(prompt);
+  const words = asked === null ? Number.NaN : Number(asked[1]);
+  return words >= 1 && words <= MAX_ASKED_TOKENS ? words : NATURAL_REPLY_TOKENS;
+}
 
 const FILLER = [
   'the',

@@ -1,6 +1,8 @@
 /**
  * The one embedding service behind `/v1/embeddings`, `/api/embed` and `/api/embeddings` (spec §4.2,
- * §4.4, §7, §8): refuse `truncate: false`, cut every text to 2,048 tokens, route an `embedding` request
+ * §4.4, §7, §8): cut every text to 2,048 tokens (under `truncate: false`, refuse the first text that
+ * does not fit, as Ollama does, with a 400 naming it, and pass shorter ones on untouched, `truncate:
+ * false` included, for an Ollama node to honour against its own context), route an `embedding` request
  * (scoring, queues, retries, `fallback_models`, 404/503 as for chat) and send the texts where the chosen
  * placement lives — the node's Ollama (`POST /api/embed`) or its agent's text-embedding sidecar
  * (`POST /embed`, contract §3) — then check the vectors (502 on a wrong count, a shape the router cannot
@@ -16,7 +18,11 @@ import type { ResponseSink } from '../http/response-sink';
 import { merged } from '../merged';
 import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../protocols/embeddings/embed-node-request';
 import { type NodeEmbeddings, readNodeEmbeddings } from '../protocols/embeddings/read-node-embeddings';
-import { truncateInputs } from '../protocols/embeddings/truncate-inputs';
+import {
+  MAX_EMBEDDING_INPUT_TOKENS,
+  type TruncatedInputs,
+  truncateInputs,
+} from '../protocols/embeddings/truncate-inputs';
 import { mergeTags } from '../routing/tags';
 import type { NodeAttempt, NodeReply } from '../routing/transport';
 
@@ -29,6 +35,8 @@ export interface EmbedRequest {
   readonly fallbackModels: readonly string[];
   /** The texts as the client sent them, already checked (non-empty strings). */
   readonly texts: readonly string[];
+  /** Where the texts came from, to name one in a 400: `input` (a list: `input.3`), `prompt`. */
+  readonly inputField: { readonly name: string; readonly list: boolean };
   readonly dimensions?: number;
   readonly truncate?: boolean;
   /** `metadata.tags` and `user`, unvalidated: tags never fail a request. */
@@ -51,14 +59,18 @@ export interface EmbedResult {
   readonly elapsedMs: number;
 }
 
-/** `truncate: false` asks the node to fail on long inputs; the router always cuts them, so it is refused. */
-function refuseNoTruncate(truncate: boolean | undefined): void {
-  if (truncate === false) {
-    throw new BadRequestError(
-      'truncate: false is not supported: the router truncates every input to 2048 tokens (chunk longer texts first)',
-      'truncate',
-    );
-  }
+/**
+ * `truncate: false` is Ollama's "fail rather than cut" (LangChain's `OllamaEmbeddings` sends it on every
+ * call): like Ollama, only an input that does not fit is refused, with Ollama's words and the field named.
+ */
+function refuseOverLimit(embed: EmbedRequest, cut: TruncatedInputs): void {
+  if (embed.truncate !== false || cut.firstCut === undefined) return;
+  const { name, list } = embed.inputField;
+  const field = list ? `${name}.${cut.firstCut}` : name;
+  throw new BadRequestError(
+    `the input length exceeds the context length: ${field} is over ${MAX_EMBEDDING_INPUT_TOKENS} tokens and truncate is false (chunk it, or leave truncate out to have it cut)`,
+    field,
+  );
 }
 
 /** The POST that carries the texts to where the placement lives. */
@@ -88,8 +100,8 @@ export async function embedTexts(
   http: { readonly request: HttpRequest; readonly response: ResponseSink },
   embed: EmbedRequest,
 ): Promise<EmbedResult> {
-  refuseNoTruncate(embed.truncate);
   const cut = truncateInputs(embed.texts);
+  refuseOverLimit(embed, cut);
   const { request, response } = http;
   const interpret = (answer: NodeAnswer) => {
     if (answer.status >= 400) throw nodeRefusal(answer);

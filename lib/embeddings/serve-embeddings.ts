@@ -10,8 +10,10 @@
  *   missing prompt is a 400 as everywhere else (Ollama would answer `{"embedding": []}`: a vector a
  *   client could store without noticing it is empty);
  * - texts over 2,048 tokens are cut before any node sees them; the reply's `X-Fleet-Truncated-Inputs`
- *   header counts the cut texts (absent when none was cut). `truncate: false` is a 400 on all three
- *   routes, since the router truncates whatever the node would do;
+ *   header counts the cut texts (absent when none was cut). With `truncate: false` a text over 2,048
+ *   tokens is a 400 naming it (`input.3`) on all three routes, as Ollama refuses an input that does not
+ *   fit, and shorter texts go through untouched (issue 20: the spec's "`truncate: false` returns 400"
+ *   turned away LangChain, which sends it on every call);
  * - `encoding_format` defaults to `float`; `dimensions` must be a positive integer, is passed to Ollama
  *   nodes, and a reply of another width is a 502 (a sidecar never honours it, so only its native width
  *   can be asked of one).
@@ -33,11 +35,16 @@ import {
 import { type EmbedRequest, embedTexts } from './embed-texts';
 
 /** The fields every route reads the same way. */
-function embedRequest(body: OpenAIEmbeddingsRequest | OllamaEmbedRequest, texts: readonly string[]): EmbedRequest {
+function embedRequest(
+  body: OpenAIEmbeddingsRequest | OllamaEmbedRequest,
+  texts: readonly string[],
+  inputField: EmbedRequest['inputField'],
+): EmbedRequest {
   return {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     texts,
+    inputField,
     ...(body.dimensions !== undefined && body.dimensions !== null ? { dimensions: body.dimensions } : {}),
     ...(body.truncate !== undefined && body.truncate !== null ? { truncate: body.truncate } : {}),
     metadataTags: body.metadata?.tags,
@@ -52,7 +59,8 @@ export const serveOpenAIEmbeddings: Route = async (request, response) => {
   const body = requireValid(parseOpenAIEmbeddingsRequest(raw));
   const texts = embeddingInputs(body.input, 'input');
   const encoding = encodingFormatOf(body.encoding_format);
-  const result = await embedTexts({ request, response }, embedRequest(body, texts));
+  const inputField = { name: 'input', list: Array.isArray(body.input) };
+  const result = await embedTexts({ request, response }, embedRequest(body, texts, inputField));
   const reply = toOpenAIEmbeddings(result.reply.embeddings, {
     model: result.model,
     encoding,
@@ -65,11 +73,11 @@ export const serveOllamaEmbed: Route = async (request, response) => {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseOllamaEmbedRequest(raw));
-  const texts =
-    body.input === undefined && body.prompt !== undefined
-      ? embeddingInputs(body.prompt, 'prompt')
-      : embeddingInputs(body.input, 'input');
-  const result = await embedTexts({ request, response }, embedRequest(body, texts));
+  const [name, value] =
+    body.input === undefined && body.prompt !== undefined ? ['prompt', body.prompt] : ['input', body.input];
+  const texts = embeddingInputs(value, name);
+  const inputField = { name, list: Array.isArray(value) };
+  const result = await embedTexts({ request, response }, embedRequest(body, texts, inputField));
   const reply = toOllamaEmbed(result.reply, {
     model: result.model,
     elapsedMs: result.elapsedMs,
@@ -78,14 +86,14 @@ export const serveOllamaEmbed: Route = async (request, response) => {
   await sendJson(response, reply, 200, result.headers);
 };
 
-/** The legacy prompt: one non-empty string (see the header). */
-function legacyPrompt(body: OllamaEmbedRequest): string {
+/** The legacy prompt: one non-empty string (see the header), and the field it came from. */
+function legacyPrompt(body: OllamaEmbedRequest): { readonly text: string; readonly field: string } {
   const [field, value] =
     body.prompt === undefined && body.input !== undefined ? ['input', body.input] : ['prompt', body.prompt];
   if (value !== undefined && value !== null && typeof value !== 'string') {
     throw new BadRequestError(`${field} must be a string (/api/embed embeds several texts at once)`, field);
   }
-  return embeddingInputs(value, field)[0] ?? '';
+  return { text: embeddingInputs(value, field)[0] ?? '', field };
 }
 
 export const serveOllamaEmbeddings: Route = async (request, response) => {
@@ -93,6 +101,7 @@ export const serveOllamaEmbeddings: Route = async (request, response) => {
   requireModel(raw);
   const body = requireValid(parseOllamaEmbedRequest(raw));
   const prompt = legacyPrompt(body);
-  const result = await embedTexts({ request, response }, embedRequest(body, [prompt]));
+  const inputField = { name: prompt.field, list: false };
+  const result = await embedTexts({ request, response }, embedRequest(body, [prompt.text], inputField));
   await sendJson(response, toOllamaLegacyEmbedding(result.reply), 200, result.headers);
 };

@@ -3,13 +3,15 @@
  * models when no node has the one asked for, then the routed call every kind of work shares — the
  * best-scored image-capable node (least busy: queue depth here, the sidecar's busy flag from its
  * heartbeat), queues, retries on 5xx and connection errors elsewhere, `fallback_models`, the trace with
- * style `image`. Whatever the node failure — a refusal (4xx), 5xx or unreachable on every node tried, a
- * reply that is not a PNG — the client gets 502 `image generation failed on <node>: <reason>`; a fleet
- * too busy to take the request stays 503.
+ * style `image`. A node's refusal (4xx: a size or step count its model does not take, a prompt it will
+ * not draw) is the client's error: its status and the node's own words, in the route's family shape —
+ * the node, not the router, knows what its model accepts. Any other failure — 5xx or unreachable on
+ * every node tried, a reply that is not a PNG — is 502 `image generation failed on <node>: <reason>`; a
+ * fleet too busy to take the request stays 503.
  */
 
 import { createRequestTrace } from '../dispatch/request-trace';
-import { type NodeAnswer, routedCall } from '../dispatch/routed-call';
+import { type NodeAnswer, nodeRefusal, routedCall } from '../dispatch/routed-call';
 import { RouterError, toRouterError, UpstreamError } from '../errors';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
@@ -42,9 +44,10 @@ function generationFailed(failure: NodeFailure, upstreamStatus?: number): Upstre
   });
 }
 
-/** The PNG in a served answer (2xx), or the 502 saying why there is none. */
+/** The PNG in a served answer (2xx), the node's refusal (4xx), or the 502 saying why there is none. */
 function imageOf(answer: NodeAnswer): Buffer {
   const nodeId = answer.attempt.node.id;
+  if (answer.status >= 400 && answer.status < 500) throw nodeRefusal(answer);
   if (answer.status >= 300) {
     throw generationFailed({ nodeId, reason: describeNodeError(answer.status, answer.body) }, answer.status);
   }

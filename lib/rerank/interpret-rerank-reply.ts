@@ -1,7 +1,8 @@
 /**
  * What the router makes of a node's whole rerank reply (spec §4.2, §7): a refusal becomes the client's
  * error with the node's status; a 2xx must be JSON of the sidecar shape scoring every document once
- * (else 502); the scores are ordered and brought into 0..1 (`rank-node-results`, `relevance-scores`),
+ * (else 502); the scores are ordered and kept as the probabilities they are, or squashed into 0..1 when
+ * the node sent logits (`rank-node-results`, `relevance-scores`),
  * cut to `top_n`, and `usage` counted when the node did not count. The tokens go to the trace as prompt
  * tokens; nothing is generated.
  */

@@ -20,7 +20,7 @@ function routerFields() {
   };
 }
 
-/** Fields all three routes share. `truncate: false` is refused by the service, which truncates itself. */
+/** Fields all three routes share. `truncate` is read by the service (see `embed-texts`) and forwarded to Ollama. */
 function commonFields() {
   return {
     model: z.string().check(z.minLength(1, 'model is required')),

@@ -59,8 +59,9 @@ export interface SidecarRerankRequest {
 const tokenCount = lazySchema(() => z.nullish(z.number().check(z.int(), z.nonnegative())));
 
 /**
- * The sidecar's reply: `results` is all the router needs. `raw_scores: false` is how a node says its
- * scores are already probabilities (TEI's and infinity's name for the switch); `usage` when it counted.
+ * The sidecar's reply: `results` is all the router needs. Scores are read as probabilities unless
+ * `raw_scores: true` says they are logits (TEI's and infinity's name for the switch; see
+ * `lib/protocols/rerank/relevance-scores`); `usage` when it counted.
  */
 export const sidecarRerankReplySchema = lazySchema(() =>
   z.looseObject({

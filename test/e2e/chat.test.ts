@@ -284,8 +284,7 @@ describe('routed chat', () => {
       body: JSON.stringify({
         model: 'llama3.2:3b',
         metadata: { tags: ['session:leaver'] },
-        messages: [{ role: 'user', content: 'a long answer please' }],
-        options: { num_predict: 400 },
+        messages: [{ role: 'user', content: 'a long answer please, 400 words' }],
       }),
     });
     const node = response.headers.get('x-fleet-node');
@@ -326,8 +325,7 @@ describe('routed chat', () => {
       signal: controller.signal,
       body: JSON.stringify({
         model: 'qwen3:8b',
-        messages: [{ role: 'user', content: 'a slow one' }],
-        options: { num_predict: 200 },
+        messages: [{ role: 'user', content: 'a slow one, 200 words' }],
       }),
     });
     const node = response.headers.get('x-fleet-node') ?? '';

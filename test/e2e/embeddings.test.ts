@@ -3,13 +3,15 @@
  * §7, §8), as users meet them: the built emulator in its own process on a DynamoDB of the test's own (so
  * the traces can be read back), listed Ollama nodes, and a node agent whose text-embedding sidecar serves
  * `bge-small-en-v1.5`. Checked through the official `openai` client (float, base64 and its default, which
- * is base64 on the wire decoded by the SDK) and `ollama` client (embed and the legacy embeddings), and raw
- * HTTP for the exact status codes. One listed node sits behind a proxy that drops a vector from every
+ * is base64 on the wire decoded by the SDK), `ollama` client (embed and the legacy embeddings) and
+ * LangChain's `OllamaEmbeddings` (which sends `truncate: false` on every call), and raw HTTP for the exact
+ * status codes. One listed node sits behind a proxy that drops a vector from every
  * `/api/embed` reply, as a node that skips an input would.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OllamaEmbeddings } from '@langchain/ollama';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { type DynamoStandIn, startDynamo } from '../../emulator/dynamo';
@@ -323,6 +325,46 @@ describe('POST /api/embed and /api/embeddings through the ollama client', () => 
   });
 });
 
+describe("LangChain's OllamaEmbeddings, which sends truncate: false on every call", () => {
+  /** The bodies LangChain put on the wire. */
+  const sent: Record<string, unknown>[] = [];
+  const langchain = () =>
+    new OllamaEmbeddings({
+      model: 'nomic-embed-text',
+      baseUrl: router.url,
+      maxRetries: 0,
+      fetch: async (url, init) => {
+        sent.push(JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown>);
+        return fetch(url, init);
+      },
+    });
+
+  it('embeds documents and a query, the node getting the texts untouched', async () => {
+    const expected = await direct(plain, ['a', 'b']);
+    const expectedQuery = await direct(plain, ['what routes requests?']);
+
+    const documents = await langchain().embedDocuments(['a', 'b']);
+    const query = await langchain().embedQuery('what routes requests?');
+
+    expect(sent.at(-2)).toMatchObject({ input: ['a', 'b'], truncate: false });
+    expect(documents).toEqual(expected.embeddings);
+    expect(query).toEqual(expectedQuery.embeddings[0]);
+    expect(lastRequest(plain, '/api/embed')).toMatchObject({ input: ['what routes requests?'], truncate: false });
+  });
+
+  it("refuses a document over 2,048 tokens as Ollama does, naming it, in Ollama's shape", async () => {
+    const failure = await langchain()
+      .embedDocuments(['short', words(2049)])
+      .catch((error: unknown) => error);
+    const raw = await post('/api/embed', { model: 'nomic-embed-text', input: ['short', words(2049)], truncate: false });
+
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain('the input length exceeds the context length: input.1 is over 2048');
+    expect(raw.status).toBe(400);
+    expect(Object.keys(raw.body)).toEqual(['error']);
+  });
+});
+
 describe('truncation to 2,048 tokens', () => {
   it.each([
     ['/v1/embeddings', 'input'],
@@ -358,15 +400,38 @@ describe('status codes over raw HTTP', () => {
     expect(embedCalls(plain)).toBe(before);
   });
 
-  it.each([['/api/embed'], ['/api/embeddings'], ['/v1/embeddings']])(
-    '%s answers truncate: false with 400 naming truncate',
-    async (path) => {
-      const reply = await post(path, { model: NOMIC, input: 'x', prompt: 'x', truncate: false });
+  it.each([
+    ['/api/embed', { input: ['short', words(2049)] }, 'input.1'],
+    ['/api/embeddings', { prompt: words(2049) }, 'prompt'],
+    ['/v1/embeddings', { input: words(2049) }, 'input'],
+  ])('%s answers an input over 2,048 tokens with truncate: false by 400 naming it', async (path, body, field) => {
+    const before = embedCalls(plain);
 
-      expect(reply.status).toBe(400);
-      expect(JSON.stringify(reply.body)).toContain('truncate: false is not supported');
+    const reply = await post(path, { model: NOMIC, ...body, truncate: false });
+
+    expect(reply.status).toBe(400);
+    expect(JSON.stringify(reply.body)).toContain(`the input length exceeds the context length: ${field} is over 2048`);
+    expect(embedCalls(plain)).toBe(before);
+  });
+
+  it.each([['/api/embed'], ['/api/embeddings'], ['/v1/embeddings']])(
+    '%s passes inputs that fit through untouched with truncate: false',
+    async (path) => {
+      const reply = await post(path, { model: NOMIC, input: words(1000), prompt: words(1000), truncate: false });
+
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-fleet-truncated-inputs')).toBeNull();
+      expect(lastRequest(plain, '/api/embed')).toEqual({ model: NOMIC, input: [words(1000)], truncate: false });
     },
   );
+
+  it("relays the node's own refusal of an input that fits the router's limit but not the model's context", async () => {
+    // The simulated Ollama counts about four characters a token: 2,048 cl100k tokens are ~3,000 of its own.
+    const reply = await post('/api/embed', { model: NOMIC, input: words(2048), truncate: false });
+
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: 'the input length exceeds the context length' });
+  });
 
   it.each([
     ['/api/embed', { input: 'x' }],

@@ -179,6 +179,18 @@ describe('POST /api/generate-image over raw HTTP', () => {
     expect(response.headers.get('x-fleet-score')).toMatch(/^-?\d+(\.\d)?$/);
   });
 
+  it('passes a 32×32 image, under any bound the router used to guess, through to the node', async () => {
+    const response = await postJson('/api/generate-image', {
+      model: 'z-image-turbo',
+      prompt: 'an icon',
+      width: 32,
+      height: 32,
+    });
+
+    expect(response.status).toBe(200);
+    expect(readPngSize(Buffer.from(await response.arrayBuffer()))).toEqual({ width: 32, height: 32 });
+  });
+
   it('answers /v1 response_format url with the raw PNG, as the spec says', async () => {
     const response = await postJson('/v1/images/generations', {
       model: 'z-image-turbo',
@@ -195,15 +207,22 @@ describe('POST /api/generate-image over raw HTTP', () => {
   it.each([
     ['/api/generate-image', { model: 'z-image-turbo' }, 400, { error: 'prompt is required' }],
     ['/api/generate-image', { prompt: 'a fox' }, 400, { error: 'model is required' }],
+    // A size the node's model does not render is the node's to refuse: its status, its words, the family's shape.
     [
       '/api/generate-image',
       { model: 'z-image-turbo', prompt: 'a fox', height: 5000 },
       400,
-      { error: 'height must be a whole number from 64 to 4096' },
+      { error: 'width and height must be whole numbers from 1 to 2048' },
     ],
     [
       '/v1/images/generations',
-      { model: 'z-image-turbo', prompt: 'a fox', size: '10x10' },
+      { model: 'z-image-turbo', prompt: 'a fox', size: '5000x5000' },
+      400,
+      { error: expect.objectContaining({ message: 'width and height must be whole numbers from 1 to 2048' }) },
+    ],
+    [
+      '/v1/images/generations',
+      { model: 'z-image-turbo', prompt: 'a fox', size: '0x10' },
       400,
       { error: expect.objectContaining({ param: 'size', type: 'invalid_request_error' }) },
     ],

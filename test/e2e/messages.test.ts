@@ -74,10 +74,27 @@ describe('POST /v1/messages', () => {
     expect(message.role).toBe('assistant');
     expect(message.id).toMatch(/^msg_/);
     expect(message.content[0]?.type === 'text' ? message.content[0].text : '').toContain('hello from anthropic');
-    // The simulated model writes until its budget is spent.
-    expect(message.stop_reason).toBe('max_tokens');
+    // The simulated model ends its answer on its own, inside the budget.
+    expect(message.stop_reason).toBe('end_turn');
     expect(message.usage.input_tokens).toBeGreaterThan(0);
-    expect(message.usage.output_tokens).toBe(24);
+    expect(message.usage.output_tokens).toBe(12);
+  });
+
+  it("ends its answer on its own under the AI SDK's max_tokens of 64000, and stops at a budget smaller", async () => {
+    // Streamed, as the AI SDK does (the SDK refuses a non-streamed request with this budget).
+    const ask = (max_tokens: number) =>
+      client.messages
+        .stream({ model: 'llama3.2:3b', max_tokens, messages: [{ role: 'user', content: 'hi there' }] })
+        .finalMessage();
+
+    const roomy = await ask(64_000);
+    const tight = await ask(3);
+
+    expect(roomy.stop_reason).toBe('end_turn');
+    expect(roomy.usage.output_tokens).toBe(12);
+    expect(roomy.content[0]?.type === 'text' ? roomy.content[0].text : '').toMatch(/^Echo: hi there .*\.$/);
+    expect(tight.stop_reason).toBe('max_tokens');
+    expect(tight.usage.output_tokens).toBe(3);
   });
 
   it('streams, and messages.stream().finalMessage() rebuilds the message from the events', async () => {
@@ -93,8 +110,8 @@ describe('POST /v1/messages', () => {
     expect(deltas.length).toBeGreaterThan(3);
     expect(final.content).toEqual([{ type: 'text', text: deltas.join('') }]);
     expect(deltas.join('')).toContain('stream this please');
-    expect(final.stop_reason).toBe('max_tokens');
-    expect(final.usage.output_tokens).toBe(24);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage.output_tokens).toBe(12);
   });
 
   it('streams with the routing headers, the echoed anthropic-version and the event-stream type', async () => {
@@ -144,7 +161,7 @@ describe('POST /v1/messages', () => {
     expect(first.stop_reason).toBe('tool_use');
     expect(call?.name).toBe('get_weather');
     expect(call?.input).toEqual({ city: expect.any(String) });
-    expect(second.stop_reason).toBe('max_tokens');
+    expect(second.stop_reason).toBe('end_turn');
     expect(answer?.text).toContain('sunny and 21 degrees');
   });
 

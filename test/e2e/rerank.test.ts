@@ -1,6 +1,7 @@
 /**
  * `POST /v1/rerank` end to end (spec §4.2, §7, §8), as users call it: the built emulator, a node agent
- * whose simulated text-embedding sidecar has the rerankers (raw logits, like the reference's), and a
+ * whose simulated text-embedding sidecar has the rerankers (probabilities, sigmoid applied on the node,
+ * like the real agent's), and a
  * second agent whose sidecar is scripted by the test to answer what a real node might — results out of
  * order, probabilities, bad indexes, refusals. Raw HTTP for the exact status codes, and the OpenAI SDK's
  * generic `post` as a client with no rerank method would call it.
@@ -9,9 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { CATALOG, rerankLogit, type SimAgent, startSimAgent } from '../../emulator/sim';
+import { CATALOG, rerankScore, type SimAgent, startSimAgent } from '../../emulator/sim';
 import { sigmoid } from '../../lib/protocols/rerank/relevance-scores';
-import { countRerankTokens } from '../../lib/protocols/rerank/rerank-usage';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 interface RerankBody {
@@ -114,7 +114,7 @@ afterAll(async () => {
 });
 
 describe('POST /v1/rerank on a reranker sidecar', () => {
-  it('ranks with the default model, best first, sigmoid of the logits, node in X-Fleet-Node', async () => {
+  it("ranks with the default model, best first, the agent's scores as it sent them, node in X-Fleet-Node", async () => {
     const response = await rerank({ query: QUERY, documents: DOCUMENTS });
     const body = (await response.json()) as RerankBody;
 
@@ -122,16 +122,28 @@ describe('POST /v1/rerank on a reranker sidecar', () => {
     expect(response.headers.get('x-fleet-node')).toBe('ranker');
     expect(response.headers.get('x-fleet-model')).toBe('ms-marco-minilm-l-6-v2');
     expect(response.headers.get('x-fleet-score')).not.toBeNull();
-    const expected = DOCUMENTS.map((document, index) => ({ index, logit: rerankLogit(QUERY, document) }))
-      .sort((a, b) => b.logit - a.logit || a.index - b.index)
-      .map(({ index, logit }) => ({ index, relevance_score: sigmoid(logit) }));
+    const expected = DOCUMENTS.map((document, index) => ({
+      index,
+      relevance_score: rerankScore(QUERY, document),
+    })).sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
+    // The agent counts words: the 3-word query with each document (6 + 6 + 3 + 3 words).
+    const words = 4 * 3 + 6 + 6 + 3 + 3;
     expect(body).toEqual({
       model: 'ms-marco-minilm-l-6-v2',
       results: expected,
-      usage: countRerankTokens(QUERY, DOCUMENTS),
+      usage: { prompt_tokens: words, total_tokens: words },
     });
     expect(body.results[0]?.index).toBe(1);
     expect(Object.keys(body)).not.toContain('node');
+  });
+
+  it('spreads the scores across 0..1: the relevant document near 1, the irrelevant one near 0', async () => {
+    const response = await rerank({ query: QUERY, documents: DOCUMENTS });
+    const scores = new Map(((await response.json()) as RerankBody).results.map((r) => [r.index, r.relevance_score]));
+
+    // A client filtering on a relevance threshold of 0.5 keeps the answer and drops the bananas.
+    expect(scores.get(1)).toBeGreaterThan(0.95);
+    expect(scores.get(3)).toBeLessThan(0.05);
   });
 
   it('takes {text} documents, cuts to top_n and returns the documents when asked', async () => {
@@ -278,6 +290,27 @@ describe('POST /v1/rerank against what a node might answer', () => {
       { index: 1, relevance_score: sigmoid(3) },
       { index: 2, relevance_score: sigmoid(1) },
       { index: 0, relevance_score: sigmoid(-2) },
+    ]);
+  });
+
+  it("keeps a real agent's probabilities as they are: 0.99 stays 0.99, 0.01 stays 0.01", async () => {
+    script.status = 200;
+    script.body = {
+      model: 'scripted-reranker',
+      results: [
+        { index: 1, relevance_score: 0.99 },
+        { index: 2, relevance_score: 0.5 },
+        { index: 0, relevance_score: 0.01 },
+      ],
+      usage: { total_tokens: 6 },
+    };
+
+    const body = (await (await ask()).json()) as RerankBody;
+
+    expect(body.results).toEqual([
+      { index: 1, relevance_score: 0.99 },
+      { index: 2, relevance_score: 0.5 },
+      { index: 0, relevance_score: 0.01 },
     ]);
   });
 

@@ -56,10 +56,18 @@ describe('POST /v1/responses', () => {
     expect(response.id).toMatch(/^resp_/);
     expect(response.output_text).toContain('hello from responses');
     expect(response).toMatchObject({ store: false, previous_response_id: null });
-    // The simulated model writes until its budget is spent.
+    // The simulated model ends its answer on its own, well inside the budget.
+    expect(response.status).toBe('completed');
+    expect(response.incomplete_details).toBeNull();
+    expect(response.usage?.output_tokens).toBe(12);
+  });
+
+  it('says incomplete, max_output_tokens, when the budget is smaller than the answer', async () => {
+    const response = await openai.responses.create({ model: 'llama3.2:3b', input: 'cut me', max_output_tokens: 4 });
+
     expect(response.status).toBe('incomplete');
     expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
-    expect(response.usage?.output_tokens).toBe(24);
+    expect(response.usage?.output_tokens).toBe(4);
   });
 
   it('streams, and responses.stream().finalResponse() rebuilds the response from the events', async () => {

@@ -1,24 +1,24 @@
 /**
  * One image to generate, from either route's request (spec §4.2 `POST /v1/images/generations`, §4.5
  * `POST /api/generate-image`; anchor §4.3): the checked and defaulted fields, and the client's other
- * fields to forward. Defaults and bounds:
- * - `width` and `height` (`size` `WxH` on `/v1`): 1024 × 1024 (the reference's), each a whole number
- *   from 64 to 4096;
- * - `steps`: a whole number from 1 to 200; when absent the image sidecar gets 4 (the reference's default,
- *   and the contract's sidecar body always carries `steps`) and an Ollama-native model its own default;
+ * fields to forward. Defaults and checks:
+ * - `width` and `height` (`size` `WxH` on `/v1`): 1024 × 1024 (the reference's), each a positive whole
+ *   number. The router sets no range of its own: the node knows what its model renders (32 × 32 for a
+ *   thumbnail model, more than 4096 for another) and refuses the rest itself, and that refusal reaches
+ *   the client with the node's status and words (`generate-image`). What protects the router from a huge
+ *   image is the cap on a node reply read whole (64 MB, `routedCall`), not a guess at sizes;
+ * - `steps`: a positive whole number, likewise left to the node; when absent the image sidecar gets 4 (the
+ *   reference's default, and the contract's sidecar body always carries `steps`) and an Ollama-native
+ *   model its own default;
  * - `guidance`, `seed`: passed on only when the client sent them (the generator picks otherwise);
  * - `prompt` must be a non-blank string; `stream: true` is refused (images come whole).
- * Anything outside a bound is a 400 naming the field, never clamped. Pure.
+ * A value that is not a positive whole number is a 400 naming the field, never clamped. Pure.
  */
 import { BadRequestError } from '../../errors';
 import type { GenerateImageRequest, OpenAIImageRequest } from '../../wire/images';
 
 export const DEFAULT_SIDE = 1024;
 export const DEFAULT_STEPS = 4;
-export const MIN_SIDE = 64;
-export const MAX_SIDE = 4096;
-export const MIN_STEPS = 1;
-export const MAX_STEPS = 200;
 
 export interface ImageJob {
   readonly model: string;
@@ -68,20 +68,18 @@ function extraFields(body: Readonly<Record<string, unknown>>): Record<string, un
   return extra;
 }
 
-function side(value: number | null | undefined, field: string): number {
-  if (value === undefined || value === null) return DEFAULT_SIDE;
-  if (value < MIN_SIDE || value > MAX_SIDE) {
-    throw new BadRequestError(`${field} must be a whole number from ${MIN_SIDE} to ${MAX_SIDE}`, field);
-  }
+/** The schema checked it is a whole number; the router only asks that it be positive (see the header). */
+function positive(value: number, field: string): number {
+  if (value < 1) throw new BadRequestError(`${field} must be a positive whole number, got ${value}`, field);
   return value;
 }
 
+function side(value: number | null | undefined, field: string): number {
+  return value === undefined || value === null ? DEFAULT_SIDE : positive(value, field);
+}
+
 function steps(value: number | null | undefined): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value < MIN_STEPS || value > MAX_STEPS) {
-    throw new BadRequestError(`steps must be a whole number from ${MIN_STEPS} to ${MAX_STEPS}`, 'steps');
-  }
-  return value;
+  return value === undefined || value === null ? undefined : positive(value, 'steps');
 }
 
 function prompt(value: unknown): string {
@@ -116,7 +114,7 @@ export function fromGenerateImageRequest(body: GenerateImageRequest): ImageJob {
   return jobOf(body, side(body.width, 'width'), side(body.height, 'height'));
 }
 
-const SIZE = /^(\d{1,5})x(\d{1,5})$/;
+const SIZE = /^(\d+)x(\d+)$/;
 
 /** `WIDTHxHEIGHT` (`auto` is OpenAI's "you choose": the default); absent = 1024x1024. */
 export function parseImageSize(size: string | null | undefined): { width: number; height: number } {
@@ -124,10 +122,10 @@ export function parseImageSize(size: string | null | undefined): { width: number
   const match = SIZE.exec(size);
   const width = Number(match?.[1]);
   const height = Number(match?.[2]);
-  const inRange = (value: number) => value >= MIN_SIDE && value <= MAX_SIDE;
-  if (match === null || !inRange(width) || !inRange(height)) {
+  const whole = (value: number) => Number.isSafeInteger(value) && value >= 1;
+  if (match === null || !whole(width) || !whole(height)) {
     throw new BadRequestError(
-      `size must be WIDTHxHEIGHT (like 1024x1024) with each side from ${MIN_SIDE} to ${MAX_SIDE}, got '${size}'`,
+      `size must be WIDTHxHEIGHT (like 1024x1024) with each side a positive whole number, got '${size}'`,
       'size',
     );
   }

@@ -1,12 +1,16 @@
 /**
- * From the scores a node's reranker gives to `relevance_score` in 0..1 (spec §4.2: "the cross-encoder
- * logit passed through a sigmoid"). The rule, decided once here:
+ * From the scores a node's reranker gives to `relevance_score` in 0..1 (spec §2 "Rerank result", §4.2).
+ * The rule, decided once here:
  *
- * - the node's scores are raw logits, and each gets the sigmoid — what the contract's sidecar and the
- *   reference's fastembed cross-encoder return, and what llama.cpp returns (protocols §7);
- * - except when the reply says `raw_scores: false` (TEI's and infinity's name for "already squashed")
- *   AND every score lies in [0, 1]: those are passed through unchanged. A node that says so but sends a
- *   score outside [0, 1] is not believed, and every score gets the sigmoid.
+ * - the node's scores are probabilities, passed through unchanged: a node agent's text-embedding sidecar
+ *   (contract §3) runs the cross-encoder, puts each logit through the sigmoid itself and answers scores in
+ *   (0, 1) (anchor §12). Squashing them again would crowd every score into 0.5–0.73 and break clients
+ *   that filter on a relevance threshold (Open WebUI does);
+ * - except when the backend is known to send logits: the reply says `raw_scores: true` (TEI's and
+ *   infinity's name for the switch), or a score lies outside [0, 1], which no probability does (llama.cpp
+ *   sends raw, often negative, scores). Then every score of the reply gets the sigmoid, so one reply is
+ *   never half squashed. A logit-sending backend whose scores all happen to fall inside [0, 1] cannot be
+ *   told apart from probabilities: it must say `raw_scores: true`.
  *
  * Both branches are monotonic, so the node's order is kept; ties that the sigmoid creates at the
  * extremes (logits of 40 and 50 both give 1) are broken by the logits, see `rank-node-results`. Pure.
@@ -21,7 +25,7 @@ export function sigmoid(logit: number): number {
 
 /** True when the scores are to be read as logits (see the rule above). */
 export function scoresAreLogits(scores: readonly number[], rawScores: boolean | null | undefined): boolean {
-  if (rawScores !== false) return true;
+  if (rawScores === true) return true;
   return scores.some((score) => score < 0 || score > 1);
 }
 

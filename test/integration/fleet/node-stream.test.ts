@@ -85,7 +85,8 @@ describe('openNodeStream', () => {
   });
 
   it('stops the node streaming when cancelled', async () => {
-    const reply = await openNodeStream(node.url, '/api/chat', { ...chat, options: { num_predict: 500 } });
+    const long = { ...chat, messages: [{ role: 'user', content: 'hello there, in 500 words' }] };
+    const reply = await openNodeStream(node.url, '/api/chat', long);
     const iterator = reply.body[Symbol.asyncIterator]();
     await iterator.next();
 

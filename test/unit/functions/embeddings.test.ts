@@ -20,6 +20,9 @@ const ollama = (host: Host, path: '/api/embed' | '/api/embeddings', body: object
   host(ollamaRoutes, makeHttpEvent({ method: 'POST', path, body }));
 
 const MODEL = 'nomic-embed-text';
+/** 2,049 cl100k tokens (`hello`, then ` hello` each one token): one over the limit. */
+const OVER_LIMIT = `hello${' hello'.repeat(2048)}`;
+const EXCEEDS = 'the input length exceeds the context length';
 
 describe('functions/openai POST /v1/embeddings', () => {
   describe.each(HOSTS)('%s host', (_name, host) => {
@@ -41,7 +44,12 @@ describe('functions/openai POST /v1/embeddings', () => {
       ['dimensions 0', { model: MODEL, input: 'hi', dimensions: 0 }, 'dimensions', 'must be a positive integer'],
       ['dimensions 1.5', { model: MODEL, input: 'hi', dimensions: 1.5 }, 'dimensions', 'must be a positive integer'],
       ['dimensions as text', { model: MODEL, input: 'hi', dimensions: '256' }, 'dimensions', 'positive integer'],
-      ['truncate: false', { model: MODEL, input: 'hi', truncate: false }, 'truncate', 'truncate: false is not'],
+      [
+        'an input over 2,048 tokens with truncate: false',
+        { model: MODEL, input: ['short', OVER_LIMIT], truncate: false },
+        'input.1',
+        `${EXCEEDS}: input.1 is over 2048 tokens`,
+      ],
       ['fallback_models not a list', { model: MODEL, input: 'hi', fallback_models: 'x' }, 'fallback_models', ''],
     ])("answers %s with 400 in OpenAI's shape naming the field", async (_case, body, param, message) => {
       const reply = await openai(host, body);
@@ -67,8 +75,30 @@ describe('functions/ollama POST /api/embed and /api/embeddings', () => {
     it.each([
       ['/api/embed', 'no model', { input: 'hi' }, 'model is required'],
       ['/api/embeddings', 'no model', { prompt: 'hi' }, 'model is required'],
-      ['/api/embed', 'truncate: false', { model: MODEL, input: 'hi', truncate: false }, 'truncate: false is not'],
-      ['/api/embeddings', 'truncate: false', { model: MODEL, prompt: 'hi', truncate: false }, 'truncate: false'],
+      [
+        '/api/embed',
+        'a long item, truncate: false',
+        { model: MODEL, input: ['a', OVER_LIMIT], truncate: false },
+        'input.1',
+      ],
+      [
+        '/api/embed',
+        'a long input, truncate: false',
+        { model: MODEL, input: OVER_LIMIT, truncate: false },
+        `${EXCEEDS}: input is`,
+      ],
+      [
+        '/api/embed',
+        'a long prompt, truncate: false',
+        { model: MODEL, prompt: OVER_LIMIT, truncate: false },
+        ': prompt is',
+      ],
+      [
+        '/api/embeddings',
+        'a long prompt, truncate: false',
+        { model: MODEL, prompt: OVER_LIMIT, truncate: false },
+        EXCEEDS,
+      ],
       ['/api/embed', 'no input', { model: MODEL }, 'input is required'],
       ['/api/embed', 'an empty string', { model: MODEL, input: '' }, 'input is an empty string'],
       ['/api/embed', 'an empty string in the array', { model: MODEL, input: ['a', ''] }, 'input.1 is an empty'],

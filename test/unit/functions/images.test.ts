@@ -214,7 +214,7 @@ describe('image generation switched on at run time', () => {
     it.each([
       [{ prompt: 'a fox' }, 'model', 'model is required'],
       [{ model: 'z-image-turbo' }, 'prompt', 'prompt is required'],
-      [{ model: 'z-image-turbo', prompt: 'a fox', width: 10 }, 'width', 'width must be a whole number from 64'],
+      [{ model: 'z-image-turbo', prompt: 'a fox', width: 0 }, 'width', 'width must be a positive whole number'],
       [{ model: 'z-image-turbo', prompt: 'a fox', steps: 'many' }, 'steps', 'steps: must be a whole number'],
     ])('answers /api/generate-image %j with 400 naming %s', async (body, _param, message) => {
       const reply = await host(mediaRoutes, body, '/api/generate-image');
@@ -263,16 +263,81 @@ describe('image generation switched on at run time', () => {
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(502);
     });
 
-    it.each([500, 422])('answers a sidecar that fails with %i by 502 with its message', async (status) => {
-      agent.image?.faults.failNext(5, status);
+    it('answers a sidecar that fails with 500 by 502 with its message', async () => {
+      agent.image?.faults.failNext(5, 500);
       try {
         const reply = await host(mediaRoutes, { model: 'z-image-turbo', prompt: 'a fox' }, '/api/generate-image');
 
         expect(json(reply)).toEqual({
-          error: `image generation failed on studio: the node answered ${status}: simulated failure`,
+          error: 'image generation failed on studio: the node answered 500: simulated failure',
         });
         if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(502);
         if (reply.headers !== undefined) expect(reply.headers['x-should-retry']).toBe('false');
+      } finally {
+        await agent.image?.faults.reset();
+      }
+    });
+  });
+
+  describe('sizes are the node’s to judge', () => {
+    const generate = (routes: RouteTable, path: string, body: object) =>
+      createBufferedHandler(routes)(post(path, { model: 'z-image-turbo', prompt: 'a fox', ...body }));
+
+    it('passes a 32×32 image through to the node and answers its PNG', async () => {
+      const before = agent.image?.received.length ?? 0;
+
+      const reply = await generate(mediaRoutes, '/api/generate-image', { width: 32, height: 32 });
+
+      expect(reply.statusCode).toBe(200);
+      expect(readPngSize(Buffer.from(reply.body, 'base64'))).toEqual({ width: 32, height: 32 });
+      expect(agent.image?.received.slice(before)).toMatchObject([{ width: 32, height: 32 }]);
+    });
+
+    it('passes size 32x32 on /v1/images/generations through to the node', async () => {
+      const reply = await generate(openaiRoutes, '/v1/images/generations', { size: '32x32' });
+      const body = JSON.parse(reply.body) as { data: { b64_json: string }[] };
+
+      expect(reply.statusCode).toBe(200);
+      expect(readPngSize(Buffer.from(body.data[0]?.b64_json ?? '', 'base64'))).toEqual({ width: 32, height: 32 });
+    });
+
+    it.each([
+      ['width', 0],
+      ['width', -1],
+      ['height', 1.5],
+      ['height', 'abc'],
+    ])('answers %s %p with 400 naming it, before any node is asked', async (field, value) => {
+      const before = agent.image?.received.length ?? 0;
+
+      const reply = await generate(mediaRoutes, '/api/generate-image', { [field]: value });
+
+      expect(reply.statusCode).toBe(400);
+      expect((JSON.parse(reply.body) as { error: string }).error).toContain(field);
+      expect(agent.image?.received.length).toBe(before);
+    });
+
+    it.each(['0x32', '-1x32', '1.5x32', 'abc'])('answers size %p with 400 in OpenAI’s shape', async (size) => {
+      const reply = await generate(openaiRoutes, '/v1/images/generations', { size });
+
+      expect(reply.statusCode).toBe(400);
+      expect(JSON.parse(reply.body)).toMatchObject({ error: { type: 'invalid_request_error', param: 'size' } });
+    });
+
+    it('relays a size the node refuses as its 400 and its words, in Ollama’s shape', async () => {
+      // The simulated sidecar renders up to 2048 px and says so in FastAPI's {"detail": ...}.
+      const reply = await generate(mediaRoutes, '/api/generate-image', { width: 4000, height: 32 });
+
+      expect(reply.statusCode).toBe(400);
+      expect(JSON.parse(reply.body)).toEqual({ error: 'width and height must be whole numbers from 1 to 2048' });
+    });
+
+    it('relays a node’s 422 with its message in OpenAI’s shape', async () => {
+      agent.image?.faults.failNext(1, 422);
+      try {
+        const reply = await generate(openaiRoutes, '/v1/images/generations', { size: '64x64' });
+
+        expect(reply.statusCode).toBe(422);
+        expect(JSON.parse(reply.body)).toMatchObject({ error: { message: 'simulated failure' } });
       } finally {
         await agent.image?.faults.reset();
       }

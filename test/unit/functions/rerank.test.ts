@@ -12,7 +12,6 @@ import { routes } from '../../../functions/openai';
 import type { Trace, TracePage } from '../../../lib/analytics/trace';
 import { loadConfig } from '../../../lib/config';
 import { createBufferedHandler } from '../../../lib/http/handler';
-import { countRerankTokens } from '../../../lib/protocols/rerank/rerank-usage';
 import { initServices, type Services } from '../../../lib/services';
 import { dayOf } from '../../../lib/store/keys';
 import { makeHttpEvent } from '../../helpers/events';
@@ -154,7 +153,8 @@ describe('functions/openai POST /v1/rerank, routed', () => {
         requestedModel: 'ms-marco-minilm-l-6-v2',
         servedModel: 'ms-marco-minilm-l-6-v2',
         nodeId: 'ranker',
-        promptTokens: countRerankTokens(QUERY, DOCUMENTS).total_tokens,
+        // The agent's own count (words of each query-document pair: 3 + 4, 3 + 6), as the node sent it.
+        promptTokens: 16,
         completionTokens: 0,
       });
       expect(traces[0]?.tags).toEqual(['docs', tag, 'search', 'user:ada']);

@@ -78,6 +78,46 @@ describe('interpretRerankReply', () => {
     expect(routed.promptTokens).toBe(42);
   });
 
+  it("keeps a node agent's scores, already through the sigmoid on the node, as they are", () => {
+    // What herd-node's sidecar answers (anchor §12): probabilities, best first, its word-count usage.
+    const reply = {
+      model: 'ms-marco-minilm-l-6-v2',
+      results: [
+        { index: 1, relevance_score: 0.99 },
+        { index: 2, relevance_score: 0.3 },
+        { index: 0, relevance_score: 0.01 },
+      ],
+      usage: { total_tokens: 21 },
+    };
+
+    const routed = interpretRerankReply(answer(200, reply), asked);
+
+    expect(routed.value.results).toEqual([
+      { index: 1, relevance_score: 0.99 },
+      { index: 2, relevance_score: 0.3 },
+      { index: 0, relevance_score: 0.01 },
+    ]);
+  });
+
+  it('still squashes the scores of a backend that says it sends raw logits', () => {
+    const reply = {
+      results: [
+        { index: 1, relevance_score: 0.9 },
+        { index: 2, relevance_score: 0.5 },
+        { index: 0, relevance_score: 0.1 },
+      ],
+      raw_scores: true,
+    };
+
+    const routed = interpretRerankReply(answer(200, reply), asked);
+
+    expect(routed.value.results.map((result) => result.relevance_score)).toEqual([
+      sigmoid(0.9),
+      sigmoid(0.5),
+      sigmoid(0.1),
+    ]);
+  });
+
   it("passes a sidecar's refusal on with its status and its detail", () => {
     const error = thrown(() => interpretRerankReply(answer(404, { detail: 'Unknown model: nope' }), asked));
 

@@ -57,8 +57,7 @@ describe('simulated fleet', () => {
     const started = performance.now();
     const res = await postJson(`${fleet.node('gpu-small').url}/api/chat`, {
       model: 'llama3.2:3b',
-      messages: [{ role: 'user', content: 'bench' }],
-      options: { num_predict: 200 },
+      messages: [{ role: 'user', content: 'bench, in 200 words' }],
     });
     const { lines } = await readLines(res);
     expect(lines).toHaveLength(201);

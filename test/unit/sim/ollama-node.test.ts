@@ -215,6 +215,36 @@ describe('simulated Ollama node', () => {
       expect(chunks[3]).toMatchObject({ done: true, done_reason: 'length', eval_count: 3 });
     });
 
+    it('ends its answer on its own when the budget is far larger, as a real model does', async () => {
+      // The Vercel AI SDK's Anthropic provider sends max_tokens 64000: a budget, not a length to fill.
+      const res = await postJson(`${node.url}/api/chat`, {
+        model: 'llama3.2:3b',
+        stream: false,
+        messages: [{ role: 'user', content: 'hello world' }],
+        options: { num_predict: 64_000 },
+      });
+      const body = (await res.json()) as ChatLine;
+      expect(body).toMatchObject({ done: true, done_reason: 'stop', eval_count: 12 });
+      expect(body.message.content.startsWith('Echo: hello world')).toBe(true);
+      expect(body.message.content.endsWith('.')).toBe(true);
+    });
+
+    it('answers at the length the prompt asks for in words, cut by a smaller budget', async () => {
+      const ask = async (numPredict?: number) =>
+        (await (
+          await postJson(`${node.url}/api/generate`, {
+            model: 'llama3.2:3b',
+            stream: false,
+            prompt: 'describe the fleet in 30 words',
+            ...(numPredict === undefined ? {} : { options: { num_predict: numPredict } }),
+          })
+        ).json()) as { response: string; done_reason: string; eval_count: number };
+      const whole = await ask();
+      expect(whole).toMatchObject({ done_reason: 'stop', eval_count: 30 });
+      expect(whole.response.split(' ')).toHaveLength(30);
+      expect(await ask(20)).toMatchObject({ done_reason: 'length', eval_count: 20 });
+    });
+
     it('streams thinking before content for thinking models, and none with think:false', async () => {
       const ask = async (think?: boolean) => {
         const res = await postJson(`${node.url}/api/chat`, {
@@ -428,7 +458,7 @@ describe('simulated Ollama node', () => {
       const controller = new AbortController();
       const res = await postJson(
         `${node.url}/api/chat`,
-        { model: 'llama3.2:3b', messages: [{ role: 'user', content: 'long' }], options: { num_predict: 500 } },
+        { model: 'llama3.2:3b', messages: [{ role: 'user', content: 'a long answer in 500 words' }] },
         { signal: controller.signal },
       );
       const reader = res.body?.getReader();

@@ -4,7 +4,7 @@ import { localTimestamp } from '../../../emulator/sim/clock';
 import { boundaryOf, parseMultipart } from '../../../emulator/sim/multipart';
 import { gradientPng, readPngSize } from '../../../emulator/sim/png';
 import { parseKeepAlive } from '../../../emulator/sim/runtime';
-import { replyTokens, toolArguments } from '../../../emulator/sim/text';
+import { naturalReplyLength, replyTokens, toolArguments } from '../../../emulator/sim/text';
 import { cosine, embedText } from '../../../emulator/sim/vectors';
 
 describe('multipart reader', () => {
@@ -65,6 +65,14 @@ describe('generated text', () => {
   it('echoes the prompt and pads to the requested length', () => {
     expect(replyTokens('one two', { count: 4, natural: true, images: 0 }).join('')).toMatch(/^Echo: one two \w+\.$/);
     expect(replyTokens('one two', { count: 2, natural: false, images: 0 })).toEqual(['Echo:', ' one']);
+  });
+
+  it('answers 12 tokens unless the prompt asks for a number of words', () => {
+    expect(naturalReplyLength('hello there')).toBe(12);
+    expect(naturalReplyLength('a long answer please, 400 words')).toBe(400);
+    expect(naturalReplyLength('Answer in 3 Words.')).toBe(3);
+    expect(naturalReplyLength('0 words')).toBe(12);
+    expect(naturalReplyLength('200000 words')).toBe(12);
   });
 
   it('fills tool arguments from the schema', () => {

@@ -199,7 +199,7 @@ describe('text-embedding sidecar', () => {
     expect(again.embeddings[0]).toEqual(body.embeddings[0]);
   });
 
-  it('reranks documents best first by word overlap, with raw logits, cut to top_n', async () => {
+  it('reranks as the real agent does: probabilities best first, cut to top_n, documents when asked', async () => {
     const documents = [
       'Bananas are yellow fruit.',
       'The capital of France is Paris.',
@@ -209,15 +209,23 @@ describe('text-embedding sidecar', () => {
     const res = await postJson(`${sidecar.url}/rerank`, {
       model: 'ms-marco-minilm-l-6-v2',
       query: 'capital of France',
-      documents,
+      documents: documents.map((text, index) => (index === 1 ? { text } : text)),
       top_n: 3,
+      return_documents: true,
     });
-    const body = (await res.json()) as { results: { index: number; relevance_score: number }[] };
+    const body = (await res.json()) as {
+      results: { index: number; relevance_score: number; document: { text: string } }[];
+      usage: { total_tokens: number };
+    };
     expect(body.results.map((r) => r.index)).toEqual([1, 2, 0]);
+    expect(body.results.map((r) => r.document.text)).toEqual([documents[1], documents[2], documents[0]]);
     const scores = body.results.map((r) => r.relevance_score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    expect(scores[0]).toBeGreaterThan(0);
-    expect(scores[2]).toBeLessThan(0);
+    expect(scores[0]).toBeGreaterThan(0.9);
+    expect(scores[2]).toBeLessThan(0.1);
+    expect(scores[2]).toBeGreaterThan(0);
+    // Word counts: the 3-word query with each document (4 + 6 + 5 + 5 words).
+    expect(body.usage).toEqual({ total_tokens: 4 * 3 + 4 + 6 + 5 + 5 });
   });
 
   it('returns every document when top_n is absent', async () => {

@@ -13,7 +13,7 @@ describe('truncateInputs', () => {
 
     expect(result.texts).toEqual(texts);
     expect(result.texts[1]).toBe(texts[1]);
-    expect(result).toMatchObject({ tokens: 2 + 2048, longest: 2048, truncated: 0 });
+    expect(result).toMatchObject({ tokens: 2 + 2048, longest: 2048, truncated: 0, firstCut: undefined });
   });
 
   it('cuts every text over 2,048 tokens to 2,048 and counts the cut ones', () => {
@@ -26,11 +26,17 @@ describe('truncateInputs', () => {
     expect(result.texts[0]).toBe('short');
     expect(result.texts[1]).toBe(words(2048));
     expect(countTokens(result.texts[2] ?? '')).toBe(2048);
-    expect(result).toMatchObject({ tokens: 1 + 2048 + 2048, longest: 2048 });
+    expect(result).toMatchObject({ tokens: 1 + 2048 + 2048, longest: 2048, firstCut: 1 });
   });
 
   it('takes another limit', () => {
-    expect(truncateInputs(['hello world'], 1)).toEqual({ texts: ['hello'], tokens: 1, longest: 1, truncated: 1 });
+    expect(truncateInputs(['hello world'], 1)).toEqual({
+      texts: ['hello'],
+      tokens: 1,
+      longest: 1,
+      truncated: 1,
+      firstCut: 0,
+    });
   });
 
   it('returns nothing for no texts', () => {

@@ -64,8 +64,23 @@ describe('rankNodeResults', () => {
     ]);
   });
 
-  it('squashes scores inside 0..1 when the node does not say they are probabilities', () => {
-    const ranked = rankNodeResults([{ index: 0, relevance_score: 0.95 }], 1);
+  it('passes probabilities through when the node says nothing about them, as a node agent does', () => {
+    const ranked = rankNodeResults(
+      [
+        { index: 0, relevance_score: 0.01 },
+        { index: 1, relevance_score: 0.99 },
+      ],
+      2,
+    );
+
+    expect(ranked).toEqual([
+      { index: 1, relevanceScore: 0.99 },
+      { index: 0, relevanceScore: 0.01 },
+    ]);
+  });
+
+  it('squashes scores inside 0..1 when the node says they are raw logits', () => {
+    const ranked = rankNodeResults([{ index: 0, relevance_score: 0.95 }], 1, true);
 
     expect(ranked).toEqual([{ index: 0, relevanceScore: sigmoid(0.95) }]);
   });

@@ -30,22 +30,23 @@ describe('sigmoid', () => {
 });
 
 describe('scoresAreLogits', () => {
-  it('reads scores as logits when the node says nothing about them, even inside 0..1', () => {
-    expect(scoresAreLogits([0.2, 0.9], undefined)).toBe(true);
-    expect(scoresAreLogits([0.2, 0.9], null)).toBe(true);
+  it('reads scores inside 0..1 as probabilities when the node says nothing about them', () => {
+    expect(scoresAreLogits([0.99, 0.01], undefined)).toBe(false);
+    expect(scoresAreLogits([0, 0.5, 1], null)).toBe(false);
   });
 
-  it('reads scores as logits when the node calls them raw', () => {
-    expect(scoresAreLogits([0.2, 0.9], true)).toBe(true);
-  });
-
-  it('passes probabilities through when the node says raw_scores false and every score is in 0..1', () => {
+  it('reads scores as probabilities when the node says raw_scores false', () => {
     expect(scoresAreLogits([0, 0.5, 1], false)).toBe(false);
   });
 
-  it('does not believe raw_scores false when a score lies outside 0..1', () => {
+  it('reads scores as logits when the node calls them raw, even inside 0..1', () => {
+    expect(scoresAreLogits([0.2, 0.9], true)).toBe(true);
+  });
+
+  it('reads scores as logits when one lies outside 0..1, whatever the node says', () => {
+    expect(scoresAreLogits([0.5, 1.2], undefined)).toBe(true);
+    expect(scoresAreLogits([-0.1, 0.5], null)).toBe(true);
     expect(scoresAreLogits([0.5, 1.2], false)).toBe(true);
-    expect(scoresAreLogits([-0.1, 0.5], false)).toBe(true);
   });
 });
 
