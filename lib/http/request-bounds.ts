@@ -7,6 +7,7 @@
  * client reads. Each check is one pass without recursion: it runs on every request. Pure.
  */
 import { BadRequestError } from '../errors';
+import { echoed } from '../wire/echoed';
 
 /** Deepest nesting of objects and arrays a body may have: tool schemas, the deepest real bodies, nest ~40. */
 export const MAX_JSON_DEPTH = 128;
@@ -14,18 +15,11 @@ export const MAX_JSON_DEPTH = 128;
 export const MAX_NAME_BYTES = 512;
 /** Longest id (`node_id`), in UTF-8 bytes. */
 export const MAX_ID_BYTES = 256;
-/** Longest piece of client input an error message repeats. */
-export const MAX_ECHO_CHARS = 120;
+/** Most entries `fallback_models` may list: each is a routing attempt, and an error names them all. */
+export const MAX_FALLBACK_MODELS = 32;
 
 /** Top-level fields that name a model, each bounded to `MAX_NAME_BYTES`. */
 const NAME_FIELDS = ['model', 'name'] as const;
-
-/** `text` as an error message may repeat it: cut to `MAX_ECHO_CHARS`, never inside a surrogate pair. */
-export function echoed(text: string, max = MAX_ECHO_CHARS): string {
-  if (text.length <= max) return text;
-  const end = isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}… (${text.length} characters)`;
-}
 
 /** Throws a 400 naming the field when the parsed body breaks a bound; `textLength` skips the walk when it cannot. */
 export function checkRequestBounds(body: unknown, textLength: number): void {
@@ -38,6 +32,9 @@ export function checkRequestBounds(body: unknown, textLength: number): void {
   for (const field of NAME_FIELDS) checkName(Reflect.get(body, field), field, MAX_NAME_BYTES);
   const fallbacks: unknown = Reflect.get(body, 'fallback_models');
   if (Array.isArray(fallbacks)) {
+    if (fallbacks.length > MAX_FALLBACK_MODELS) {
+      throw new BadRequestError(`fallback_models: more than ${MAX_FALLBACK_MODELS} entries`, 'fallback_models');
+    }
     for (let index = 0; index < fallbacks.length; index += 1) {
       checkName(fallbacks[index], `fallback_models.${index}`, MAX_NAME_BYTES);
     }

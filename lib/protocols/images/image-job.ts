@@ -11,6 +11,7 @@
  * Anything outside a bound is a 400 naming the field, never clamped. Pure.
  */
 import { BadRequestError } from '../../errors';
+import { echoed } from '../../wire/echoed';
 import type { GenerateImageRequest, OpenAIImageRequest } from '../../wire/images';
 
 export const DEFAULT_SIDE = 1024;
@@ -127,7 +128,7 @@ export function parseImageSize(size: string | null | undefined): { width: number
   const inRange = (value: number) => value >= MIN_SIDE && value <= MAX_SIDE;
   if (match === null || !inRange(width) || !inRange(height)) {
     throw new BadRequestError(
-      `size must be WIDTHxHEIGHT (like 1024x1024) with each side from ${MIN_SIDE} to ${MAX_SIDE}, got '${size}'`,
+      `size must be WIDTHxHEIGHT (like 1024x1024) with each side from ${MIN_SIDE} to ${MAX_SIDE}, got '${echoed(size)}'`,
       'size',
     );
   }
@@ -137,7 +138,7 @@ export function parseImageSize(size: string | null | undefined): { width: number
 function responseFormat(value: string | null | undefined): ImageResponseFormat {
   if (value === undefined || value === null || value === 'b64_json') return 'b64_json';
   if (value === 'url') return 'url';
-  throw new BadRequestError(`response_format must be b64_json or url, got '${value}'`, 'response_format');
+  throw new BadRequestError(`response_format must be b64_json or url, got '${echoed(value)}'`, 'response_format');
 }
 
 /**

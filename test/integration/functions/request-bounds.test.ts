@@ -137,6 +137,36 @@ describe('request bounds at the edge', () => {
     });
   });
 
+  it('repeats at most 120 characters of a long name the client sent in an error', async () => {
+    const name = 'f'.repeat(100_000);
+    const body = {
+      model: MODEL,
+      messages: user,
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: {} } }],
+      tool_choice: { type: 'function', function: { name } },
+    };
+    const reply = await createBufferedHandler(openaiRoutes)(
+      makeHttpEvent({ method: 'POST', path: '/v1/chat/completions', body }),
+    );
+
+    expect(reply.statusCode).toBe(400);
+    expect(reply.body.length).toBeLessThan(500);
+    expect(JSON.parse(reply.body)).toEqual(
+      expect.objectContaining({
+        error: expect.objectContaining({ message: expect.stringContaining(`${'f'.repeat(120)}… (100000 characters)`) }),
+      }),
+    );
+  });
+
+  it('refuses more fallback models than it would route to, before asking a node', async () => {
+    const route = CASES[0]?.[1] as Case;
+    const fallbacks = Array.from({ length: 1000 }, (_, index) => `missing-${index}`);
+    const reply = await post(route, JSON.stringify({ ...route.body, model: 'missing', fallback_models: fallbacks }));
+
+    expect(reply.statusCode).toBe(400);
+    expect(JSON.parse(reply.body)).toEqual({ error: 'fallback_models: more than 32 entries' });
+  });
+
   it('serves a body nested as deep as the bound allows', async () => {
     const route = CASES[0]?.[1] as Case;
     const reply = await post(route, withRaw(route.body, 'options', deep(MAX_JSON_DEPTH - 1)));

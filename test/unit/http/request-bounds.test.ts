@@ -2,12 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import {
   checkName,
   checkRequestBounds,
-  echoed,
+  MAX_FALLBACK_MODELS,
   MAX_ID_BYTES,
   MAX_NAME_BYTES,
   nestsDeeperThan,
   pathTooDeep,
 } from '../../../lib/http/request-bounds';
+import { echoed } from '../../../lib/wire/echoed';
 
 /** `[[[…]]]` nested `depth` arrays deep, built without recursion. */
 function nestedArrays(depth: number): unknown[] {
@@ -70,6 +71,15 @@ describe('checkName', () => {
 });
 
 describe('checkRequestBounds', () => {
+  it('refuses more fallback models than it routes to', () => {
+    const fallbacks = Array.from({ length: MAX_FALLBACK_MODELS + 1 }, (_, index) => `m${index}`);
+
+    expect(() => checkRequestBounds({ fallback_models: fallbacks.slice(1) }, 10)).not.toThrow();
+    expect(() => checkRequestBounds({ fallback_models: fallbacks }, 10)).toThrow(
+      expect.objectContaining({ param: 'fallback_models' }),
+    );
+  });
+
   it('checks model, name, each fallback model and node_id, and leaves wrong types to the schemas', () => {
     expect(() => checkRequestBounds({ model: 1, name: [], fallback_models: 'x', node_id: {} }, 10)).not.toThrow();
     expect(() => checkRequestBounds({ name: 'a\tb' }, 10)).toThrow(expect.objectContaining({ param: 'name' }));
