@@ -1,5 +1,5 @@
 /**
- * The bounds of a JSON request body, checked at the edge right after parsing (contract §4, "Bounds"):
+ * The bounds of a JSON request body, checked at the edge right after parsing (issue 19 item 6; README):
  * how deep it nests, and how long and clean the names are that become table keys, trace fields and
  * headers. A 5,000-deep value would otherwise overflow the stack of whatever walks it recursively later
  * (zod, `JSON.stringify` of the body forwarded to a node) after a node was chosen and blamed; an 800 KB
