@@ -7,11 +7,11 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
-import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, type RouterError } from '../lib/errors';
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RouterError } from '../lib/errors';
 import { familyForPath } from '../lib/http/family';
 import { renderError } from '../lib/http/render-error';
 import { MAX_BODY_BYTES } from '../lib/http/request';
-import { createDeadlines } from './deadlines';
+import { createDeadlines, type Deadlines } from './deadlines';
 import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
 import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
@@ -23,7 +23,16 @@ export interface EmulatorServerOptions {
   readonly loadHandler: LoadHandler;
   readonly stage?: string;
   readonly log?: (line: string) => void;
+  /** How long a request's body may take to arrive, from its headers on (tests shorten it). */
+  readonly bodyTimeoutMs?: number;
 }
+
+/**
+ * A request body must arrive within this long once its headers did: one cut short on a connection left
+ * open is answered 408 and closed, not held for Node's 300 s `requestTimeout`. A 6 MB upload needs
+ * under 1 Mbit/s to make it.
+ */
+export const REQUEST_BODY_TIMEOUT_MS = 60_000;
 
 interface BufferedResult {
   statusCode?: number;
@@ -81,14 +90,32 @@ function hasBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** Reads the body up to the Lambda limit; resolves undefined (after answering 413) when it is over. */
-function readBody(request: IncomingMessage, response: ServerResponse, path: string): Promise<Buffer | undefined> {
+/** When a body stops short of the deadline: what the client is told, if its socket still listens. */
+function bodyTimedOut(request: IncomingMessage, response: ServerResponse, path: string, timeoutMs: number): void {
+  const seconds = Math.round(timeoutMs / 100) / 10;
+  const error = new RouterError(408, `request body not received within ${seconds} s`, {
+    code: 'request_timeout',
+    retryable: false,
+  });
+  if (!response.headersSent && response.writable) sendError(response, path, error, true);
+  else request.destroy();
+}
+
+/** Reads the body up to the Lambda limit and its deadline; resolves undefined (after answering 413 or 408) otherwise. */
+function readBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  deadline: { readonly deadlines: Deadlines; readonly timeoutMs: number },
+): Promise<Buffer | undefined> {
   if (!hasBody(request)) return Promise.resolve(NO_BODY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const declared = Number(request.headers['content-length'] ?? '0');
+    let stopClock = (): void => undefined;
     const tooLarge = () => {
+      stopClock();
       sendError(
         response,
         path,
@@ -102,6 +129,11 @@ function readBody(request: IncomingMessage, response: ServerResponse, path: stri
       tooLarge();
       return;
     }
+    stopClock = deadline.deadlines.add(Date.now() + deadline.timeoutMs, () => {
+      size = Number.POSITIVE_INFINITY;
+      bodyTimedOut(request, response, path, deadline.timeoutMs);
+      resolve(undefined);
+    });
     request.on('data', (chunk: Buffer) => {
       if (size > MAX_BODY_BYTES) return;
       size += chunk.length;
@@ -109,9 +141,13 @@ function readBody(request: IncomingMessage, response: ServerResponse, path: stri
       else chunks.push(chunk);
     });
     request.on('end', () => {
+      stopClock();
       if (size <= MAX_BODY_BYTES) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     });
-    request.on('error', reject);
+    request.on('error', (error) => {
+      stopClock();
+      reject(error);
+    });
   });
 }
 
@@ -189,6 +225,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
   const log = options.log ?? ((line: string) => console.error(line));
   const handlers = new Map<string, unknown>();
   const deadlines = createDeadlines();
+  const bodyDeadline = { deadlines, timeoutMs: options.bodyTimeoutMs ?? REQUEST_BODY_TIMEOUT_MS };
   const isBinary = binaryMediaTypeMatcher(options.table.binaryMediaTypes);
   // Templates without parameters are looked up directly; only the rest are matched in order.
   const exactRoutes = new Map(
@@ -221,7 +258,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
       sendError(response, path, error);
       return;
     }
-    const body = await readBody(request, response, path);
+    const body = await readBody(request, response, path, bodyDeadline);
     if (body === undefined) return;
     const event = buildLambdaEvent({
       request,
@@ -257,7 +294,10 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     }
   };
 
-  return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+  // Node's own request deadline is a backstop behind the body's (it answers a bare 408, no family shape).
+  const requestTimeout = bodyDeadline.timeoutMs + 5_000;
+  const headersTimeout = Math.min(60_000, requestTimeout);
+  return createServer({ keepAliveTimeout: 65_000, requestTimeout, headersTimeout }, (request, response) => {
     invoke(request, response).catch((error: unknown) => {
       log(`emulator: handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       integrationFailure(response, 502, 'Internal server error');

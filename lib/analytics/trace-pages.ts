@@ -33,8 +33,8 @@ export class TracePages {
 
   /**
    * Adds one trace's JSON to the open page, sealing that page first when the trace would take it past
-   * `maxBytes`. A trace larger than a page on its own gets a page of its own (DynamoDB's limit is 400 KB;
-   * the recorder cuts long errors, so a page never nears it).
+   * `maxBytes`. A trace larger than a page on its own gets a page of its own (only with pages smaller
+   * than the recorder's: it bounds each trace to a quarter of its default page, ./bounded-trace).
    */
   add(startedAt: number, json: string): void {
     const size = Buffer.byteLength(json);

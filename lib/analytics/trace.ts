@@ -10,13 +10,14 @@
  * invocation ends), hands the write-behind one item per page of up to `maxPageBytes` —
  * `{"traces":[…]}` under `tracePageKey`. A request then costs a few hundred bytes in a page instead of
  * a table write of its own: at a thousand requests a second that is one or two writes a second, not
- * forty BatchWrites, and the AWS SDK's per-request work goes with them.
+ * forty BatchWrites, and the AWS SDK's per-request work goes with them. No trace is lost to its size:
+ * each is cut to its bounds first (./bounded-trace), so it fits a page and its usage keys fit the table.
  */
 
-import { merged } from '../merged';
 import type { DocItem } from '../store/item';
 import { tagUsageKey, tracePageKey, usageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
+import { boundedTrace } from './bounded-trace';
 import { TracePages } from './trace-pages';
 
 export type TraceStatus = 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
@@ -79,18 +80,23 @@ export interface TracePage {
 export interface TraceRecorderOptions {
   /** This writer's id among the router's instances: page keys never collide across instances. */
   readonly instanceId: string;
-  /** UTF-8 bytes of trace JSON per page; DynamoDB's item limit is 400 KB. Default 256 KB. */
+  /** UTF-8 bytes of trace JSON per page, at most `MAX_PAGE_BYTES`. Default 256 KB. */
   readonly maxPageBytes?: number;
 }
 
-/** A node's error text can be long; the trace keeps its start. */
-const MAX_ERROR_CHARS = 2000;
+/**
+ * The largest page allowed: DynamoDB's item limit is 400 KB, keys and attribute names included, and a
+ * page is stored deflated, which at worst adds 5 bytes per 16 KB block to what it cannot shrink. A page
+ * of this many bytes of JSON leaves over 40 KB for all of that.
+ */
+export const MAX_PAGE_BYTES = 350 * 1024;
 
 export function createTraceRecorder(
   queue: Pick<WriteBehind, 'add' | 'addSource' | 'touch'>,
   options: TraceRecorderOptions,
 ): TraceRecorder {
   const maxPageBytes = options.maxPageBytes ?? 256 * 1024;
+  if (maxPageBytes > MAX_PAGE_BYTES) throw new Error(`maxPageBytes ${maxPageBytes} is over ${MAX_PAGE_BYTES}`);
   const pages = new TracePages(maxPageBytes);
   let sequence = 0;
   const source: ItemSource = {
@@ -107,8 +113,9 @@ export function createTraceRecorder(
   queue.addSource(source);
 
   return {
-    record(trace) {
-      pages.add(trace.startedAt, traceJson(trace));
+    record(recorded) {
+      const trace = boundedTrace(recorded);
+      pages.add(trace.startedAt, JSON.stringify(trace));
       queue.touch();
       // A retried attempt is part of a request counted by its final trace.
       if (trace.status === 'retried') return;
@@ -126,12 +133,6 @@ export function createTraceRecorder(
       }
     },
   };
-}
-
-/** A trace as its page stores it; a long node error keeps its start. */
-function traceJson(trace: Trace): string {
-  if (trace.error === undefined || trace.error.length <= MAX_ERROR_CHARS) return JSON.stringify(trace);
-  return JSON.stringify(merged<Trace>(trace, { error: `${trace.error.slice(0, MAX_ERROR_CHARS)}…` }));
 }
 
 function usageCounters(trace: Trace): Record<string, number> {

@@ -3,16 +3,17 @@
  * `lib/dispatch/fleet-headers`): how the client's model id was resolved (anchor §2.8) and what the
  * context layers changed (anchor §3.8).
  */
+import { headerValue } from '../http/header-value';
 import type { ModelResolution } from '../routing/resolve-model';
 
 /**
  * The client's model id and how it became the routed model (`map`, `fleet`, `auto`, `default`); the model
- * that served is `x-fleet-model`. The id is the client's text: anything but printable ASCII is
- * percent-encoded, since a header value cannot carry it.
+ * that served is `x-fleet-model`. The id is the client's text: `headerValue` makes it one a header
+ * can carry.
  */
 export function modelResolutionHeaders(requested: string, resolution: ModelResolution): Record<string, string> {
   return {
-    'x-fleet-requested-model': /^[\x20-\x7e]*$/.test(requested) ? requested : encodeURIComponent(requested),
+    'x-fleet-requested-model': headerValue(requested),
     'x-fleet-model-resolution': resolution.via,
   };
 }

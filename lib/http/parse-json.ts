@@ -4,13 +4,15 @@ import { parseJson } from '../wire/json';
 import { parseWith, type WireParseResult } from '../wire/parse-with';
 import type * as z from '../wire/zod';
 import type { HttpRequest } from './request';
+import { checkRequestBounds } from './request-bounds';
 
-/** Reads the body as JSON; 400 when it is missing or not JSON. */
+/** Reads the body as JSON; 400 when it is missing, not JSON, or breaks a bound (`request-bounds.ts`). */
 export function readJson(request: HttpRequest): unknown {
   const text = request.bodyText();
   if (text.length === 0) throw new BadRequestError('missing request body');
   const parsed = parseJson(text);
   if (!parsed.ok) throw new BadRequestError(`request body is not valid JSON: ${parsed.error}`);
+  checkRequestBounds(parsed.value, text.length);
   return parsed.value;
 }
 

@@ -13,6 +13,7 @@ import { BadRequestError, ConflictError, type RouterError, toRouterError, Upstre
 import type { FleetSnapshot } from '../fleet/node';
 import { openNodeStream, readNodeBody } from '../fleet/node-stream';
 import type { Route } from '../http/handler';
+import { headerValue } from '../http/header-value';
 import { readJsonBody } from '../http/parse-json';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
@@ -72,7 +73,7 @@ async function runPull(
       response,
       nodeId: node.id,
       streaming: request.stream !== false,
-      headers: { 'x-fleet-node': node.id },
+      headers: { 'x-fleet-node': headerValue(node.id) },
       onSuccess: (layerBytes) => recordSuccess(choice, name, layerBytes),
     });
   } finally {

@@ -8,6 +8,7 @@
 import { BadRequestError } from '../errors';
 import { type FormField, type FormFile, readMultipartForm } from '../http/multipart';
 import type { HttpRequest } from '../http/request';
+import { checkName, MAX_NAME_BYTES } from '../http/request-bounds';
 
 export interface AudioUpload {
   readonly audio: FormFile;
@@ -51,6 +52,7 @@ export async function readAudioUpload(request: HttpRequest): Promise<AudioUpload
   }
   if (audio.data.length === 0) throw new BadRequestError(`the ${AUDIO_FIELD} file is empty`, AUDIO_FIELD);
   const model = singleField(form.fields, 'model');
+  checkName(model, 'model', MAX_NAME_BYTES);
   const user = form.fields.find((field) => field.name === 'user')?.value;
   return {
     audio,

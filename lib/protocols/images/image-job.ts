@@ -15,6 +15,7 @@
  * A value that is not a positive whole number is a 400 naming the field, never clamped. Pure.
  */
 import { BadRequestError } from '../../errors';
+import { echoed } from '../../wire/echoed';
 import type { GenerateImageRequest, OpenAIImageRequest } from '../../wire/images';
 
 export const DEFAULT_SIDE = 1024;
@@ -125,7 +126,7 @@ export function parseImageSize(size: string | null | undefined): { width: number
   const whole = (value: number) => Number.isSafeInteger(value) && value >= 1;
   if (match === null || !whole(width) || !whole(height)) {
     throw new BadRequestError(
-      `size must be WIDTHxHEIGHT (like 1024x1024) with each side a positive whole number, got '${size}'`,
+      `size must be WIDTHxHEIGHT (like 1024x1024) with each side a positive whole number, got '${echoed(size)}'`,
       'size',
     );
   }
@@ -135,7 +136,7 @@ export function parseImageSize(size: string | null | undefined): { width: number
 function responseFormat(value: string | null | undefined): ImageResponseFormat {
   if (value === undefined || value === null || value === 'b64_json') return 'b64_json';
   if (value === 'url') return 'url';
-  throw new BadRequestError(`response_format must be b64_json or url, got '${value}'`, 'response_format');
+  throw new BadRequestError(`response_format must be b64_json or url, got '${echoed(value)}'`, 'response_format');
 }
 
 /**

@@ -25,6 +25,7 @@
  *   top level as it came: Ollama ignores what it does not know, a node agent may not.
  */
 import { BadRequestError } from '../../errors';
+import { echoed } from '../../wire/echoed';
 import type { OllamaChatRequest, OllamaFormat, OllamaOptions, OllamaThink, OllamaTool } from '../../wire/ollama';
 import type { OpenAIChatRequest } from '../../wire/openai';
 import { effortToThink, forwardedFields, setGivenOptions } from '../request-fields';
@@ -154,7 +155,10 @@ function toolsOf(request: OpenAIChatRequest): OllamaTool[] | undefined {
   const named = tools.filter((tool) => tool.function.name === choice.function.name);
   if (named.length === 0) {
     const field = 'tool_choice.function.name';
-    throw new BadRequestError(`${field}: no tool named ${JSON.stringify(choice.function.name)} in tools`, field);
+    throw new BadRequestError(
+      `${field}: no tool named ${JSON.stringify(echoed(choice.function.name))} in tools`,
+      field,
+    );
   }
   return named;
 }

@@ -18,6 +18,7 @@
  * Pure; throws only `BadRequestError` naming the field.
  */
 import { BadRequestError } from '../../errors';
+import { echoed } from '../../wire/echoed';
 import type { OllamaTool } from '../../wire/ollama';
 import type { ResponsesRequest, ResponsesTool } from '../../wire/responses';
 
@@ -84,7 +85,7 @@ function declaredTools(request: ResponsesRequest): PlacedTool[] {
 function named(placed: readonly PlacedTool[], type: 'function' | 'custom', name: string, field: string): PlacedTool {
   const found = placed.find(({ tool }) => tool.type === type && tool.name === name);
   if (found === undefined) {
-    throw new BadRequestError(`${field}: no ${type} tool named ${JSON.stringify(name)} in tools`, field);
+    throw new BadRequestError(`${field}: no ${type} tool named ${JSON.stringify(echoed(name))} in tools`, field);
   }
   return found;
 }

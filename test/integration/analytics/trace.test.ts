@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../lib/analytics/bounded-trace';
 import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/analytics/trace';
 import { mergeTags } from '../../../lib/routing/tags';
 import { dayOf, tagUsageKey, usageKey } from '../../../lib/store/keys';
@@ -90,6 +92,28 @@ describe('createTraceRecorder', () => {
       const key = tagUsageKey(NOW, tag);
       expect((await store.table.getDoc(key.pk, key.sk))?.attributes).toEqual(expect.objectContaining({ requests: 1 }));
     }
+  });
+
+  it('keeps a trace whose names are 800 KB, cut, and counts its usage; the table refuses nothing', async () => {
+    const queue = createWriteBehind(store.table, { onError: () => undefined });
+    const traces = createTraceRecorder(queue, { instanceId: 'huge-names' });
+    // Random text, so the deflated page is as large as the text.
+    const huge = () => randomBytes(600_000).toString('base64');
+
+    traces.record(trace({ requestId: 'r-small' }));
+    traces.record(trace({ requestId: 'r-huge', requestedModel: huge(), servedModel: huge(), nodeId: huge() }));
+    await queue.close();
+
+    expect(queue.stats().rejected).toBe(0);
+    const kept = (await pagesOf('huge-names')).flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces);
+    expect(kept.map((t) => t.requestId)).toEqual(['r-small', 'r-huge']);
+    const cut = kept[1] as Trace;
+    expect(cut.servedModel).toHaveLength(MAX_TRACE_NAME_BYTES);
+    expect(cut.nodeId).toHaveLength(MAX_TRACE_NODE_ID_BYTES);
+    const usage = usageKey(NOW + 5000, cut.nodeId ?? '', cut.servedModel ?? '');
+    expect((await store.table.getDoc(usage.pk, usage.sk))?.attributes).toEqual(
+      expect.objectContaining({ requests: 1 }),
+    );
   });
 
   it('lists trace pages newest first through the index', async () => {

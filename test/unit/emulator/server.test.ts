@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
@@ -217,6 +217,45 @@ describe('createEmulatorServer', () => {
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain('6 MB');
     expect(seen.events.length).toBe(before);
+  });
+
+  it('answers a body cut short on an open connection with 408 in the family shape once its deadline passed', async () => {
+    const short = createEmulatorServer({
+      table,
+      loadHandler: (f) => handlers[f.name],
+      log: () => undefined,
+      bodyTimeoutMs: 200,
+    });
+    await new Promise<void>((resolve) => short.listen(0, '127.0.0.1', resolve));
+    const before = seen.events.length;
+    try {
+      const socket = connect((short.address() as AddressInfo).port, '127.0.0.1');
+      socket.write(
+        'POST /echo/half HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":',
+      );
+      const reply = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        socket.on('close', () => resolve(text));
+      });
+
+      expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+      expect(reply).toMatch(/connection: close/i);
+      expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: {
+          message: 'request body not received within 0.2 s',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'request_timeout',
+        },
+      });
+      expect(seen.events.length).toBe(before);
+    } finally {
+      short.closeAllConnections();
+      await new Promise((resolve) => short.close(resolve));
+    }
   });
 
   it('drops the prelude of a stream ended without a write, like the real runtime', async () => {

@@ -176,6 +176,13 @@ describe('POST /api/transcribe', () => {
       expect(reply.body['error']).toMatch(/^model 'whisper-huge' not found on any node/);
     });
 
+    it('answers a model name with a control character with 400 naming model, and asks no node', async () => {
+      const reply = await buffered(quickRoutes, await speech('hello', [['model', 'whisper-small\u0007']]));
+
+      expect(reply.status).toBe(400);
+      expect(reply.body['error']).toMatch(/^model: contains the control character U\+0007/);
+    });
+
     describe.each(HOSTS)('%s host', (_name, host) => {
       it('transcribes an upload that names no model', async () => {
         const reply = await host(quickRoutes, uploadEvent(await speech('any model will do')));
