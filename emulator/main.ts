@@ -2,8 +2,8 @@
  * `npm start` / `npm run demo`: the local emulator. Starts the embedded DynamoDB stand-in (unless
  * FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
  * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
- * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, with image
- * generation and speech-to-text switched on unless FLEET_IMAGE_GENERATION / FLEET_TRANSCRIPTION say otherwise.
+ * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, on the
+ * demo's own defaults (demo-environment).
  *
  * The process is one instance of the router: its handlers come from one bundle of them all
  * (dist/emulator/handlers.js, scripts/build.mjs), so every function shares one set of services. A node
@@ -18,25 +18,26 @@ import { credentialWarnings } from '../lib/http/api-keys';
 import { runShutdownHooks } from '../lib/shutdown-hooks';
 import { createDynamoClient } from '../lib/store/client';
 import { ensureTable } from '../lib/store/ensure-table';
+import { applyDemoEnvironment } from './demo-environment';
 import { startDynamo } from './dynamo';
+import { listen } from './listen';
 import { readRouteTable } from './routes';
 import { startScheduler } from './scheduler';
 import { createEmulatorServer } from './server';
 import { shareVendorModules } from './shared-vendor';
 import { startSimFleet } from './sim';
+import { supportedNode, unsupportedNode } from './supported-node';
 
 const projectRequire = createRequire(__filename);
 
 async function main(): Promise<void> {
+  const tooOld = unsupportedNode(process.version, supportedNode(join(__dirname, '..', '..')));
+  if (tooOld !== undefined) throw new Error(tooOld);
   // Before anything loads the AWS SDK (it loads on first use): every function shares one copy of it.
   shareVendorModules(join(__dirname, '..', 'vendor'));
   const demo = process.argv.includes('--demo');
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
-  if (demo) {
-    // The demo fleet has image and speech-to-text models: show them working unless the user said otherwise.
-    process.env['FLEET_IMAGE_GENERATION'] ??= 'true';
-    process.env['FLEET_TRANSCRIPTION'] ??= 'true';
-  }
+  if (demo) applyDemoEnvironment(process.env);
   const config = loadConfig();
   const root = join(__dirname, '..', '..');
 
@@ -55,7 +56,12 @@ async function main(): Promise<void> {
     return handler;
   };
   const server = createEmulatorServer({ table, loadHandler });
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    await dynamo?.close();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const routerUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
@@ -100,6 +106,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(`Fleet Router did not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -19,23 +19,42 @@ export interface RouterProcess {
 const root = join(__dirname, '..', '..');
 const entry = join(root, 'dist', 'emulator', 'main.js');
 
+export interface StartOptions {
+  /** The directory the router runs in (relative data directories are under it); the project root by default. */
+  readonly cwd?: string;
+  /** Variables of the test defaults to leave out, so the router's own default applies (`FLEET_DATA_DIR`). */
+  readonly unset?: readonly string[];
+}
+
+/** The router's process: running with the test defaults and `env`, not yet known to listen. */
+export function spawnRouter(
+  env: Record<string, string> = {},
+  args: readonly string[] = [],
+  options: StartOptions = {},
+): ChildProcess {
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`);
+  const variables: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    FLEET_PORT: '0',
+    FLEET_DATA_DIR: ':memory:',
+    FLEET_POLL_INTERVAL_MS: '250',
+    ...env,
+  };
+  for (const name of options.unset ?? []) delete variables[name];
+  return spawn(process.execPath, [...emulatorNodeFlags(root), entry, ...args], {
+    cwd: options.cwd ?? root,
+    env: variables,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 export async function startRouter(
   env: Record<string, string> = {},
   args: readonly string[] = [],
+  options: StartOptions = {},
 ): Promise<RouterProcess> {
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`);
-  const child = spawn(process.execPath, [...emulatorNodeFlags(root), entry, ...args], {
-    cwd: root,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      FLEET_PORT: '0',
-      FLEET_DATA_DIR: ':memory:',
-      FLEET_POLL_INTERVAL_MS: '250',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnRouter(env, args, options);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
