@@ -29,6 +29,11 @@ export interface QueueManager extends QueueDepths {
   tryAcquire(nodeId: string, model: string, limit: number): Slot | undefined;
   depth(nodeId: string, model: string): number;
   entries(): QueueState[];
+  /**
+   * Rejects everyone waiting for a slot on `nodeId`, whatever the model, with `error(model)` (the node
+   * was ejected); slots held stay held. Returns how many waiters left.
+   */
+  evict(nodeId: string, error: (model: string) => Error): number;
 }
 
 export interface QueueManagerOptions {
@@ -112,6 +117,14 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
     forEachBusy(model, visit) {
       const set = busy.get(model);
       if (set !== undefined) for (const queue of set) visit(queue.nodeId, queue.depth);
+    },
+    evict(nodeId, error) {
+      let evicted = 0;
+      for (const byNode of byModel.values()) {
+        const queue = byNode.get(nodeId);
+        if (queue !== undefined) evicted += queue.evictWaiters(() => error(queue.model));
+      }
+      return evicted;
     },
     entries: () => [...byModel.values()].flatMap((byNode) => [...byNode.values()].map((queue) => queue.state())),
   };

@@ -2,7 +2,9 @@
  * `GET /fleet/status` body (HTTP interface §4.6; the reference's shape in anchor §6.3): fleet totals,
  * one entry per known node (offline ones too, for status pages), and the per node:model queues.
  * Unknown values are `null`, never a made-up zero. Totals over models and requests count online and
- * degraded nodes only: an offline node's last report is stale. Pure: the clock comes in as `now`.
+ * degraded nodes only: an offline node's last report is stale. A node that failed requests carries
+ * `ejection` (issue 19 item 4): whether this router instance has taken it out of routing, until when
+ * and why, and its failures in a row; absent when it has none. Pure: the clock comes in as `now`.
  */
 import type { FleetSnapshot, NodeView, Sidecar } from '../node';
 import { isPlaceable } from '../snapshot';
@@ -24,6 +26,24 @@ export interface FleetQueueState {
   readonly concurrency: number;
 }
 
+/** A node's standing with outlier ejection (lib/routing/outlier-ejection `NodeHealthState`). */
+export interface NodeHealthEntry {
+  readonly nodeId: string;
+  readonly consecutiveFailures: number;
+  readonly ejection?: { readonly until: number; readonly reason: string; readonly level: number };
+}
+
+export interface FleetNodeEjection {
+  readonly ejected: boolean;
+  /** ISO 8601 time it returns to routing; null when not ejected. */
+  readonly until: string | null;
+  readonly reason: string | null;
+  /** Ejections in a row (each doubles the next one's length); 0 when not ejected. */
+  readonly level: number;
+  /** 5xx answers or cut connections in a row since its last answer. */
+  readonly consecutive_failures: number;
+}
+
 export interface FleetSidecarStatus {
   readonly port: number;
   readonly url: string;
@@ -43,6 +63,8 @@ export interface FleetNodeStatus {
   readonly seconds_since_seen: number | null;
   readonly last_error?: string;
   readonly draining: boolean;
+  /** Present when this router instance counted failures on the node or ejected it. */
+  readonly ejection?: FleetNodeEjection;
   readonly hardware: {
     readonly chip: string | null;
     readonly arch: string | null;
@@ -154,7 +176,18 @@ function lastSeen(node: NodeView, now: number): Pick<FleetNodeStatus, 'last_seen
   };
 }
 
-function nodeStatusEntry(node: NodeView, now: number): FleetNodeStatus {
+function ejectionEntry(health: NodeHealthEntry): FleetNodeEjection {
+  const { ejection } = health;
+  return {
+    ejected: ejection !== undefined,
+    until: ejection === undefined ? null : new Date(ejection.until).toISOString(),
+    reason: ejection?.reason ?? null,
+    level: ejection?.level ?? 0,
+    consecutive_failures: health.consecutiveFailures,
+  };
+}
+
+function nodeStatusEntry(node: NodeView, now: number, health: NodeHealthEntry | undefined): FleetNodeStatus {
   const { image, transcription, textEmbedding } = node.sidecars;
   return {
     node_id: node.id,
@@ -166,6 +199,7 @@ function nodeStatusEntry(node: NodeView, now: number): FleetNodeStatus {
     ...lastSeen(node, now),
     ...(node.lastError !== undefined ? { last_error: node.lastError } : {}),
     draining: node.draining,
+    ...(health !== undefined ? { ejection: ejectionEntry(health) } : {}),
     ...nodeMetrics(node),
     ollama: {
       models_loaded: node.loaded.map((loaded) => ({
@@ -205,10 +239,16 @@ function fleetTotals(snapshot: FleetSnapshot): FleetStatus['fleet'] {
   };
 }
 
-export function toFleetStatus(snapshot: FleetSnapshot, queues: readonly QueueEntry[], now: number): FleetStatus {
+export function toFleetStatus(
+  snapshot: FleetSnapshot,
+  queues: readonly QueueEntry[],
+  now: number,
+  health: readonly NodeHealthEntry[] = [],
+): FleetStatus {
+  const byNode = new Map(health.map((entry) => [entry.nodeId, entry]));
   return {
     fleet: fleetTotals(snapshot),
-    nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now)),
+    nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now, byNode.get(node.id))),
     queues: queueStates(queues),
     timestamp: Math.floor(now / 1000),
   };

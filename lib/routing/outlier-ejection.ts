@@ -1,0 +1,168 @@
+/**
+ * Outlier ejection (issue 19 item 4; Envoy's outlier detection, HAProxy's `observe layer7`): a node
+ * whose attempts fail is taken out of routing for a while, so one hung or dead node stops costing every
+ * request a first-byte time-out. Thresholds:
+ * - a refused or timed-out connect, or no first byte within the first-byte deadline: ejected at once
+ *   (the machine is down or stuck; trying it again costs the next request the same wait);
+ * - a 5xx answer or a connection cut before the first byte: ejected after `consecutiveFailures` in a
+ *   row (default 3; one bad answer is often the model's, not the node's).
+ * An ejection lasts `baseMs` × 2^(n−1) for the node's n-th ejection in a row, capped at `maxMs`; the
+ * node returns on its own when it ends. The level n falls by one for every `baseMs` the node goes
+ * without an ejection, so a node that recovered starts again from `baseMs`. An answer below 500
+ * clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
+ *
+ * In memory, per router instance: each instance learns from its own traffic (a Lambda instance that
+ * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
+ */
+
+/** What went wrong on an attempt, as far as ejection cares. */
+export type FailureCause = 'connect' | 'first-byte-timeout' | 'transport' | 'server-error';
+
+export interface Ejection {
+  readonly nodeId: string;
+  /** Epoch ms when the node returns to routing. */
+  readonly until: number;
+  /** What ejected it, in words (`3 failures in a row: answered 500`). */
+  readonly reason: string;
+  /** How many times in a row it has been ejected (1 for the first). */
+  readonly level: number;
+}
+
+/** One node's standing, for `/fleet/status`. */
+export interface NodeHealthState {
+  readonly nodeId: string;
+  readonly consecutiveFailures: number;
+  readonly ejection?: Ejection;
+}
+
+export interface OutlierEjectionOptions {
+  /** 5xx answers or cut connections in a row that eject a node; 0 turns ejection off. */
+  readonly consecutiveFailures: number;
+  readonly baseMs: number;
+  readonly maxMs: number;
+}
+
+export interface OutlierEjection {
+  /** The node's ejection when it is out of routing at `now`. */
+  ejected(nodeId: string, now: number): Ejection | undefined;
+  /** Every ejection in force at `now`, by node id (empty almost always: routing checks `size` first). */
+  ejections(now: number): ReadonlyMap<string, Ejection>;
+  /** Counts a failed attempt; returns the ejection when this failure ejected the node. */
+  recordFailure(nodeId: string, cause: FailureCause, detail: string, now: number): Ejection | undefined;
+  /** An answer (2xx, or a 4xx that is the client's): the failures in a row start again from zero. */
+  recordSuccess(nodeId: string): void;
+  /** Nodes with failures counted or an ejection, for the status views. */
+  states(now: number): NodeHealthState[];
+}
+
+export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
+
+const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout']);
+
+interface Health {
+  failures: number;
+  lastDetail: string;
+  ejection: Ejection | undefined;
+}
+
+/** undici and Node error codes that mean the node could not be reached at all, or said nothing in time. */
+const CONNECT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const FIRST_BYTE_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT']);
+
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    current = current.cause;
+  }
+  return codes;
+}
+
+/** Sorts a transport's rejection: by the undici/Node code anywhere on its `cause` chain. */
+export function failureCause(error: unknown): FailureCause {
+  const codes = errorCodes(error);
+  if (codes.some((code) => CONNECT_CODES.has(code))) return 'connect';
+  if (codes.some((code) => FIRST_BYTE_CODES.has(code))) return 'first-byte-timeout';
+  return 'transport';
+}
+
+const CAUSE_WORDS: Readonly<Record<FailureCause, string>> = {
+  connect: 'could not connect',
+  'first-byte-timeout': 'no first byte in time',
+  transport: 'connection failed',
+  'server-error': 'server error',
+};
+
+export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_EJECTION): OutlierEjection {
+  const nodes = new Map<string, Health>();
+  /** Ejections that have not been seen to end; tidied on read. */
+  const active = new Map<string, Ejection>();
+  const enabled = options.consecutiveFailures > 0;
+
+  const current = (nodeId: string, now: number): Ejection | undefined => {
+    const ejection = active.get(nodeId);
+    if (ejection === undefined) return undefined;
+    if (now < ejection.until) return ejection;
+    active.delete(nodeId);
+    return undefined;
+  };
+
+  /** The level a new ejection gets: one above the last, less one per `baseMs` since the last ended. */
+  const nextLevel = (last: Ejection | undefined, now: number): number => {
+    if (last === undefined) return 1;
+    const calm = Math.floor(Math.max(0, now - last.until) / options.baseMs);
+    return Math.max(0, last.level - calm) + 1;
+  };
+
+  const eject = (nodeId: string, health: Health, reason: string, now: number): Ejection => {
+    const level = nextLevel(health.ejection, now);
+    const duration = Math.min(options.maxMs, options.baseMs * 2 ** (level - 1));
+    const ejection: Ejection = { nodeId, until: now + duration, reason, level };
+    health.ejection = ejection;
+    health.failures = 0;
+    active.set(nodeId, ejection);
+    return ejection;
+  };
+
+  return {
+    ejected: current,
+    ejections(now) {
+      if (active.size === 0) return active;
+      for (const nodeId of [...active.keys()]) current(nodeId, now);
+      return active;
+    },
+    recordFailure(nodeId, cause, detail, now) {
+      if (!enabled || current(nodeId, now) !== undefined) return undefined;
+      let health = nodes.get(nodeId);
+      if (health === undefined) {
+        health = { failures: 0, lastDetail: '', ejection: undefined };
+        nodes.set(nodeId, health);
+      }
+      health.failures += 1;
+      health.lastDetail = detail;
+      if (AT_ONCE.has(cause)) return eject(nodeId, health, `${CAUSE_WORDS[cause]}: ${detail}`, now);
+      if (health.failures < options.consecutiveFailures) return undefined;
+      return eject(nodeId, health, `${health.failures} failures in a row, the last: ${detail}`, now);
+    },
+    recordSuccess(nodeId) {
+      const health = nodes.get(nodeId);
+      if (health !== undefined) health.failures = 0;
+    },
+    states(now) {
+      return [...nodes.entries()].flatMap(([nodeId, health]) => {
+        const ejection = current(nodeId, now);
+        if (ejection === undefined && health.failures === 0) return [];
+        return [{ nodeId, consecutiveFailures: health.failures, ...(ejection !== undefined ? { ejection } : {}) }];
+      });
+    },
+  };
+}
