@@ -151,4 +151,34 @@ describe('toFleetStatus', () => {
       timestamp: T0 / 1000 + 1,
     });
   });
+
+  it('shows per node whether it is ejected, until when and why, and its failures in a row', () => {
+    const health = [
+      {
+        nodeId: 'studio',
+        consecutiveFailures: 0,
+        ejection: { until: T0 + 30_000, reason: 'could not connect: ECONNREFUSED', level: 1 },
+      },
+      { nodeId: 'gpu3', consecutiveFailures: 2 },
+    ];
+
+    const nodes = toFleetStatus(smallFleet([studio, gpu3]), [], T0, health).nodes;
+    const plain = toFleetStatus(smallFleet([studio]), [], T0).nodes;
+
+    expect(nodes.find((node) => node.node_id === 'studio')?.ejection).toEqual({
+      ejected: true,
+      until: new Date(T0 + 30_000).toISOString(),
+      reason: 'could not connect: ECONNREFUSED',
+      level: 1,
+      consecutive_failures: 0,
+    });
+    expect(nodes.find((node) => node.node_id === 'gpu3')?.ejection).toEqual({
+      ejected: false,
+      until: null,
+      reason: null,
+      level: 0,
+      consecutive_failures: 2,
+    });
+    expect(plain[0]).not.toHaveProperty('ejection');
+  });
 });
