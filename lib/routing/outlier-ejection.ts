@@ -11,15 +11,32 @@
  * without an ejection, so a node that recovered starts again from `baseMs`. An answer below 500
  * clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
  *
+ * What is ejected is one service of a node — its Ollama, or one of its sidecars (image, speech-to-text,
+ * text embedding): a dead image sidecar says nothing about the node's chat models.
+ *
  * In memory, per router instance: each instance learns from its own traffic (a Lambda instance that
  * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
  */
 
+import type { ModelPlacement } from '../fleet/node';
+
+/** The service of a node that answered (or did not): its Ollama, or one of its sidecars. */
+export type Backend = ModelPlacement['backend'];
+
+export interface EjectionTarget {
+  readonly nodeId: string;
+  readonly backend: Backend;
+}
+
+/** The key of a node's service in `ejections()`: the node id for its Ollama, `id (sidecar)` for a sidecar. */
+export function targetKey(nodeId: string, backend: Backend): string {
+  return backend === 'ollama' ? nodeId : `${nodeId} (${backend})`;
+}
+
 /** What went wrong on an attempt, as far as ejection cares. */
 export type FailureCause = 'connect' | 'first-byte-timeout' | 'transport' | 'server-error';
 
-export interface Ejection {
-  readonly nodeId: string;
+export interface Ejection extends EjectionTarget {
   /** Epoch ms when the node returns to routing. */
   readonly until: number;
   /** What ejected it, in words (`3 failures in a row: answered 500`). */
@@ -29,8 +46,7 @@ export interface Ejection {
 }
 
 /** One node's standing, for `/fleet/status`. */
-export interface NodeHealthState {
-  readonly nodeId: string;
+export interface NodeHealthState extends EjectionTarget {
   readonly consecutiveFailures: number;
   readonly ejection?: Ejection;
 }
@@ -43,14 +59,14 @@ export interface OutlierEjectionOptions {
 }
 
 export interface OutlierEjection {
-  /** The node's ejection when it is out of routing at `now`. */
-  ejected(nodeId: string, now: number): Ejection | undefined;
-  /** Every ejection in force at `now`, by node id (empty almost always: routing checks `size` first). */
+  /** The service's ejection when it is out of routing at `now`. */
+  ejected(target: EjectionTarget, now: number): Ejection | undefined;
+  /** Every ejection in force at `now`, by `targetKey` (empty almost always: routing checks `size` first). */
   ejections(now: number): ReadonlyMap<string, Ejection>;
-  /** Counts a failed attempt; returns the ejection when this failure ejected the node. */
-  recordFailure(nodeId: string, cause: FailureCause, detail: string, now: number): Ejection | undefined;
+  /** Counts a failed attempt; returns the ejection when this failure ejected the service. */
+  recordFailure(target: EjectionTarget, cause: FailureCause, detail: string, now: number): Ejection | undefined;
   /** An answer (2xx, or a 4xx that is the client's): the failures in a row start again from zero. */
-  recordSuccess(nodeId: string): void;
+  recordSuccess(target: EjectionTarget): void;
   /** Nodes with failures counted or an ejection, for the status views. */
   states(now: number): NodeHealthState[];
 }
@@ -60,8 +76,8 @@ export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3
 const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout']);
 
 interface Health {
+  readonly target: EjectionTarget;
   failures: number;
-  lastDetail: string;
   ejection: Ejection | undefined;
 }
 
@@ -103,16 +119,17 @@ const CAUSE_WORDS: Readonly<Record<FailureCause, string>> = {
 };
 
 export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_EJECTION): OutlierEjection {
+  /** By `targetKey`: one entry per service that ever failed (bounded by the fleet's size). */
   const nodes = new Map<string, Health>();
   /** Ejections that have not been seen to end; tidied on read. */
   const active = new Map<string, Ejection>();
   const enabled = options.consecutiveFailures > 0;
 
-  const current = (nodeId: string, now: number): Ejection | undefined => {
-    const ejection = active.get(nodeId);
+  const current = (key: string, now: number): Ejection | undefined => {
+    const ejection = active.get(key);
     if (ejection === undefined) return undefined;
     if (now < ejection.until) return ejection;
-    active.delete(nodeId);
+    active.delete(key);
     return undefined;
   };
 
@@ -123,45 +140,49 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
     return Math.max(0, last.level - calm) + 1;
   };
 
-  const eject = (nodeId: string, health: Health, reason: string, now: number): Ejection => {
+  const eject = (key: string, health: Health, reason: string, now: number): Ejection => {
     const level = nextLevel(health.ejection, now);
     const duration = Math.min(options.maxMs, options.baseMs * 2 ** (level - 1));
-    const ejection: Ejection = { nodeId, until: now + duration, reason, level };
+    const { nodeId, backend } = health.target;
+    const ejection: Ejection = { nodeId, backend, until: now + duration, reason, level };
     health.ejection = ejection;
     health.failures = 0;
-    active.set(nodeId, ejection);
+    active.set(key, ejection);
     return ejection;
   };
 
   return {
-    ejected: current,
+    ejected: (target, now) => (active.size === 0 ? undefined : current(targetKey(target.nodeId, target.backend), now)),
     ejections(now) {
       if (active.size === 0) return active;
-      for (const nodeId of [...active.keys()]) current(nodeId, now);
+      for (const key of [...active.keys()]) current(key, now);
       return active;
     },
-    recordFailure(nodeId, cause, detail, now) {
-      if (!enabled || current(nodeId, now) !== undefined) return undefined;
-      let health = nodes.get(nodeId);
+    recordFailure(target, cause, detail, now) {
+      const key = targetKey(target.nodeId, target.backend);
+      if (!enabled || current(key, now) !== undefined) return undefined;
+      let health = nodes.get(key);
       if (health === undefined) {
-        health = { failures: 0, lastDetail: '', ejection: undefined };
-        nodes.set(nodeId, health);
+        health = { target: { nodeId: target.nodeId, backend: target.backend }, failures: 0, ejection: undefined };
+        nodes.set(key, health);
       }
       health.failures += 1;
-      health.lastDetail = detail;
-      if (AT_ONCE.has(cause)) return eject(nodeId, health, `${CAUSE_WORDS[cause]}: ${detail}`, now);
+      if (AT_ONCE.has(cause)) return eject(key, health, `${CAUSE_WORDS[cause]}: ${detail}`, now);
       if (health.failures < options.consecutiveFailures) return undefined;
-      return eject(nodeId, health, `${health.failures} failures in a row, the last: ${detail}`, now);
+      return eject(key, health, `${health.failures} failures in a row, the last: ${detail}`, now);
     },
-    recordSuccess(nodeId) {
-      const health = nodes.get(nodeId);
+    recordSuccess(target) {
+      const health = nodes.size === 0 ? undefined : nodes.get(targetKey(target.nodeId, target.backend));
       if (health !== undefined) health.failures = 0;
     },
     states(now) {
-      return [...nodes.entries()].flatMap(([nodeId, health]) => {
-        const ejection = current(nodeId, now);
+      return [...nodes.entries()].flatMap(([key, health]) => {
+        const ejection = current(key, now);
         if (ejection === undefined && health.failures === 0) return [];
-        return [{ nodeId, consecutiveFailures: health.failures, ...(ejection !== undefined ? { ejection } : {}) }];
+        const { nodeId, backend } = health.target;
+        return [
+          { nodeId, backend, consecutiveFailures: health.failures, ...(ejection !== undefined ? { ejection } : {}) },
+        ];
       });
     },
   };

@@ -30,10 +30,10 @@ export interface QueueManager extends QueueDepths {
   depth(nodeId: string, model: string): number;
   entries(): QueueState[];
   /**
-   * Rejects everyone waiting for a slot on `nodeId`, whatever the model, with `error(model)` (the node
-   * was ejected); slots held stay held. Returns how many waiters left.
+   * Rejects everyone waiting for a slot on `nodeId` for a model `which` accepts (all when absent) with
+   * `error(model)` (the node, or its sidecar, was ejected); slots held stay held. Returns how many left.
    */
-  evict(nodeId: string, error: (model: string) => Error): number;
+  evict(nodeId: string, error: (model: string) => Error, which?: (model: string) => boolean): number;
 }
 
 export interface QueueManagerOptions {
@@ -118,11 +118,12 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
       const set = busy.get(model);
       if (set !== undefined) for (const queue of set) visit(queue.nodeId, queue.depth);
     },
-    evict(nodeId, error) {
+    evict(nodeId, error, which) {
       let evicted = 0;
-      for (const byNode of byModel.values()) {
+      for (const [model, byNode] of byModel) {
         const queue = byNode.get(nodeId);
-        if (queue !== undefined) evicted += queue.evictWaiters(() => error(queue.model));
+        if (queue === undefined || queue.pending === 0 || (which !== undefined && !which(model))) continue;
+        evicted += queue.evictWaiters(() => error(model));
       }
       return evicted;
     },

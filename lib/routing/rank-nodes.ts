@@ -10,7 +10,7 @@
  */
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
-import type { Ejection } from './outlier-ejection';
+import { type Ejection, targetKey } from './outlier-ejection';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
 import type { RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';
@@ -19,7 +19,7 @@ import { contextFitFor } from './signals';
 export interface RankContext extends LoadContext {
   /** How many of the best candidates to keep and explain (default 16). */
   readonly top?: number;
-  /** Nodes out of routing now (./outlier-ejection), by node id; eliminated as `ejected`. */
+  /** Nodes' services out of routing now (./outlier-ejection), by `targetKey`; eliminated as `ejected`. */
   readonly ejected?: ReadonlyMap<string, Ejection> | undefined;
 }
 
@@ -145,7 +145,8 @@ function withEjections(
   const eliminated: Elimination[] = [];
   for (let index = 0; index < table.nodeIds.length; index += 1) {
     const nodeId = table.nodeIds[index] ?? '';
-    const ejection = ejected.get(nodeId);
+    const backend = table.placements[index]?.backend ?? 'ollama';
+    const ejection = ejected.get(targetKey(nodeId, backend));
     if (ejection === undefined || profile.out[index] === 1) continue;
     out ??= Uint8Array.from(profile.out);
     out[index] = 1;
@@ -153,7 +154,7 @@ function withEjections(
     eliminated.push({
       nodeId,
       reason: 'ejected',
-      detail: `node is ejected for ${seconds} s more (${ejection.reason})`,
+      detail: `${backend === 'ollama' ? 'node' : `its ${backend} sidecar`} is ejected for ${seconds} s more (${ejection.reason})`,
       retryAfterSeconds: seconds,
     });
   }

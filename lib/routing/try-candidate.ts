@@ -9,9 +9,17 @@
  * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
 import { ServiceUnavailableError } from '../errors';
+import type { NodeView } from '../fleet/node';
 import type { AbortSource } from '../stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
-import { type Ejection, type FailureCause, failureCause, type OutlierEjection } from './outlier-ejection';
+import {
+  type Backend,
+  type Ejection,
+  type EjectionTarget,
+  type FailureCause,
+  failureCause,
+  type OutlierEjection,
+} from './outlier-ejection';
 import type { QueueManager, Slot } from './queue-manager';
 import type { RankedCandidate } from './rank-nodes';
 import { RequestAbortedError } from './request-aborted';
@@ -42,10 +50,37 @@ export function secondsLeft(ejection: Ejection, now: number): number {
 /** The error a waiter in an ejected node's queue leaves with: the dispatcher moves on to its next candidate. */
 function ejectedWhileWaiting(ejection: Ejection, model: string, now: number): ServiceUnavailableError {
   const seconds = secondsLeft(ejection, now);
+  const what =
+    ejection.backend === 'ollama'
+      ? `node '${ejection.nodeId}'`
+      : `the ${ejection.backend} sidecar of node '${ejection.nodeId}'`;
   return new ServiceUnavailableError(
-    `node '${ejection.nodeId}' was ejected for ${seconds} s (${ejection.reason}) while waiting to run '${model}'`,
-    { code: 'node_ejected', retryAfterSeconds: seconds },
+    `${what} was ejected for ${seconds} s (${ejection.reason}) while waiting to run '${model}'`,
+    {
+      code: 'node_ejected',
+      retryAfterSeconds: seconds,
+    },
   );
+}
+
+function targetOf(candidate: RankedCandidate): EjectionTarget {
+  return { nodeId: candidate.node.id, backend: candidate.placement.backend };
+}
+
+/** The models one service of a node serves: whose queues an ejection of that service moves on. */
+function servedBy(node: NodeView, backend: Backend): (model: string) => boolean {
+  const sidecar =
+    backend === 'image'
+      ? node.sidecars.image
+      : backend === 'transcription'
+        ? node.sidecars.transcription
+        : backend === 'text-embedding'
+          ? node.sidecars.textEmbedding
+          : undefined;
+  const names = new Set(
+    backend === 'ollama' ? node.models.map((model) => model.name) : (sidecar?.models ?? []).map((model) => model.name),
+  );
+  return (model) => names.has(model);
 }
 
 function ejectedFailure(candidate: RankedCandidate, error: ServiceUnavailableError): AttemptFailure {
@@ -72,9 +107,14 @@ function noteFailure(
   detail: string,
   now: number,
 ): string {
-  const ejection = deps.ejection?.recordFailure(candidate.node.id, cause, what, now);
+  const ejection = deps.ejection?.recordFailure(targetOf(candidate), cause, what, now);
   if (ejection === undefined) return detail;
-  deps.queues.evict(ejection.nodeId, (model) => ejectedWhileWaiting(ejection, model, now));
+  const served = servedBy(candidate.node, ejection.backend);
+  deps.queues.evict(
+    ejection.nodeId,
+    (model) => ejectedWhileWaiting(ejection, model, now),
+    (model) => model === candidate.model || served(model),
+  );
   return `${detail}; node ejected for ${secondsLeft(ejection, now)} s`;
 }
 
@@ -113,7 +153,7 @@ export async function tryCandidate(
   signal: AbortSource,
 ): Promise<CandidateOutcome> {
   // Ejected since it was ranked (another request's failure): not tried.
-  const before = deps.ejection?.ejected(candidate.node.id, deps.clock());
+  const before = deps.ejection?.ejected(targetOf(candidate), deps.clock());
   if (before !== undefined) {
     return {
       kind: 'failed',
@@ -126,7 +166,7 @@ export async function tryCandidate(
     const taken = await takeSlot(candidate, deps.queues, signal);
     if ('failure' in taken) return { kind: 'failed', failure: taken.failure };
     slot = taken.slot;
-    const meanwhile = deps.ejection?.ejected(candidate.node.id, deps.clock());
+    const meanwhile = deps.ejection?.ejected(targetOf(candidate), deps.clock());
     if (meanwhile !== undefined && !signal.aborted) {
       slot.release('cancelled');
       const error = ejectedWhileWaiting(meanwhile, candidate.model, deps.clock());
@@ -167,6 +207,6 @@ export async function tryCandidate(
     slot.release('failed');
     return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt } };
   }
-  deps.ejection?.recordSuccess(candidate.node.id);
+  deps.ejection?.recordSuccess(targetOf(candidate));
   return { kind: 'served', attempt, reply, slot, sentAt };
 }

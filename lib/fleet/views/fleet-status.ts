@@ -26,9 +26,11 @@ export interface FleetQueueState {
   readonly concurrency: number;
 }
 
-/** A node's standing with outlier ejection (lib/routing/outlier-ejection `NodeHealthState`). */
+/** A node's service's standing with outlier ejection (lib/routing/outlier-ejection `NodeHealthState`). */
 export interface NodeHealthEntry {
   readonly nodeId: string;
+  /** `ollama`, or the sidecar (`image`, `transcription`, `text-embedding`). */
+  readonly backend: string;
   readonly consecutiveFailures: number;
   readonly ejection?: { readonly until: number; readonly reason: string; readonly level: number };
 }
@@ -49,6 +51,8 @@ export interface FleetSidecarStatus {
   readonly url: string;
   readonly models_available: readonly { name: string; kind: string; binary?: string; dimensions?: number }[];
   readonly busy: boolean;
+  /** Present when this router instance counted failures on the sidecar or ejected it. */
+  readonly ejection?: FleetNodeEjection;
 }
 
 export interface FleetNodeStatus {
@@ -128,7 +132,7 @@ export function queueStates(queues: readonly QueueEntry[]): Record<string, Fleet
   return states;
 }
 
-function sidecarStatus(sidecar: Sidecar): FleetSidecarStatus {
+function sidecarStatus(sidecar: Sidecar, health: NodeHealthEntry | undefined): FleetSidecarStatus {
   return {
     port: sidecar.port,
     url: sidecar.url,
@@ -139,6 +143,7 @@ function sidecarStatus(sidecar: Sidecar): FleetSidecarStatus {
       ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
     })),
     busy: sidecar.busy,
+    ...(health !== undefined ? { ejection: ejectionEntry(health) } : {}),
   };
 }
 
@@ -187,8 +192,12 @@ function ejectionEntry(health: NodeHealthEntry): FleetNodeEjection {
   };
 }
 
-function nodeStatusEntry(node: NodeView, now: number, health: NodeHealthEntry | undefined): FleetNodeStatus {
+/** The node's health entries by backend. */
+type HealthByBackend = ReadonlyMap<string, NodeHealthEntry>;
+
+function nodeStatusEntry(node: NodeView, now: number, health: HealthByBackend | undefined): FleetNodeStatus {
   const { image, transcription, textEmbedding } = node.sidecars;
+  const own = health?.get('ollama');
   return {
     node_id: node.id,
     status: node.status,
@@ -199,7 +208,7 @@ function nodeStatusEntry(node: NodeView, now: number, health: NodeHealthEntry | 
     ...lastSeen(node, now),
     ...(node.lastError !== undefined ? { last_error: node.lastError } : {}),
     draining: node.draining,
-    ...(health !== undefined ? { ejection: ejectionEntry(health) } : {}),
+    ...(own !== undefined ? { ejection: ejectionEntry(own) } : {}),
     ...nodeMetrics(node),
     ollama: {
       models_loaded: node.loaded.map((loaded) => ({
@@ -212,9 +221,13 @@ function nodeStatusEntry(node: NodeView, now: number, health: NodeHealthEntry | 
       requests_active: node.requestsActive,
       num_parallel: node.numParallel,
     },
-    ...(image !== undefined ? { image: sidecarStatus(image) } : {}),
-    ...(transcription !== undefined ? { transcription: sidecarStatus(transcription) } : {}),
-    ...(textEmbedding !== undefined ? { text_embedding: sidecarStatus(textEmbedding) } : {}),
+    ...(image !== undefined ? { image: sidecarStatus(image, health?.get('image')) } : {}),
+    ...(transcription !== undefined
+      ? { transcription: sidecarStatus(transcription, health?.get('transcription')) }
+      : {}),
+    ...(textEmbedding !== undefined
+      ? { text_embedding: sidecarStatus(textEmbedding, health?.get('text-embedding')) }
+      : {}),
   };
 }
 
@@ -245,7 +258,12 @@ export function toFleetStatus(
   now: number,
   health: readonly NodeHealthEntry[] = [],
 ): FleetStatus {
-  const byNode = new Map(health.map((entry) => [entry.nodeId, entry]));
+  const byNode = new Map<string, Map<string, NodeHealthEntry>>();
+  for (const entry of health) {
+    const entries = byNode.get(entry.nodeId) ?? new Map<string, NodeHealthEntry>();
+    entries.set(entry.backend, entry);
+    byNode.set(entry.nodeId, entries);
+  }
   return {
     fleet: fleetTotals(snapshot),
     nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now, byNode.get(node.id))),

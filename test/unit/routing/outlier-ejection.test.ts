@@ -3,43 +3,46 @@ import { createOutlierEjection, failureCause } from '../../../lib/routing/outlie
 
 const options = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 const T0 = 1_000_000;
+const A = { nodeId: 'a', backend: 'ollama' } as const;
+const B = { nodeId: 'b', backend: 'ollama' } as const;
 
 describe('createOutlierEjection', () => {
   it('ejects a node after the threshold of 5xx answers in a row, not before', () => {
     const health = createOutlierEjection(options);
 
-    const first = health.recordFailure('a', 'server-error', 'answered 500', T0);
-    const second = health.recordFailure('a', 'server-error', 'answered 500', T0 + 1);
-    const third = health.recordFailure('a', 'server-error', 'answered 502', T0 + 2);
+    const first = health.recordFailure(A, 'server-error', 'answered 500', T0);
+    const second = health.recordFailure(A, 'server-error', 'answered 500', T0 + 1);
+    const third = health.recordFailure(A, 'server-error', 'answered 502', T0 + 2);
 
     expect(first).toBeUndefined();
     expect(second).toBeUndefined();
     expect(third).toEqual({
       nodeId: 'a',
+      backend: 'ollama',
       until: T0 + 2 + 30_000,
       reason: '3 failures in a row, the last: answered 502',
       level: 1,
     });
-    expect(health.ejected('a', T0 + 3)).toBe(third);
+    expect(health.ejected(A, T0 + 3)).toBe(third);
     expect([...health.ejections(T0 + 3).keys()]).toEqual(['a']);
   });
 
   it('ejects at once on a refused connect or a first-byte time-out', () => {
     const health = createOutlierEjection(options);
 
-    const refused = health.recordFailure('a', 'connect', 'ECONNREFUSED', T0);
-    const hung = health.recordFailure('b', 'first-byte-timeout', 'no headers in 120000 ms', T0);
+    const refused = health.recordFailure(A, 'connect', 'ECONNREFUSED', T0);
+    const hung = health.recordFailure(B, 'first-byte-timeout', 'no headers in 120000 ms', T0);
 
     expect(refused?.reason).toBe('could not connect: ECONNREFUSED');
     expect(hung?.reason).toBe('no first byte in time: no headers in 120000 ms');
-    expect(health.ejected('b', T0 + 29_999)?.until).toBe(T0 + 30_000);
+    expect(health.ejected(B, T0 + 29_999)?.until).toBe(T0 + 30_000);
   });
 
   it('lets the node back on its own when the period ends', () => {
     const health = createOutlierEjection(options);
-    health.recordFailure('a', 'connect', 'ECONNREFUSED', T0);
+    health.recordFailure(A, 'connect', 'ECONNREFUSED', T0);
 
-    expect(health.ejected('a', T0 + 30_000)).toBeUndefined();
+    expect(health.ejected(A, T0 + 30_000)).toBeUndefined();
     expect(health.ejections(T0 + 30_000).size).toBe(0);
     expect(health.states(T0 + 30_000)).toEqual([]);
   });
@@ -49,7 +52,7 @@ describe('createOutlierEjection', () => {
     const periods: number[] = [];
     let now = T0;
     for (let round = 0; round < 6; round += 1) {
-      const ejection = health.recordFailure('a', 'first-byte-timeout', 'hung', now);
+      const ejection = health.recordFailure(A, 'first-byte-timeout', 'hung', now);
       if (ejection === undefined) throw new Error('expected an ejection');
       periods.push(ejection.until - now);
       now = ejection.until; // fails again the moment it returns
@@ -60,11 +63,11 @@ describe('createOutlierEjection', () => {
 
   it('starts again from the base period once the node has stayed well', () => {
     const health = createOutlierEjection(options);
-    const first = health.recordFailure('a', 'connect', 'refused', T0);
-    const second = health.recordFailure('a', 'connect', 'refused', first?.until ?? 0);
+    const first = health.recordFailure(A, 'connect', 'refused', T0);
+    const second = health.recordFailure(A, 'connect', 'refused', first?.until ?? 0);
     const calmFor = 2 * 30_000; // two base periods without an ejection: the level falls by two
 
-    const third = health.recordFailure('a', 'connect', 'refused', (second?.until ?? 0) + calmFor);
+    const third = health.recordFailure(A, 'connect', 'refused', (second?.until ?? 0) + calmFor);
 
     expect(second?.level).toBe(2);
     expect(third?.level).toBe(1);
@@ -73,50 +76,68 @@ describe('createOutlierEjection', () => {
 
   it('starts the count of failures in a row again after an answer', () => {
     const health = createOutlierEjection(options);
-    health.recordFailure('a', 'server-error', 'answered 500', T0);
-    health.recordFailure('a', 'transport', 'socket closed', T0 + 1);
+    health.recordFailure(A, 'server-error', 'answered 500', T0);
+    health.recordFailure(A, 'transport', 'socket closed', T0 + 1);
 
-    health.recordSuccess('a');
+    health.recordSuccess(A);
     const afterSuccess = [
-      health.recordFailure('a', 'server-error', 'answered 500', T0 + 2),
-      health.recordFailure('a', 'server-error', 'answered 500', T0 + 3),
+      health.recordFailure(A, 'server-error', 'answered 500', T0 + 2),
+      health.recordFailure(A, 'server-error', 'answered 500', T0 + 3),
     ];
 
     expect(afterSuccess).toEqual([undefined, undefined]);
-    expect(health.states(T0 + 4)).toEqual([{ nodeId: 'a', consecutiveFailures: 2 }]);
+    expect(health.states(T0 + 4)).toEqual([{ nodeId: 'a', backend: 'ollama', consecutiveFailures: 2 }]);
   });
 
   it('ignores failures of attempts that were sent before the node was ejected', () => {
     const health = createOutlierEjection(options);
-    const ejection = health.recordFailure('a', 'connect', 'refused', T0);
+    const ejection = health.recordFailure(A, 'connect', 'refused', T0);
 
-    const late = health.recordFailure('a', 'first-byte-timeout', 'hung', T0 + 10);
+    const late = health.recordFailure(A, 'first-byte-timeout', 'hung', T0 + 10);
 
     expect(late).toBeUndefined();
-    expect(health.ejected('a', T0 + 10)).toBe(ejection);
+    expect(health.ejected(A, T0 + 10)).toBe(ejection);
   });
 
   it('keeps nodes apart and shows each one in its states', () => {
     const health = createOutlierEjection(options);
-    health.recordFailure('a', 'connect', 'refused', T0);
-    health.recordFailure('b', 'server-error', 'answered 500', T0);
+    health.recordFailure(A, 'connect', 'refused', T0);
+    health.recordFailure(B, 'server-error', 'answered 500', T0);
 
-    expect(health.ejected('b', T0)).toBeUndefined();
+    expect(health.ejected(B, T0)).toBeUndefined();
     expect(health.states(T0 + 1)).toEqual([
       {
         nodeId: 'a',
+        backend: 'ollama',
         consecutiveFailures: 0,
-        ejection: { nodeId: 'a', until: T0 + 30_000, reason: 'could not connect: refused', level: 1 },
+        ejection: {
+          nodeId: 'a',
+          backend: 'ollama',
+          until: T0 + 30_000,
+          reason: 'could not connect: refused',
+          level: 1,
+        },
       },
-      { nodeId: 'b', consecutiveFailures: 1 },
+      { nodeId: 'b', backend: 'ollama', consecutiveFailures: 1 },
     ]);
+  });
+
+  it("ejects a node's sidecar apart from its Ollama", () => {
+    const health = createOutlierEjection(options);
+    const image = { nodeId: 'a', backend: 'image' } as const;
+
+    health.recordFailure(image, 'connect', 'refused', T0);
+
+    expect(health.ejected(image, T0)?.backend).toBe('image');
+    expect(health.ejected(A, T0)).toBeUndefined();
+    expect([...health.ejections(T0).keys()]).toEqual(['a (image)']);
   });
 
   it('ejects nothing when the threshold is 0', () => {
     const health = createOutlierEjection({ ...options, consecutiveFailures: 0 });
 
-    expect(health.recordFailure('a', 'connect', 'refused', T0)).toBeUndefined();
-    expect(health.ejected('a', T0)).toBeUndefined();
+    expect(health.recordFailure(A, 'connect', 'refused', T0)).toBeUndefined();
+    expect(health.ejected(A, T0)).toBeUndefined();
   });
 });
 

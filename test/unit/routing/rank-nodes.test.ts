@@ -65,7 +65,10 @@ describe('rankNodes', () => {
   it('eliminates an ejected node as ejected, saying why and for how long, and leaves the memoised profile alone', () => {
     const snapshot = snapshotOf([hot({ id: 'a' }), agentNode({ id: 'b' })]);
     const ejected = new Map([
-      ['a', { nodeId: 'a', until: T0 + 12_500, reason: 'could not connect: refused', level: 1 }],
+      [
+        'a',
+        { nodeId: 'a', backend: 'ollama' as const, until: T0 + 12_500, reason: 'could not connect: refused', level: 1 },
+      ],
     ]);
 
     const ranking = rankNodes(snapshot, makeRequest(), { ...context, ejected });

@@ -156,10 +156,12 @@ describe('toFleetStatus', () => {
     const health = [
       {
         nodeId: 'studio',
+        backend: 'ollama',
         consecutiveFailures: 0,
         ejection: { until: T0 + 30_000, reason: 'could not connect: ECONNREFUSED', level: 1 },
       },
-      { nodeId: 'gpu3', consecutiveFailures: 2 },
+      { nodeId: 'gpu3', backend: 'ollama', consecutiveFailures: 2 },
+      { nodeId: 'studio', backend: 'image', consecutiveFailures: 1 },
     ];
 
     const nodes = toFleetStatus(smallFleet([studio, gpu3]), [], T0, health).nodes;
@@ -178,6 +180,10 @@ describe('toFleetStatus', () => {
       reason: null,
       level: 0,
       consecutive_failures: 2,
+    });
+    expect(nodes.find((node) => node.node_id === 'studio')?.image?.ejection).toMatchObject({
+      ejected: false,
+      consecutive_failures: 1,
     });
     expect(plain[0]).not.toHaveProperty('ejection');
   });
