@@ -4,6 +4,8 @@
  * request a first-byte time-out. Thresholds:
  * - a refused or timed-out connect, or no first byte within the first-byte deadline: ejected at once
  *   (the machine is down or stuck; trying it again costs the next request the same wait);
+ * - a failed poll (a listed node whose latest poll failed, as the snapshot says): ejected at once, so
+ *   a node that stopped answering is out within a poll deadline, long before a chat's first-byte one;
  * - a 5xx answer or a connection cut before the first byte: ejected after `consecutiveFailures` in a
  *   row (default 3; one bad answer is often the model's, not the node's).
  * An ejection lasts `baseMs` × 2^(n−1) for the node's n-th ejection in a row, capped at `maxMs`; the
@@ -18,7 +20,7 @@
  * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
  */
 
-import type { ModelPlacement } from '../fleet/node';
+import type { ModelPlacement, NodeView } from '../fleet/node';
 
 /** The service of a node that answered (or did not): its Ollama, or one of its sidecars. */
 export type Backend = ModelPlacement['backend'];
@@ -34,7 +36,7 @@ export function targetKey(nodeId: string, backend: Backend): string {
 }
 
 /** What went wrong on an attempt, as far as ejection cares. */
-export type FailureCause = 'connect' | 'first-byte-timeout' | 'transport' | 'server-error';
+export type FailureCause = 'connect' | 'first-byte-timeout' | 'poll' | 'transport' | 'server-error';
 
 export interface Ejection extends EjectionTarget {
   /** Epoch ms when the node returns to routing. */
@@ -43,6 +45,8 @@ export interface Ejection extends EjectionTarget {
   readonly reason: string;
   /** How many times in a row it has been ejected (1 for the first). */
   readonly level: number;
+  /** What kind of failure ejected it; one ejected by a failed poll returns at its next good poll. */
+  readonly cause: FailureCause;
 }
 
 /** One node's standing, for `/fleet/status`. */
@@ -69,11 +73,17 @@ export interface OutlierEjection {
   recordSuccess(target: EjectionTarget): void;
   /** Nodes with failures counted or an ejection, for the status views. */
   states(now: number): NodeHealthState[];
+  /**
+   * Ejects each node whose latest poll failed (`lastErrorAt` in the snapshot; a good poll clears it),
+   * once per failed poll; returns the new ejections. Cheap to call per request: a snapshot's nodes are
+   * read once.
+   */
+  fromPolls(nodes: readonly NodeView[], now: number): Ejection[];
 }
 
 export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 
-const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout']);
+const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout', 'poll']);
 
 interface Health {
   readonly target: EjectionTarget;
@@ -114,6 +124,7 @@ export function failureCause(error: unknown): FailureCause {
 const CAUSE_WORDS: Readonly<Record<FailureCause, string>> = {
   connect: 'could not connect',
   'first-byte-timeout': 'no first byte in time',
+  poll: 'its last poll failed',
   transport: 'connection failed',
   'server-error': 'server error',
 };
@@ -124,6 +135,9 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
   /** Ejections that have not been seen to end; tidied on read. */
   const active = new Map<string, Ejection>();
   const enabled = options.consecutiveFailures > 0;
+  /** The snapshot's node list read last, and the failed poll (its `lastErrorAt`) each node was judged on. */
+  let polledNodes: readonly NodeView[] | undefined;
+  const pollsJudged = new Map<string, number>();
 
   const current = (key: string, now: number): Ejection | undefined => {
     const ejection = active.get(key);
@@ -140,18 +154,18 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
     return Math.max(0, last.level - calm) + 1;
   };
 
-  const eject = (key: string, health: Health, reason: string, now: number): Ejection => {
+  const eject = (key: string, health: Health, cause: FailureCause, reason: string, now: number): Ejection => {
     const level = nextLevel(health.ejection, now);
     const duration = Math.min(options.maxMs, options.baseMs * 2 ** (level - 1));
     const { nodeId, backend } = health.target;
-    const ejection: Ejection = { nodeId, backend, until: now + duration, reason, level };
+    const ejection: Ejection = { nodeId, backend, until: now + duration, reason, level, cause };
     health.ejection = ejection;
     health.failures = 0;
     active.set(key, ejection);
     return ejection;
   };
 
-  return {
+  const tracker: OutlierEjection = {
     ejected: (target, now) => (active.size === 0 ? undefined : current(targetKey(target.nodeId, target.backend), now)),
     ejections(now) {
       if (active.size === 0) return active;
@@ -167,9 +181,9 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
         nodes.set(key, health);
       }
       health.failures += 1;
-      if (AT_ONCE.has(cause)) return eject(key, health, `${CAUSE_WORDS[cause]}: ${detail}`, now);
+      if (AT_ONCE.has(cause)) return eject(key, health, cause, `${CAUSE_WORDS[cause]}: ${detail}`, now);
       if (health.failures < options.consecutiveFailures) return undefined;
-      return eject(key, health, `${health.failures} failures in a row, the last: ${detail}`, now);
+      return eject(key, health, cause, `${health.failures} failures in a row, the last: ${detail}`, now);
     },
     recordSuccess(target) {
       const health = nodes.size === 0 ? undefined : nodes.get(targetKey(target.nodeId, target.backend));
@@ -185,5 +199,30 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
         ];
       });
     },
+    fromPolls(list, now) {
+      if (!enabled || list === polledNodes) return [];
+      polledNodes = list;
+      const ejected: Ejection[] = [];
+      for (const node of list) {
+        const failedAt = node.lastErrorAt;
+        if (failedAt === undefined) {
+          // A good poll since: a node ejected only for its polls is back.
+          if (pollsJudged.size > 0 && pollsJudged.delete(node.id) && active.get(node.id)?.cause === 'poll') {
+            active.delete(node.id);
+          }
+          continue;
+        }
+        // An old failure is the registry's to age out (degraded, offline), not news to eject on.
+        if (pollsJudged.get(node.id) === failedAt || node.status === 'offline' || now - failedAt > options.baseMs) {
+          continue;
+        }
+        pollsJudged.set(node.id, failedAt);
+        const detail = node.lastError ?? 'no answer';
+        const ejection = tracker.recordFailure({ nodeId: node.id, backend: 'ollama' }, 'poll', detail, now);
+        if (ejection !== undefined) ejected.push(ejection);
+      }
+      return ejected;
+    },
   };
+  return tracker;
 }

@@ -9,17 +9,10 @@
  * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
 import { ServiceUnavailableError } from '../errors';
-import type { NodeView } from '../fleet/node';
 import type { AbortSource } from '../stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
-import {
-  type Backend,
-  type Ejection,
-  type EjectionTarget,
-  type FailureCause,
-  failureCause,
-  type OutlierEjection,
-} from './outlier-ejection';
+import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
+import { type EjectionTarget, type FailureCause, failureCause, type OutlierEjection } from './outlier-ejection';
 import type { QueueManager, Slot } from './queue-manager';
 import type { RankedCandidate } from './rank-nodes';
 import { RequestAbortedError } from './request-aborted';
@@ -42,45 +35,8 @@ export interface CandidateDeps {
   readonly ejection?: OutlierEjection | undefined;
 }
 
-/** Seconds until an ejection ends, at least 1: the Retry-After of a request that has nowhere else to go. */
-export function secondsLeft(ejection: Ejection, now: number): number {
-  return Math.max(1, Math.ceil((ejection.until - now) / 1000));
-}
-
-/** The error a waiter in an ejected node's queue leaves with: the dispatcher moves on to its next candidate. */
-function ejectedWhileWaiting(ejection: Ejection, model: string, now: number): ServiceUnavailableError {
-  const seconds = secondsLeft(ejection, now);
-  const what =
-    ejection.backend === 'ollama'
-      ? `node '${ejection.nodeId}'`
-      : `the ${ejection.backend} sidecar of node '${ejection.nodeId}'`;
-  return new ServiceUnavailableError(
-    `${what} was ejected for ${seconds} s (${ejection.reason}) while waiting to run '${model}'`,
-    {
-      code: 'node_ejected',
-      retryAfterSeconds: seconds,
-    },
-  );
-}
-
 function targetOf(candidate: RankedCandidate): EjectionTarget {
   return { nodeId: candidate.node.id, backend: candidate.placement.backend };
-}
-
-/** The models one service of a node serves: whose queues an ejection of that service moves on. */
-function servedBy(node: NodeView, backend: Backend): (model: string) => boolean {
-  const sidecar =
-    backend === 'image'
-      ? node.sidecars.image
-      : backend === 'transcription'
-        ? node.sidecars.transcription
-        : backend === 'text-embedding'
-          ? node.sidecars.textEmbedding
-          : undefined;
-  const names = new Set(
-    backend === 'ollama' ? node.models.map((model) => model.name) : (sidecar?.models ?? []).map((model) => model.name),
-  );
-  return (model) => names.has(model);
 }
 
 function ejectedFailure(candidate: RankedCandidate, error: ServiceUnavailableError): AttemptFailure {
@@ -109,12 +65,7 @@ function noteFailure(
 ): string {
   const ejection = deps.ejection?.recordFailure(targetOf(candidate), cause, what, now);
   if (ejection === undefined) return detail;
-  const served = servedBy(candidate.node, ejection.backend);
-  deps.queues.evict(
-    ejection.nodeId,
-    (model) => ejectedWhileWaiting(ejection, model, now),
-    (model) => model === candidate.model || served(model),
-  );
+  evictEjected(deps.queues, candidate.node, ejection, now, candidate.model);
   return `${detail}; node ejected for ${secondsLeft(ejection, now)} s`;
 }
 

@@ -11,7 +11,7 @@ import { RequestAbortedError } from '../../../lib/routing/request-aborted';
 import type { RoutingRequest } from '../../../lib/routing/routing-request';
 import type { NodeReply, NodeTransport } from '../../../lib/routing/transport';
 import { type AbortSource, watchAbort } from '../../../lib/stream/abort-source';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
+import { makeLoadedModel, makeNodeModel, T0 } from '../../helpers/factories';
 import { agentNode, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
 
 const MODEL = 'llama3.2:3b';
@@ -46,7 +46,7 @@ interface Setup {
 
 function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, elsewhere = {}, ejecting }: Setup) {
   const timers = manualTimers();
-  const snapshot = snapshotOf(records);
+  let snapshot = snapshotOf(records);
   const queues = createQueueManager({ ...queueOptions, schedule: timers.schedule, clock: timers.clock });
   const affinity = createAffinityTracker({ clock: timers.clock });
   const latency = createLatencyStats();
@@ -99,7 +99,11 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
     await depths.refresh();
     return dispatch(request, signal);
   };
-  return { run, queues, affinity, latency, calls, cancelled, signals, timers, held, ejection };
+  /** The registry's next snapshot (a poll came in). */
+  const nextSnapshot = (next: readonly NodeRecord[]) => {
+    snapshot = snapshotOf(next);
+  };
+  return { run, queues, affinity, latency, calls, cancelled, signals, timers, held, ejection, nextSnapshot };
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -445,5 +449,30 @@ describe('createDispatcher with outlier ejection', () => {
     ]);
     expect(queues.depth('a', MODEL)).toBe(0);
     for (const result of results) result.slot.release();
+  });
+
+  it('ejects a node whose latest poll failed and moves the requests queued on it to the peer', async () => {
+    const roomy = agentNode({ id: 'b', numParallel: 4 });
+    const { run, calls, queues, nextSnapshot } = setup({ records: [hot('a'), roomy], ejecting: true });
+    const busy = await queues.acquire('a', MODEL, 1);
+    const queued = run();
+    await settle();
+    expect(queues.depth('a', MODEL)).toBe(2);
+
+    nextSnapshot([hot('a', { lastErrorAt: T0 - 500, lastError: 'timed out after 5000 ms' }), roomy]);
+    const next = await run();
+    const moved = await queued;
+
+    expect(calls).toEqual([`b/${MODEL}`, `b/${MODEL}`]);
+    expect(moved.decision.nodeId).toBe('b');
+    expect(moved.decision.skipped).toEqual([
+      "a: node 'a' was ejected for 30 s (its last poll failed: timed out after 5000 ms) while waiting to run 'llama3.2:3b'",
+    ]);
+    expect(next.decision.skipped).toEqual([
+      'a: node is ejected for 30 s more (its last poll failed: timed out after 5000 ms)',
+    ]);
+    busy.release();
+    moved.slot.release();
+    next.slot.release();
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import type { NodeView } from '../../../lib/fleet/node';
 import { createOutlierEjection, failureCause } from '../../../lib/routing/outlier-ejection';
+import { makeNodeRecord } from '../../helpers/factories';
 
 const options = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 const T0 = 1_000_000;
@@ -22,6 +24,7 @@ describe('createOutlierEjection', () => {
       until: T0 + 2 + 30_000,
       reason: '3 failures in a row, the last: answered 502',
       level: 1,
+      cause: 'server-error',
     });
     expect(health.ejected(A, T0 + 3)).toBe(third);
     expect([...health.ejections(T0 + 3).keys()]).toEqual(['a']);
@@ -116,6 +119,7 @@ describe('createOutlierEjection', () => {
           until: T0 + 30_000,
           reason: 'could not connect: refused',
           level: 1,
+          cause: 'connect',
         },
       },
       { nodeId: 'b', backend: 'ollama', consecutiveFailures: 1 },
@@ -138,6 +142,69 @@ describe('createOutlierEjection', () => {
 
     expect(health.recordFailure(A, 'connect', 'refused', T0)).toBeUndefined();
     expect(health.ejected(A, T0)).toBeUndefined();
+  });
+});
+
+describe('createOutlierEjection fed by polls', () => {
+  const polled = (overrides: Partial<NodeView> = {}): NodeView => ({
+    ...makeNodeRecord({ id: 'a', lastSeenAt: T0 - 6000 }),
+    status: 'online',
+    ...overrides,
+  });
+
+  it('ejects a node whose latest poll failed, once per failed poll', () => {
+    const health = createOutlierEjection(options);
+    const failed = polled({ lastErrorAt: T0 - 1000, lastError: 'poll timed out after 5000 ms' });
+
+    const first = health.fromPolls([failed], T0);
+    const sameSnapshot = health.fromPolls([failed], T0 + 10);
+    const samePollAfterEnd = health.fromPolls([failed], T0 + 29_000);
+
+    expect(first).toEqual([
+      {
+        nodeId: 'a',
+        backend: 'ollama',
+        until: T0 + 30_000,
+        reason: 'its last poll failed: poll timed out after 5000 ms',
+        level: 1,
+        cause: 'poll',
+      },
+    ]);
+    expect(sameSnapshot).toEqual([]);
+    expect(samePollAfterEnd).toEqual([]);
+  });
+
+  it('lets a node ejected for its polls back at its next good poll', () => {
+    const health = createOutlierEjection(options);
+    health.fromPolls([polled({ lastErrorAt: T0 - 1000, lastError: 'ECONNREFUSED' })], T0);
+
+    health.fromPolls([polled({ lastSeenAt: T0 + 2000 })], T0 + 2000);
+
+    expect(health.ejected(A, T0 + 2000)).toBeUndefined();
+  });
+
+  it('keeps a node ejected for its requests ejected whatever its polls say', () => {
+    const health = createOutlierEjection(options);
+    health.recordFailure(A, 'first-byte-timeout', 'hung', T0);
+
+    health.fromPolls([polled({ lastErrorAt: T0 + 1000, lastError: 'timed out' })], T0 + 1000);
+    health.fromPolls([polled({ lastSeenAt: T0 + 3000 })], T0 + 3000);
+
+    expect(health.ejected(A, T0 + 3000)?.cause).toBe('first-byte-timeout');
+  });
+
+  it('leaves old failures and offline nodes to the registry', () => {
+    const health = createOutlierEjection(options);
+
+    const ejected = health.fromPolls(
+      [
+        polled({ lastErrorAt: T0 - 60_000, lastError: 'old' }),
+        polled({ id: 'b', status: 'offline', lastErrorAt: T0 - 10, lastError: 'down' }),
+      ],
+      T0,
+    );
+
+    expect(ejected).toEqual([]);
   });
 });
 

@@ -67,7 +67,14 @@ describe('rankNodes', () => {
     const ejected = new Map([
       [
         'a',
-        { nodeId: 'a', backend: 'ollama' as const, until: T0 + 12_500, reason: 'could not connect: refused', level: 1 },
+        {
+          nodeId: 'a',
+          backend: 'ollama' as const,
+          until: T0 + 12_500,
+          reason: 'could not connect: refused',
+          level: 1,
+          cause: 'connect' as const,
+        },
       ],
     ]);
 
