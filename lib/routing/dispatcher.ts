@@ -15,7 +15,7 @@ import type { AbortSource } from '../stream/abort-source';
 import type { AffinityTracker } from './affinity';
 import type { ConcurrencyOverrides } from './concurrency-limit';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
-import { evictEjected } from './evict-ejected';
+import { ejectFromPolls } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
 import type { QueueDepths } from './load-signals';
 import type { OutlierEjection } from './outlier-ejection';
@@ -117,14 +117,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
     const current = options.snapshot();
     const snapshot = current instanceof Promise ? await current : current;
     throwIfAborted(signal);
-    if (ejection !== undefined) {
-      // A node whose latest poll failed is ejected, and the requests queued on it move on now.
-      const now = clock();
-      for (const ejected of ejection.fromPolls(snapshot.nodes, now)) {
-        const node = snapshot.byId.get(ejected.nodeId);
-        if (node !== undefined) evictEjected(queues, node, ejected, now);
-      }
-    }
+    if (ejection !== undefined) ejectFromPolls(ejection, snapshot, queues, clock());
     const key = request.conversationKey;
     const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
     const models = [...new Set([request.model, ...request.fallbackModels])];

@@ -3,11 +3,12 @@
  * service of a node leaves its line at once with a `node_ejected` 503, which the dispatcher reads as
  * "try the next candidate" (./try-candidate) — so requests queued behind a hung node reach a peer now,
  * not after their queue time-out. A waiter with no candidate left gets the 503 with Retry-After set to
- * the time the ejection has left. Pure but for the queue it is given.
+ * the time the ejection has left. A failed poll ejects too (`ejectFromPolls`, called as a request is
+ * routed on a new snapshot). No state of its own: it acts on the queue and the tracker it is given.
  */
 import { ServiceUnavailableError } from '../errors';
-import type { NodeView } from '../fleet/node';
-import type { Backend, Ejection } from './outlier-ejection';
+import type { FleetSnapshot, NodeView } from '../fleet/node';
+import type { Backend, Ejection, OutlierEjection } from './outlier-ejection';
 import type { QueueManager } from './queue-manager';
 
 /** Seconds until an ejection ends, at least 1: the Retry-After of a request that has nowhere else to go. */
@@ -55,4 +56,12 @@ export function evictEjected(
     (waitedFor) => ejectedWhileWaiting(ejection, waitedFor, now),
     (waitedFor) => waitedFor === model || served.has(waitedFor),
   );
+}
+
+/** Ejects the nodes whose latest poll failed (once per snapshot) and moves the requests queued on them on now. */
+export function ejectFromPolls(ejection: OutlierEjection, snapshot: FleetSnapshot, queues: QueueManager, now: number) {
+  for (const ejected of ejection.fromPolls(snapshot.nodes, now)) {
+    const node = snapshot.byId.get(ejected.nodeId);
+    if (node !== undefined) evictEjected(queues, node, ejected, now);
+  }
 }
