@@ -19,7 +19,7 @@ async function fleetState() {
 
 const status: Route = async (_request, response) => {
   const { snapshot, queues, now } = await fleetState();
-  await sendJson(response, toFleetStatus(snapshot, queues, now));
+  await sendJson(response, toFleetStatus(snapshot, queues, now, getServices().routing.ejection.states(now)));
 };
 
 const queue: Route = async (_request, response) => {

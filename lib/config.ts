@@ -25,6 +25,13 @@ export interface FleetConfig {
   readonly transcription: boolean;
   readonly corsOrigins: readonly string[] | undefined;
   readonly maxRetries: number;
+  /**
+   * How long a node may take to send its response headers to a chat request (a cold model load is
+   * slow). A node that says nothing for this long is ejected (./routing/outlier-ejection).
+   */
+  readonly firstByteTimeoutMs: number;
+  /** Outlier ejection: failures in a row that eject a node (0 = never), base and longest ejection. */
+  readonly ejection: EjectionSettings;
   readonly apiKeys: readonly string[] | undefined;
   /**
    * Node agents' own keys (`FLEET_NODE_KEYS`): the only ones the heartbeat routes accept, and accepted
@@ -49,6 +56,16 @@ export interface FleetConfig {
   readonly context: ContextSettings;
   /** Private destinations client-named image URLs may reach (`FLEET_IMAGE_URL_ALLOW`); none by default. */
   readonly imageUrlAllow: ImageUrlAllow;
+}
+
+/** Outlier ejection (issue 19 item 4): see lib/routing/outlier-ejection. */
+export interface EjectionSettings {
+  /** 5xx answers or cut connections in a row that eject a node; a refused connect or no first byte ejects at once. 0 = off. */
+  readonly consecutiveFailures: number;
+  /** The first ejection's length; each ejection in a row doubles it… */
+  readonly baseMs: number;
+  /** …up to this. */
+  readonly maxMs: number;
 }
 
 /** The three context layers of long sessions (issue: messages item 3); 0 turns a threshold off. */
@@ -108,6 +125,10 @@ const envSchema = lazySchema(() =>
     FLEET_TRANSCRIPTION: z._default(booleanText(), false),
     FLEET_CORS_ORIGINS: z.optional(listText()),
     FLEET_MAX_RETRIES: z._default(integerText(0, 10), 2),
+    FLEET_FIRST_BYTE_TIMEOUT_MS: z._default(integerText(1000, 3_600_000), 120_000),
+    FLEET_EJECT_AFTER_FAILURES: z._default(integerText(0, 100), 3),
+    FLEET_EJECT_BASE_MS: z._default(integerText(1000, 3_600_000), 30_000),
+    FLEET_EJECT_MAX_MS: z._default(integerText(1000, 86_400_000), 300_000),
     FLEET_API_KEYS: z.optional(listText()),
     FLEET_NODE_KEYS: z.optional(listText()),
     FLEET_NODE_CONCURRENCY: z._default(listText(), []),
@@ -230,6 +251,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     transcription: value.FLEET_TRANSCRIPTION,
     corsOrigins: value.FLEET_CORS_ORIGINS,
     maxRetries: value.FLEET_MAX_RETRIES,
+    firstByteTimeoutMs: value.FLEET_FIRST_BYTE_TIMEOUT_MS,
+    ejection: Object.freeze({
+      consecutiveFailures: value.FLEET_EJECT_AFTER_FAILURES,
+      baseMs: value.FLEET_EJECT_BASE_MS,
+      maxMs: Math.max(value.FLEET_EJECT_MAX_MS, value.FLEET_EJECT_BASE_MS),
+    }),
     apiKeys: value.FLEET_API_KEYS,
     nodeKeys: value.FLEET_NODE_KEYS,
     nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),

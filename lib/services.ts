@@ -19,6 +19,7 @@ import type { HandlerOptions } from './http/handler';
 import { type AffinityTracker, createAffinityTracker } from './routing/affinity';
 import { createFleetDepths, type FleetDepths } from './routing/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
+import { createOutlierEjection, type OutlierEjection } from './routing/outlier-ejection';
 import { createQueueManager, type QueueManager, type QueueState } from './routing/queue-manager';
 import { createQueuePublisher } from './routing/queue-publisher';
 import { createRuntimeSettings, type RuntimeSettings } from './settings/runtime-settings';
@@ -65,6 +66,8 @@ export interface RoutingState {
   readonly depths: FleetDepths;
   readonly latency: LatencyStats;
   readonly affinity: AffinityTracker;
+  /** Nodes out of routing for failing: this instance's own view, in memory (./routing/outlier-ejection). */
+  readonly ejection: OutlierEjection;
 }
 
 let services: Services | undefined;
@@ -110,6 +113,7 @@ export function initServices(config: FleetConfig): Services {
     }),
     latency: createLatencyStats(),
     affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
+    ejection: createOutlierEjection(config.ejection),
   };
   services = {
     config,
@@ -142,6 +146,7 @@ export function initServices(config: FleetConfig): Services {
             concurrencyOverrides: config.nodeConcurrency,
           },
           model: config.context.compactionModel,
+          firstByteTimeoutMs: config.firstByteTimeoutMs,
         }),
       },
     }),

@@ -59,6 +59,8 @@ export interface Trace {
   readonly completionTokens?: number;
   readonly retries: number;
   readonly fallbackModel?: string;
+  /** Nodes routing passed over because they were ejected for failing, each with why and for how long. */
+  readonly skipped?: readonly string[];
   readonly tags: readonly string[];
   readonly clientIp: string;
   readonly finishReason?: string;

@@ -1,11 +1,19 @@
-/** The dispatcher's transport for chat: a streaming POST to the node, aborted with the client. */
+/**
+ * The dispatcher's transport for chat: a streaming POST to the node, aborted with the client. The
+ * first-byte deadline is `FLEET_FIRST_BYTE_TIMEOUT_MS` (config `firstByteTimeoutMs`): generous, since
+ * loading a large model can take minutes, but a node that stays silent that long is ejected from
+ * routing (../routing/outlier-ejection), so it costs one request that wait, not every one.
+ */
 import { openNodeStream } from '../fleet/node-stream';
 import type { NodeReply } from '../routing/transport';
 import type { AbortSource } from '../stream/abort-source';
 
-/** How long a node may take to start answering: loading a large model can take minutes. */
-const FIRST_BYTE_TIMEOUT_MS = 300_000;
-
-export function openChatStream(url: string, path: string, body: unknown, signal: AbortSource): Promise<NodeReply> {
-  return openNodeStream(url, path, body, { signal, firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS });
+export function openChatStream(
+  url: string,
+  path: string,
+  body: unknown,
+  signal: AbortSource,
+  firstByteTimeoutMs: number,
+): Promise<NodeReply> {
+  return openNodeStream(url, path, body, { signal, firstByteTimeoutMs });
 }

@@ -20,6 +20,7 @@ import { contextOverflow } from '../protocols/diagnostic-headers';
 import type { DispatchResult } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
+import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
 import { parseJson } from '../wire/json';
 import type { ChatOutput } from './chat-output';
@@ -56,8 +57,15 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
     startedAt,
   });
   // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
+  const { firstByteTimeoutMs } = getServices().config;
   const send: NodeTransport = (attempt) =>
-    openChatStream(attempt.node.url, input.nodePath, input.nodeBody(attempt.model), response.clientGone);
+    openChatStream(
+      attempt.node.url,
+      input.nodePath,
+      input.nodeBody(attempt.model),
+      response.clientGone,
+      firstByteTimeoutMs,
+    );
   const result = await dispatchTraced(routing, send, response.clientGone, trace, request.requestId);
   await relay(input, result, startedAt, trace);
 }

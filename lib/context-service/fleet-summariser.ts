@@ -25,6 +25,8 @@ export interface FleetSummariserOptions {
   readonly dispatch: Omit<DispatcherOptions, 'snapshot' | 'send'>;
   /** `FLEET_CONTEXT_COMPACTION_MODEL`; undefined = the largest loaded chat model. */
   readonly model: string | undefined;
+  /** `FLEET_FIRST_BYTE_TIMEOUT_MS`. */
+  readonly firstByteTimeoutMs: number;
 }
 
 /** Room over the summary's cut for a model that runs a little long (the text is cut to size anyway). */
@@ -47,7 +49,7 @@ export function createFleetSummariser(options: FleetSummariserOptions): Summaris
       ...options.dispatch,
       snapshot: () => snapshot,
       send: (attempt, attemptSignal) =>
-        openChatStream(attempt.node.url, '/api/chat', body(attempt.model), attemptSignal),
+        openChatStream(attempt.node.url, '/api/chat', body(attempt.model), attemptSignal, options.firstByteTimeoutMs),
     });
     const { reply, slot } = await dispatch({ model, fallbackModels: [], kind: 'chat', needsVision: false }, signal);
     let outcome: SlotOutcome = 'failed';

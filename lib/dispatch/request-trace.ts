@@ -55,6 +55,7 @@ export function routedTraceFields(decision: RoutingDecision): Partial<Trace> {
     scoreBreakdown: breakdownPoints(decision.breakdown),
     retries: decision.retries,
     ...(decision.fallbackModel !== undefined ? { fallbackModel: decision.fallbackModel } : {}),
+    ...(decision.skipped !== undefined ? { skipped: decision.skipped } : {}),
   };
 }
 

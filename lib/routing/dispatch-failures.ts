@@ -15,7 +15,14 @@ import { describeElimination, isPermanentElimination } from './eliminate';
 import { modelOnAnyNode } from './model-presence';
 import type { Elimination } from './placement-table';
 
-export type FailureKind = 'eliminated' | 'queue-full' | 'queue-timeout' | 'unreachable' | 'server-error';
+export type FailureKind =
+  | 'eliminated'
+  | 'queue-full'
+  | 'queue-timeout'
+  /** Waited in the queue of a node that was ejected meanwhile, and moved on (./outlier-ejection). */
+  | 'ejected'
+  | 'unreachable'
+  | 'server-error';
 
 export interface AttemptFailure {
   readonly nodeId: string;
@@ -47,21 +54,28 @@ export class DispatchLog {
   sendFailures = 0;
   private readonly unreachable = new Set<string>();
 
+  /** Nodes passed over because they were ejected, in words, for the trace of the request. */
+  readonly skipped: string[] = [];
+
   eliminated(model: string, eliminations: readonly Elimination[]): void {
-    for (const { nodeId, reason } of eliminations) {
+    for (const { nodeId, reason, detail, retryAfterSeconds } of eliminations) {
+      const words = detail ?? describeElimination(reason);
       this.failures.push({
         nodeId,
         model,
         kind: 'eliminated',
-        detail: describeElimination(reason),
+        detail: words,
         clientRetryHelps: !isPermanentElimination(reason),
         requestMismatch: REQUEST_MISMATCH.has(reason),
+        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
       });
+      if (reason === 'ejected') this.skipped.push(`${nodeId}: ${words}`);
     }
   }
 
   failed(failure: AttemptFailure): void {
     this.failures.push(failure);
+    if (failure.kind === 'ejected') this.skipped.push(`${failure.nodeId}: ${failure.detail}`);
     if (failure.kind === 'unreachable' || failure.kind === 'server-error') this.sendFailures += 1;
     if (failure.kind === 'unreachable') this.unreachable.add(failure.nodeId);
   }

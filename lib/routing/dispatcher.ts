@@ -7,14 +7,18 @@
  * 503 (./dispatch-failures). The served attempt keeps its queue slot: the caller relays the body and
  * releases the slot when the stream ends, which records the request's duration for the scorer.
  * Every decision is known before the first byte, so every X-Fleet-* header can be final.
+ * Nodes ejected for failing (./outlier-ejection) are eliminated as `ejected`; whoever waited in an
+ * ejected node's queue moves on to its next candidate at once, and the decision names the nodes skipped.
  */
 import type { FleetSnapshot } from '../fleet/node';
 import type { AbortSource } from '../stream/abort-source';
 import type { AffinityTracker } from './affinity';
 import type { ConcurrencyOverrides } from './concurrency-limit';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
+import { ejectFromPolls } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
 import type { QueueDepths } from './load-signals';
+import type { OutlierEjection } from './outlier-ejection';
 import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
 import { rankNodes } from './rank-nodes';
 import { throwIfAborted } from './request-aborted';
@@ -35,6 +39,8 @@ export interface DispatcherOptions {
   readonly maxRetries: number;
   readonly send: NodeTransport;
   readonly concurrencyOverrides?: ConcurrencyOverrides;
+  /** Which nodes are out of routing for failing, fed by every attempt's outcome; none when absent. */
+  readonly ejection?: OutlierEjection;
   readonly clock?: () => number;
 }
 
@@ -53,6 +59,8 @@ export interface RoutingDecision {
   readonly requestedModel: string;
   /** The model's name on the node that served. */
   readonly servedModel: string;
+  /** Nodes passed over because they were ejected (`a: node is ejected for 25 s more (…)`), for the trace. */
+  readonly skipped?: readonly string[];
 }
 
 export interface DispatchResult {
@@ -102,13 +110,14 @@ function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock
 
 export function createDispatcher(options: DispatcherOptions): Dispatch {
   const clock = options.clock ?? Date.now;
-  const { queues, latency, affinity, send } = options;
+  const { queues, latency, affinity, send, ejection } = options;
 
   return async function dispatch(request, signal, trail) {
     throwIfAborted(signal);
     const current = options.snapshot();
     const snapshot = current instanceof Promise ? await current : current;
     throwIfAborted(signal);
+    if (ejection !== undefined) ejectFromPolls(ejection, snapshot, queues, clock());
     const key = request.conversationKey;
     const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
     const models = [...new Set([request.model, ...request.fallbackModels])];
@@ -117,12 +126,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
 
     for (const model of models) {
       tried.push(model);
+      const now = clock();
       const context = {
-        now: clock(),
+        now,
         queues: options.depths ?? queues,
         latency,
         pinnedNodeId,
         concurrencyOverrides: options.concurrencyOverrides,
+        ejected: ejection?.ejections(now),
       };
       const ranking = rankNodes(snapshot, request, context, model);
       log.eliminated(model, ranking.eliminated);
@@ -138,9 +149,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
           ...(key !== undefined ? { affinity: pinnedNodeId === candidate.node.id ? 'matched' : 'new' } : {}),
           requestedModel: request.model,
           servedModel: candidate.model,
+          ...(log.skipped.length > 0 ? { skipped: [...log.skipped] } : {}),
         };
         if (trail !== undefined) trail.decision = decision;
-        const outcome = await tryCandidate(candidate, { queues, send, clock }, signal);
+        const outcome = await tryCandidate(candidate, { queues, send, clock, ejection }, signal);
         if (outcome.kind === 'failed') {
           log.failed(outcome.failure);
           if (trail !== undefined && isSendFailure(outcome.failure)) trail.failedAttempts.push(outcome.failure);
@@ -153,7 +165,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
         }
         const slot = timedSlot(outcome.slot, sentAt, options, clock);
         const failedAttempts = log.failures.filter(isSendFailure);
-        return { reply, attempt, slot, decision, failedAttempts, sentAt };
+        const served = log.skipped.length > 0 ? { ...decision, skipped: [...log.skipped] } : decision;
+        return { reply, attempt, slot, decision: served, failedAttempts, sentAt };
       }
     }
     throw log.toError(snapshot, tried);

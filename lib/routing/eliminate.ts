@@ -15,7 +15,9 @@ export type EliminationReason =
   | 'wrong-kind'
   | 'no-vision'
   | 'no-tools'
-  | 'does-not-fit';
+  | 'does-not-fit'
+  /** Taken out of routing for a while after failing (./outlier-ejection); applied per request by ./rank-nodes. */
+  | 'ejected';
 
 const BYTES_PER_GIB = 2 ** 30;
 
@@ -27,6 +29,7 @@ const DESCRIPTIONS: Readonly<Record<EliminationReason, string>> = {
   'no-vision': 'model cannot read images',
   'no-tools': 'model does not support tools',
   'does-not-fit': 'model does not fit in free memory',
+  ejected: 'node is ejected after failing',
 };
 
 /** Reasons that no amount of waiting fixes: the request itself asks for what the model is not. */

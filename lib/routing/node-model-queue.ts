@@ -43,6 +43,8 @@ export interface QueueEnvironment {
 interface Waiter {
   readonly grant: () => void;
   readonly cleanup: () => void;
+  /** Takes the waiter out of line with `error`. */
+  readonly leave: (error: Error) => void;
 }
 
 /** Weight of the newest hold time in the running average behind Retry-After. */
@@ -109,19 +111,20 @@ export class NodeModelQueue {
     return new Promise<Slot>((resolve, reject) => {
       let cancelTimer = () => {};
       let unwatch = () => {};
-      const waiter: Waiter = {
-        grant: () => resolve(this.take()),
-        cleanup: () => {
-          cancelTimer();
-          unwatch();
-        },
-      };
       const leave = (error: Error) => {
         const at = this.waiters.indexOf(waiter);
         if (at >= 0) this.waiters.splice(at, 1);
         waiter.cleanup();
         this.env.changed(this);
         reject(error);
+      };
+      const waiter: Waiter = {
+        grant: () => resolve(this.take()),
+        cleanup: () => {
+          cancelTimer();
+          unwatch();
+        },
+        leave,
       };
       this.waiters.push(waiter);
       this.env.changed(this);
@@ -135,6 +138,16 @@ export class NodeModelQueue {
         );
       }, timeoutMs);
     });
+  }
+
+  /**
+   * Sends every waiter away with `error` (its node was ejected: ./outlier-ejection), so each can try
+   * a peer now instead of waiting for a slot on a node that is not answering. Returns how many left.
+   */
+  evictWaiters(error: () => Error): number {
+    const leaving = [...this.waiters];
+    for (const waiter of leaving) waiter.leave(error());
+    return leaving.length;
   }
 
   state(): QueueState {

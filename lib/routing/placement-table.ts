@@ -16,6 +16,10 @@ import { memoryFit, roleAffinity, type SignalInput, thermal, warmUntil } from '.
 export interface Elimination {
   readonly nodeId: string;
   readonly reason: EliminationReason;
+  /** Words beyond the reason's own (an ejection's cause and end). */
+  readonly detail?: string;
+  /** When waiting this long may help (an ejection's remaining time). */
+  readonly retryAfterSeconds?: number;
 }
 
 /** Which placements a kind of request may use: the same for every request with these needs. */

@@ -29,6 +29,11 @@ export interface QueueManager extends QueueDepths {
   tryAcquire(nodeId: string, model: string, limit: number): Slot | undefined;
   depth(nodeId: string, model: string): number;
   entries(): QueueState[];
+  /**
+   * Rejects everyone waiting for a slot on `nodeId` for a model `which` accepts (all when absent) with
+   * `error(model)` (the node, or its sidecar, was ejected); slots held stay held. Returns how many left.
+   */
+  evict(nodeId: string, error: (model: string) => Error, which?: (model: string) => boolean): number;
 }
 
 export interface QueueManagerOptions {
@@ -112,6 +117,15 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
     forEachBusy(model, visit) {
       const set = busy.get(model);
       if (set !== undefined) for (const queue of set) visit(queue.nodeId, queue.depth);
+    },
+    evict(nodeId, error, which) {
+      let evicted = 0;
+      for (const [model, byNode] of byModel) {
+        const queue = byNode.get(nodeId);
+        if (queue === undefined || queue.pending === 0 || (which !== undefined && !which(model))) continue;
+        evicted += queue.evictWaiters(() => error(model));
+      }
+      return evicted;
     },
     entries: () => [...byModel.values()].flatMap((byNode) => [...byNode.values()].map((queue) => queue.state())),
   };

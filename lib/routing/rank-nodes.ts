@@ -10,7 +10,8 @@
  */
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
-import { type Elimination, type PlacementTable, placementTable } from './placement-table';
+import { type Ejection, targetKey } from './outlier-ejection';
+import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
 import type { RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';
 import { contextFitFor } from './signals';
@@ -18,6 +19,8 @@ import { contextFitFor } from './signals';
 export interface RankContext extends LoadContext {
   /** How many of the best candidates to keep and explain (default 16). */
   readonly top?: number;
+  /** Nodes' services out of routing now (./outlier-ejection), by `targetKey`; eliminated as `ejected`. */
+  readonly ejected?: ReadonlyMap<string, Ejection> | undefined;
 }
 
 export interface RankedCandidate {
@@ -127,6 +130,38 @@ function totals(
   return best;
 }
 
+/**
+ * The profile with the ejected nodes taken out too. Ejections change from moment to moment, so they
+ * are laid over the memoised profile per request — a copy only while some node is ejected.
+ */
+function withEjections(
+  table: PlacementTable,
+  profile: EliminationProfile,
+  ejected: ReadonlyMap<string, Ejection> | undefined,
+  now: number,
+): EliminationProfile {
+  if (ejected === undefined || ejected.size === 0) return profile;
+  let out: Uint8Array | undefined;
+  const eliminated: Elimination[] = [];
+  for (let index = 0; index < table.nodeIds.length; index += 1) {
+    const nodeId = table.nodeIds[index] ?? '';
+    const backend = table.placements[index]?.backend ?? 'ollama';
+    const ejection = ejected.get(targetKey(nodeId, backend));
+    if (ejection === undefined || profile.out[index] === 1) continue;
+    out ??= Uint8Array.from(profile.out);
+    out[index] = 1;
+    const seconds = Math.max(1, Math.ceil((ejection.until - now) / 1000));
+    eliminated.push({
+      nodeId,
+      reason: 'ejected',
+      detail: `${backend === 'ollama' ? 'node' : `its ${backend} sidecar`} is ejected for ${seconds} s more (${ejection.reason})`,
+      retryAfterSeconds: seconds,
+    });
+  }
+  if (out === undefined) return profile;
+  return { out, eliminated: [...profile.eliminated, ...eliminated], eligible: profile.eligible - eliminated.length };
+}
+
 export function rankNodes(
   snapshot: FleetSnapshot,
   request: RoutingRequest,
@@ -135,7 +170,7 @@ export function rankNodes(
 ): Ranking {
   const table = placementTable(snapshot, model);
   if (table === undefined) return { model, ranked: [], eliminated: [], eligible: 0 };
-  const profile = table.profile(request);
+  const profile = withEjections(table, table.profile(request), context.ejected, context.now);
   const load = loadPoints(table, profile, context);
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);

@@ -4,10 +4,15 @@
  * dispatcher moves on from (queue full or timed out; connection error or time-out before the first
  * byte; a 5xx). The slot is released on every path except served, where the caller keeps it for the
  * life of the stream. A client that goes away at any await frees everything and ends the dispatch.
+ * Each outcome is told to outlier ejection (./outlier-ejection): a node ejected by this attempt's
+ * failure sends its queue's waiters on to their next candidates before its slot frees, and a node
+ * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
 import { ServiceUnavailableError } from '../errors';
 import type { AbortSource } from '../stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
+import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
+import { type EjectionTarget, type FailureCause, failureCause, type OutlierEjection } from './outlier-ejection';
 import type { QueueManager, Slot } from './queue-manager';
 import type { RankedCandidate } from './rank-nodes';
 import { RequestAbortedError } from './request-aborted';
@@ -27,6 +32,41 @@ export interface CandidateDeps {
   readonly queues: QueueManager;
   readonly send: NodeTransport;
   readonly clock: () => number;
+  readonly ejection?: OutlierEjection | undefined;
+}
+
+function targetOf(candidate: RankedCandidate): EjectionTarget {
+  return { nodeId: candidate.node.id, backend: candidate.placement.backend };
+}
+
+function ejectedFailure(candidate: RankedCandidate, error: ServiceUnavailableError): AttemptFailure {
+  return {
+    nodeId: candidate.node.id,
+    model: candidate.model,
+    kind: 'ejected',
+    detail: error.message,
+    clientRetryHelps: true,
+    retryAfterSeconds: error.retryAfterSeconds,
+  };
+}
+
+/**
+ * Counts a failed attempt; when it ejects the node, everyone queued on the node moves on now. Called
+ * before the attempt's slot is released, so no waiter is handed that slot on an ejected node. The
+ * detail, which the retried trace keeps, says the node was ejected.
+ */
+function noteFailure(
+  candidate: RankedCandidate,
+  deps: CandidateDeps,
+  cause: FailureCause,
+  what: string,
+  detail: string,
+  now: number,
+): string {
+  const ejection = deps.ejection?.recordFailure(targetOf(candidate), cause, what, now);
+  if (ejection === undefined) return detail;
+  evictEjected(deps.queues, candidate.node, ejection, now, candidate.model);
+  return `${detail}; node ejected for ${secondsLeft(ejection, now)} s`;
 }
 
 function describe(error: unknown): string {
@@ -43,6 +83,7 @@ async function takeSlot(
   } catch (error) {
     if (signal.aborted) throw new RequestAbortedError();
     if (!(error instanceof ServiceUnavailableError)) throw error;
+    if (error.code === 'node_ejected') return { failure: ejectedFailure(candidate, error) };
     const timedOut = error.code === 'queue_timeout';
     return {
       failure: {
@@ -62,12 +103,26 @@ export async function tryCandidate(
   deps: CandidateDeps,
   signal: AbortSource,
 ): Promise<CandidateOutcome> {
+  // Ejected since it was ranked (another request's failure): not tried.
+  const before = deps.ejection?.ejected(targetOf(candidate), deps.clock());
+  if (before !== undefined) {
+    return {
+      kind: 'failed',
+      failure: ejectedFailure(candidate, ejectedWhileWaiting(before, candidate.model, deps.clock())),
+    };
+  }
   // A free slot is taken at once: no promise for the usual case of a node with room.
   let slot = signal.aborted ? undefined : deps.queues.tryAcquire(candidate.node.id, candidate.model, candidate.limit);
   if (slot === undefined) {
     const taken = await takeSlot(candidate, deps.queues, signal);
     if ('failure' in taken) return { kind: 'failed', failure: taken.failure };
     slot = taken.slot;
+    const meanwhile = deps.ejection?.ejected(targetOf(candidate), deps.clock());
+    if (meanwhile !== undefined && !signal.aborted) {
+      slot.release('cancelled');
+      const error = ejectedWhileWaiting(meanwhile, candidate.model, deps.clock());
+      return { kind: 'failed', failure: ejectedFailure(candidate, error) };
+    }
   }
   if (signal.aborted) {
     slot.release('cancelled');
@@ -80,10 +135,15 @@ export async function tryCandidate(
   try {
     reply = await deps.send(attempt, signal);
   } catch (error) {
-    slot.release(signal.aborted ? 'cancelled' : 'failed');
-    if (signal.aborted) throw new RequestAbortedError();
-    const detail = `unreachable (${describe(error)})`;
-    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail, failedAt: deps.clock() } };
+    if (signal.aborted) {
+      slot.release('cancelled');
+      throw new RequestAbortedError();
+    }
+    const failedAt = deps.clock();
+    const what = describe(error);
+    const detail = noteFailure(candidate, deps, failureCause(error), what, `unreachable (${what})`, failedAt);
+    slot.release('failed');
+    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail, failedAt } };
   }
   if (signal.aborted) {
     reply.cancel();
@@ -92,9 +152,12 @@ export async function tryCandidate(
   }
   if (reply.status >= 500) {
     reply.cancel();
+    const failedAt = deps.clock();
+    const what = `answered ${reply.status}`;
+    const detail = noteFailure(candidate, deps, 'server-error', what, what, failedAt);
     slot.release('failed');
-    const detail = `answered ${reply.status}`;
-    return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt: deps.clock() } };
+    return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt } };
   }
+  deps.ejection?.recordSuccess(targetOf(candidate));
   return { kind: 'served', attempt, reply, slot, sentAt };
 }

@@ -62,7 +62,8 @@ function postJson(path: string, body: unknown, base = router.url): Promise<Respo
 }
 
 beforeAll(async () => {
-  router = await startRouter({ FLEET_IMAGE_GENERATION: 'true' });
+  // Ejections of a sidecar that refused last 1 s here, so the tests after that one find it back soon.
+  router = await startRouter({ FLEET_IMAGE_GENERATION: 'true', FLEET_EJECT_BASE_MS: '1000' });
   first = await startImageAgent('image-a', router.url, ['llama3.2:3b', 'x/z-image-turbo:latest'], [Z_IMAGE]);
   second = await startImageAgent(
     'image-b',
@@ -253,8 +254,14 @@ describe('POST /api/generate-image over raw HTTP', () => {
       expect(body.error).toMatch(
         /^image generation failed on image-b: http:\/\/127\.0\.0\.1:\d+\/api\/generate-image: /,
       );
+      expect(await imageEjection('image-b')).toMatchObject({
+        ejected: true,
+        reason: expect.stringContaining('could not connect'),
+      });
     } finally {
       await second.image?.faults.refuseConnections(false);
+      // Back in routing once its ejection ends: nothing left to show.
+      await eventually(async () => expect(await imageEjection('image-b')).toBeUndefined());
     }
   });
 
@@ -279,6 +286,15 @@ describe('POST /api/generate-image over raw HTTP', () => {
     }
   });
 });
+
+/** What `/fleet/status` says of a node's image sidecar's ejection. */
+async function imageEjection(nodeId: string): Promise<{ ejected: boolean; reason: string | null } | undefined> {
+  const response = await fetch(`${router.url}/fleet/status`);
+  const status = (await response.json()) as {
+    nodes: { node_id: string; image?: { ejection?: { ejected: boolean; reason: string | null } } }[];
+  };
+  return status.nodes.find((node) => node.node_id === nodeId)?.image?.ejection;
+}
 
 describe('the least busy image node', () => {
   const generateOn = async () => {

@@ -75,7 +75,10 @@ function rawPost(contentType: string, parts: readonly Buffer[]): Promise<{ statu
 }
 
 beforeAll(async () => {
-  [router, off] = await Promise.all([startRouter({ FLEET_TRANSCRIPTION: 'true' }), startRouter()]);
+  [router, off] = await Promise.all([
+    startRouter({ FLEET_TRANSCRIPTION: 'true', FLEET_EJECT_BASE_MS: '1000' }),
+    startRouter(),
+  ]);
 }, 30_000);
 
 afterAll(async () => {
@@ -209,14 +212,22 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
       expect(reply.body).toEqual({ error: 'transcription failed on node studio: decoder crashed' });
     });
 
-    it('answers 502 when the sidecar cannot be reached, and recovers when it is back', async () => {
+    it('answers 502 when the sidecar cannot be reached, 503 while it is ejected, and recovers when it is back', async () => {
       await agent?.transcription?.faults.refuseConnections(true);
       const down = await upload(router.url, wavFile(0.2));
       await agent?.transcription?.faults.refuseConnections(false);
-      const back = await upload(router.url, wavFile(0.2));
+      const ejected = await upload(router.url, wavFile(0.2));
+      // The ejection lasts FLEET_EJECT_BASE_MS (1 s here); then the sidecar is tried again.
+      const back = await eventually(async () => {
+        const reply = await upload(router.url, wavFile(0.2));
+        expect(reply.status).toBe(200);
+        return reply;
+      });
 
       expect(down.status).toBe(502);
       expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: unreachable/);
+      expect(ejected.status).toBe(503);
+      expect(ejected.body['error']).toMatch(/transcription sidecar is ejected for 1 s more \(could not connect/);
       expect(back.status).toBe(200);
     });
   });

@@ -120,6 +120,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
+  it('reads the first-byte deadline and the outlier ejection settings, with their defaults', () => {
+    const defaults = loadConfig({});
+    const set = loadConfig({
+      FLEET_FIRST_BYTE_TIMEOUT_MS: '90000',
+      FLEET_EJECT_AFTER_FAILURES: '0',
+      FLEET_EJECT_BASE_MS: '10000',
+      FLEET_EJECT_MAX_MS: '5000',
+    });
+
+    expect(defaults.firstByteTimeoutMs).toBe(120_000);
+    expect(defaults.ejection).toEqual({ consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 });
+    expect(set.firstByteTimeoutMs).toBe(90_000);
+    // A longest ejection below the first one is read as the first one.
+    expect(set.ejection).toEqual({ consecutiveFailures: 0, baseMs: 10_000, maxMs: 10_000 });
+    expect(() => loadConfig({ FLEET_FIRST_BYTE_TIMEOUT_MS: '10' })).toThrow('FLEET_FIRST_BYTE_TIMEOUT_MS');
+    expect(() => loadConfig({ FLEET_EJECT_AFTER_FAILURES: 'some' })).toThrow('FLEET_EJECT_AFTER_FAILURES');
+  });
+
   it('refuses a node id listed twice', () => {
     expect(() => loadConfig({ FLEET_NODES: 'a=http://x:1,a=http://y:1' })).toThrow('listed twice');
   });

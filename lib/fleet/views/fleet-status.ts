@@ -2,7 +2,9 @@
  * `GET /fleet/status` body (HTTP interface §4.6; the reference's shape in anchor §6.3): fleet totals,
  * one entry per known node (offline ones too, for status pages), and the per node:model queues.
  * Unknown values are `null`, never a made-up zero. Totals over models and requests count online and
- * degraded nodes only: an offline node's last report is stale. Pure: the clock comes in as `now`.
+ * degraded nodes only: an offline node's last report is stale. A node that failed requests carries
+ * `ejection` (issue 19 item 4): whether this router instance has taken it out of routing, until when
+ * and why, and its failures in a row; absent when it has none. Pure: the clock comes in as `now`.
  */
 import type { FleetSnapshot, NodeView, Sidecar } from '../node';
 import { isPlaceable } from '../snapshot';
@@ -24,11 +26,33 @@ export interface FleetQueueState {
   readonly concurrency: number;
 }
 
+/** A node's service's standing with outlier ejection (lib/routing/outlier-ejection `NodeHealthState`). */
+export interface NodeHealthEntry {
+  readonly nodeId: string;
+  /** `ollama`, or the sidecar (`image`, `transcription`, `text-embedding`). */
+  readonly backend: string;
+  readonly consecutiveFailures: number;
+  readonly ejection?: { readonly until: number; readonly reason: string; readonly level: number };
+}
+
+export interface FleetNodeEjection {
+  readonly ejected: boolean;
+  /** ISO 8601 time it returns to routing; null when not ejected. */
+  readonly until: string | null;
+  readonly reason: string | null;
+  /** Ejections in a row (each doubles the next one's length); 0 when not ejected. */
+  readonly level: number;
+  /** 5xx answers or cut connections in a row since its last answer. */
+  readonly consecutive_failures: number;
+}
+
 export interface FleetSidecarStatus {
   readonly port: number;
   readonly url: string;
   readonly models_available: readonly { name: string; kind: string; binary?: string; dimensions?: number }[];
   readonly busy: boolean;
+  /** Present when this router instance counted failures on the sidecar or ejected it. */
+  readonly ejection?: FleetNodeEjection;
 }
 
 export interface FleetNodeStatus {
@@ -43,6 +67,8 @@ export interface FleetNodeStatus {
   readonly seconds_since_seen: number | null;
   readonly last_error?: string;
   readonly draining: boolean;
+  /** Present when this router instance counted failures on the node or ejected it. */
+  readonly ejection?: FleetNodeEjection;
   readonly hardware: {
     readonly chip: string | null;
     readonly arch: string | null;
@@ -106,7 +132,7 @@ export function queueStates(queues: readonly QueueEntry[]): Record<string, Fleet
   return states;
 }
 
-function sidecarStatus(sidecar: Sidecar): FleetSidecarStatus {
+function sidecarStatus(sidecar: Sidecar, health: NodeHealthEntry | undefined): FleetSidecarStatus {
   return {
     port: sidecar.port,
     url: sidecar.url,
@@ -117,6 +143,7 @@ function sidecarStatus(sidecar: Sidecar): FleetSidecarStatus {
       ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
     })),
     busy: sidecar.busy,
+    ...(health !== undefined ? { ejection: ejectionEntry(health) } : {}),
   };
 }
 
@@ -154,8 +181,23 @@ function lastSeen(node: NodeView, now: number): Pick<FleetNodeStatus, 'last_seen
   };
 }
 
-function nodeStatusEntry(node: NodeView, now: number): FleetNodeStatus {
+function ejectionEntry(health: NodeHealthEntry): FleetNodeEjection {
+  const { ejection } = health;
+  return {
+    ejected: ejection !== undefined,
+    until: ejection === undefined ? null : new Date(ejection.until).toISOString(),
+    reason: ejection?.reason ?? null,
+    level: ejection?.level ?? 0,
+    consecutive_failures: health.consecutiveFailures,
+  };
+}
+
+/** The node's health entries by backend. */
+type HealthByBackend = ReadonlyMap<string, NodeHealthEntry>;
+
+function nodeStatusEntry(node: NodeView, now: number, health: HealthByBackend | undefined): FleetNodeStatus {
   const { image, transcription, textEmbedding } = node.sidecars;
+  const own = health?.get('ollama');
   return {
     node_id: node.id,
     status: node.status,
@@ -166,6 +208,7 @@ function nodeStatusEntry(node: NodeView, now: number): FleetNodeStatus {
     ...lastSeen(node, now),
     ...(node.lastError !== undefined ? { last_error: node.lastError } : {}),
     draining: node.draining,
+    ...(own !== undefined ? { ejection: ejectionEntry(own) } : {}),
     ...nodeMetrics(node),
     ollama: {
       models_loaded: node.loaded.map((loaded) => ({
@@ -178,9 +221,13 @@ function nodeStatusEntry(node: NodeView, now: number): FleetNodeStatus {
       requests_active: node.requestsActive,
       num_parallel: node.numParallel,
     },
-    ...(image !== undefined ? { image: sidecarStatus(image) } : {}),
-    ...(transcription !== undefined ? { transcription: sidecarStatus(transcription) } : {}),
-    ...(textEmbedding !== undefined ? { text_embedding: sidecarStatus(textEmbedding) } : {}),
+    ...(image !== undefined ? { image: sidecarStatus(image, health?.get('image')) } : {}),
+    ...(transcription !== undefined
+      ? { transcription: sidecarStatus(transcription, health?.get('transcription')) }
+      : {}),
+    ...(textEmbedding !== undefined
+      ? { text_embedding: sidecarStatus(textEmbedding, health?.get('text-embedding')) }
+      : {}),
   };
 }
 
@@ -205,10 +252,21 @@ function fleetTotals(snapshot: FleetSnapshot): FleetStatus['fleet'] {
   };
 }
 
-export function toFleetStatus(snapshot: FleetSnapshot, queues: readonly QueueEntry[], now: number): FleetStatus {
+export function toFleetStatus(
+  snapshot: FleetSnapshot,
+  queues: readonly QueueEntry[],
+  now: number,
+  health: readonly NodeHealthEntry[] = [],
+): FleetStatus {
+  const byNode = new Map<string, Map<string, NodeHealthEntry>>();
+  for (const entry of health) {
+    const entries = byNode.get(entry.nodeId) ?? new Map<string, NodeHealthEntry>();
+    entries.set(entry.backend, entry);
+    byNode.set(entry.nodeId, entries);
+  }
   return {
     fleet: fleetTotals(snapshot),
-    nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now)),
+    nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now, byNode.get(node.id))),
     queues: queueStates(queues),
     timestamp: Math.floor(now / 1000),
   };

@@ -5,17 +5,30 @@ import { createAffinityTracker } from '../../../lib/routing/affinity';
 import { createDispatcher } from '../../../lib/routing/dispatcher';
 import { createFleetDepths } from '../../../lib/routing/fleet-depths';
 import { createLatencyStats } from '../../../lib/routing/latency-stats';
+import { createOutlierEjection, DEFAULT_EJECTION } from '../../../lib/routing/outlier-ejection';
 import { createQueueManager, type QueueManagerOptions } from '../../../lib/routing/queue-manager';
 import { RequestAbortedError } from '../../../lib/routing/request-aborted';
 import type { RoutingRequest } from '../../../lib/routing/routing-request';
 import type { NodeReply, NodeTransport } from '../../../lib/routing/transport';
 import { type AbortSource, watchAbort } from '../../../lib/stream/abort-source';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
+import { makeLoadedModel, makeNodeModel, T0 } from '../../helpers/factories';
 import { agentNode, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
 
 const MODEL = 'llama3.2:3b';
-/** What a fake node does with a request: answer with a status, refuse, time out, or hang until aborted. */
-type Behaviour = number | 'refused' | 'timeout' | 'hang';
+/**
+ * What a fake node does with a request: answer with a status, refuse, time out, hang until aborted, or
+ * wait for the test to settle it (`held`).
+ */
+type Behaviour = number | 'refused' | 'timeout' | 'hang' | 'held';
+
+/** An attempt the test settles: with undici's first-byte time-out, say. */
+interface HeldSend {
+  readonly nodeId: string;
+  readonly fail: (error: Error) => void;
+}
+
+/** An error as undici raises it, with its code. */
+const undiciError = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 const hot = (id: string, overrides: Partial<NodeRecord> = {}) =>
   agentNode({ id, loaded: [makeLoadedModel()], ...overrides });
@@ -27,23 +40,30 @@ interface Setup {
   readonly queueOptions?: Omit<QueueManagerOptions, 'schedule' | 'clock'>;
   /** Depths other router instances published, by node id. */
   readonly elsewhere?: Readonly<Record<string, number>>;
+  /** Outlier ejection on, with its defaults. */
+  readonly ejecting?: boolean;
 }
 
-function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, elsewhere = {} }: Setup) {
+function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, elsewhere = {}, ejecting }: Setup) {
   const timers = manualTimers();
-  const snapshot = snapshotOf(records);
+  let snapshot = snapshotOf(records);
   const queues = createQueueManager({ ...queueOptions, schedule: timers.schedule, clock: timers.clock });
   const affinity = createAffinityTracker({ clock: timers.clock });
   const latency = createLatencyStats();
   const calls: string[] = [];
   const cancelled: string[] = [];
   const signals: AbortSource[] = [];
+  const held: HeldSend[] = [];
+  const ejection = ejecting === true ? createOutlierEjection(DEFAULT_EJECTION) : undefined;
   const send: NodeTransport = (attempt, signal) => {
     const id = attempt.node.id;
     calls.push(`${id}/${attempt.model}`);
     signals.push(signal);
     const what = behaviour[id] ?? 200;
-    if (what === 'refused') return Promise.reject(new Error(`connect ECONNREFUSED ${attempt.node.url}`));
+    if (what === 'refused') {
+      return Promise.reject(undiciError(`connect ECONNREFUSED ${attempt.node.url}`, 'ECONNREFUSED'));
+    }
+    if (what === 'held') return new Promise<NodeReply>((_, reject) => held.push({ nodeId: id, fail: reject }));
     if (what === 'timeout') return Promise.reject(new Error('no first byte within 300000 ms'));
     if (what === 'hang') {
       return new Promise<NodeReply>((_, reject) => watchAbort(signal, () => reject(new Error('aborted'))));
@@ -73,12 +93,17 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
     maxRetries,
     send,
     clock: timers.clock,
+    ...(ejection !== undefined ? { ejection } : {}),
   });
   const run = async (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) => {
     await depths.refresh();
     return dispatch(request, signal);
   };
-  return { run, queues, affinity, latency, calls, cancelled, signals, timers };
+  /** The registry's next snapshot (a poll came in). */
+  const nextSnapshot = (next: readonly NodeRecord[]) => {
+    snapshot = snapshotOf(next);
+  };
+  return { run, queues, affinity, latency, calls, cancelled, signals, timers, held, ejection, nextSnapshot };
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -337,5 +362,117 @@ describe('createDispatcher', () => {
   it('leaves affinity out when the request has no conversation', async () => {
     const { run } = setup({ records: [hot('a')] });
     expect((await run()).decision).not.toHaveProperty('affinity');
+  });
+});
+
+describe('createDispatcher with outlier ejection', () => {
+  it('eliminates a node ejected by a refused connect, names it in the decision, and sends to the peer', async () => {
+    const { run, calls, timers } = setup({
+      records: [hot('a'), hot('b')],
+      behaviour: { a: 'refused' },
+      ejecting: true,
+    });
+    (await run()).slot.release();
+    timers.advance(5000);
+
+    const second = await run();
+
+    expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `b/${MODEL}`]);
+    expect(second.decision).toMatchObject({ nodeId: 'b', retries: 0 });
+    expect(second.decision.skipped).toEqual([
+      'a: node is ejected for 25 s more (could not connect: connect ECONNREFUSED http://10.0.0.5:11434)',
+    ]);
+  });
+
+  it('says in the retried attempt that its failure ejected the node', async () => {
+    const { run } = setup({ records: [hot('a'), hot('b')], behaviour: { a: 'refused' }, ejecting: true });
+
+    const { failedAttempts } = await run();
+
+    expect(failedAttempts[0]?.detail).toBe(
+      'unreachable (connect ECONNREFUSED http://10.0.0.5:11434); node ejected for 30 s',
+    );
+  });
+
+  it('ejects after three 5xx in a row and tries the node again once the ejection ends', async () => {
+    const { run, calls, timers } = setup({ records: [hot('a'), hot('b')], behaviour: { a: 500 }, ejecting: true });
+    for (let round = 0; round < 3; round += 1) (await run()).slot.release();
+    const whileEjected = calls.length;
+    (await run()).slot.release();
+    timers.advance(30_000);
+    (await run()).slot.release();
+
+    expect(calls.slice(0, whileEjected)).toEqual([
+      `a/${MODEL}`,
+      `b/${MODEL}`,
+      `a/${MODEL}`,
+      `b/${MODEL}`,
+      `a/${MODEL}`,
+      `b/${MODEL}`,
+    ]);
+    expect(calls.slice(whileEjected)).toEqual([`b/${MODEL}`, `a/${MODEL}`, `b/${MODEL}`]);
+  });
+
+  it('answers a retryable 503 with the ejection as Retry-After when the only node is ejected', async () => {
+    const { run, calls } = setup({ records: [hot('a')], behaviour: { a: 'refused' }, ejecting: true });
+    await run().catch(() => undefined);
+
+    const error = await run().catch((caught: unknown) => caught);
+
+    expect(calls).toEqual([`a/${MODEL}`]);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ status: 503, retryable: true, retryAfterSeconds: 30 });
+    expect((error as Error).message).toContain('a: node is ejected for 30 s more (could not connect:');
+  });
+
+  it('moves the requests queued behind a node to a peer the moment the node is ejected', async () => {
+    const roomy = agentNode({ id: 'b', numParallel: 4 });
+    const { run, calls, held, queues } = setup({
+      records: [hot('a'), roomy],
+      behaviour: { a: 'held' },
+      ejecting: true,
+    });
+    const first = run();
+    await settle();
+    const queued = [run(), run()];
+    await settle();
+    expect(queues.depth('a', MODEL)).toBe(3);
+
+    held[0]?.fail(undiciError('Headers Timeout Error', 'UND_ERR_HEADERS_TIMEOUT'));
+    const results = await Promise.all([first, ...queued]);
+
+    expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `b/${MODEL}`, `b/${MODEL}`]);
+    expect(results.map((result) => result.decision.nodeId)).toEqual(['b', 'b', 'b']);
+    expect(results.map((result) => result.decision.retries)).toEqual([1, 0, 0]);
+    expect(results[1]?.decision.skipped).toEqual([
+      expect.stringMatching(/^a: node 'a' was ejected for 30 s \(no first byte in time: .*Headers Timeout Error\)/),
+    ]);
+    expect(queues.depth('a', MODEL)).toBe(0);
+    for (const result of results) result.slot.release();
+  });
+
+  it('ejects a node whose latest poll failed and moves the requests queued on it to the peer', async () => {
+    const roomy = agentNode({ id: 'b', numParallel: 4 });
+    const { run, calls, queues, nextSnapshot } = setup({ records: [hot('a'), roomy], ejecting: true });
+    const busy = await queues.acquire('a', MODEL, 1);
+    const queued = run();
+    await settle();
+    expect(queues.depth('a', MODEL)).toBe(2);
+
+    nextSnapshot([hot('a', { lastErrorAt: T0 - 500, lastError: 'timed out after 5000 ms' }), roomy]);
+    const next = await run();
+    const moved = await queued;
+
+    expect(calls).toEqual([`b/${MODEL}`, `b/${MODEL}`]);
+    expect(moved.decision.nodeId).toBe('b');
+    expect(moved.decision.skipped).toEqual([
+      "a: node 'a' was ejected for 30 s (its last poll failed: timed out after 5000 ms) while waiting to run 'llama3.2:3b'",
+    ]);
+    expect(next.decision.skipped).toEqual([
+      'a: node is ejected for 30 s more (its last poll failed: timed out after 5000 ms)',
+    ]);
+    busy.release();
+    moved.slot.release();
+    next.slot.release();
   });
 });

@@ -208,6 +208,32 @@ describe('createQueueManager', () => {
     void waiting;
   });
 
+  it('sends away every waiter of a node, whatever the model, and keeps the slots held and other nodes', async () => {
+    const { queues, timers } = setup();
+    const held = [await queues.acquire('gpu1', MODEL, 1), await queues.acquire('gpu1', 'qwen3:8b', 1)];
+    const other = await queues.acquire('gpu2', MODEL, 1);
+    const waiting = [queues.acquire('gpu1', MODEL, 1), queues.acquire('gpu1', 'qwen3:8b', 1)];
+    const elsewhere = queues.acquire('gpu2', MODEL, 1);
+    await settle();
+
+    const evicted = queues.evict('gpu1', (model) => new Error(`moved off ${model}`));
+    const outcomes = await Promise.allSettled(waiting);
+
+    expect(evicted).toBe(2);
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? String(outcome.reason) : 'granted'))).toEqual([
+      `Error: moved off ${MODEL}`,
+      'Error: moved off qwen3:8b',
+    ]);
+    expect(queues.depth('gpu1', MODEL)).toBe(1);
+    expect(queues.depth('gpu2', MODEL)).toBe(2);
+    other.release();
+    (await elsewhere).release();
+    // An evicted waiter's time-out is cancelled with it.
+    timers.advance(120_000);
+    expect(queues.entries().map((entry) => entry.timedOut)).toEqual([0, 0, 0]);
+    for (const slot of held) slot.release();
+  });
+
   it('visits only the busy queues of a model', async () => {
     const { queues } = setup();
     const slot = await queues.acquire('gpu1', MODEL, 1);

@@ -62,6 +62,38 @@ describe('rankNodes', () => {
     ]);
   });
 
+  it('eliminates an ejected node as ejected, saying why and for how long, and leaves the memoised profile alone', () => {
+    const snapshot = snapshotOf([hot({ id: 'a' }), agentNode({ id: 'b' })]);
+    const ejected = new Map([
+      [
+        'a',
+        {
+          nodeId: 'a',
+          backend: 'ollama' as const,
+          until: T0 + 12_500,
+          reason: 'could not connect: refused',
+          level: 1,
+          cause: 'connect' as const,
+        },
+      ],
+    ]);
+
+    const ranking = rankNodes(snapshot, makeRequest(), { ...context, ejected });
+    const after = rankNodes(snapshot, makeRequest(), context);
+
+    expect(ids(ranking)).toEqual(['b']);
+    expect(ranking.eligible).toBe(1);
+    expect(ranking.eliminated).toEqual([
+      {
+        nodeId: 'a',
+        reason: 'ejected',
+        detail: 'node is ejected for 13 s more (could not connect: refused)',
+        retryAfterSeconds: 13,
+      },
+    ]);
+    expect(ids(after)).toEqual(['a', 'b']);
+  });
+
   it('judges fit by the size the model really takes where it is loaded elsewhere', () => {
     // 3 GiB free: the 2 GB on disk would fit, the 4 GiB it occupies loaded does not.
     const tight = agentNode({ id: 'tight', memory: { totalGb: 8, usedGb: 5, availableGb: 3, pressure: 'normal' } });

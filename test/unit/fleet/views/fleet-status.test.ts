@@ -151,4 +151,40 @@ describe('toFleetStatus', () => {
       timestamp: T0 / 1000 + 1,
     });
   });
+
+  it('shows per node whether it is ejected, until when and why, and its failures in a row', () => {
+    const health = [
+      {
+        nodeId: 'studio',
+        backend: 'ollama',
+        consecutiveFailures: 0,
+        ejection: { until: T0 + 30_000, reason: 'could not connect: ECONNREFUSED', level: 1 },
+      },
+      { nodeId: 'gpu3', backend: 'ollama', consecutiveFailures: 2 },
+      { nodeId: 'studio', backend: 'image', consecutiveFailures: 1 },
+    ];
+
+    const nodes = toFleetStatus(smallFleet([studio, gpu3]), [], T0, health).nodes;
+    const plain = toFleetStatus(smallFleet([studio]), [], T0).nodes;
+
+    expect(nodes.find((node) => node.node_id === 'studio')?.ejection).toEqual({
+      ejected: true,
+      until: new Date(T0 + 30_000).toISOString(),
+      reason: 'could not connect: ECONNREFUSED',
+      level: 1,
+      consecutive_failures: 0,
+    });
+    expect(nodes.find((node) => node.node_id === 'gpu3')?.ejection).toEqual({
+      ejected: false,
+      until: null,
+      reason: null,
+      level: 0,
+      consecutive_failures: 2,
+    });
+    expect(nodes.find((node) => node.node_id === 'studio')?.image?.ejection).toMatchObject({
+      ejected: false,
+      consecutive_failures: 1,
+    });
+    expect(plain[0]).not.toHaveProperty('ejection');
+  });
 });

@@ -1,0 +1,228 @@
+/**
+ * Outlier ejection (issue 19 item 4; Envoy's outlier detection, HAProxy's `observe layer7`): a node
+ * whose attempts fail is taken out of routing for a while, so one hung or dead node stops costing every
+ * request a first-byte time-out. Thresholds:
+ * - a refused or timed-out connect, or no first byte within the first-byte deadline: ejected at once
+ *   (the machine is down or stuck; trying it again costs the next request the same wait);
+ * - a failed poll (a listed node whose latest poll failed, as the snapshot says): ejected at once, so
+ *   a node that stopped answering is out within a poll deadline, long before a chat's first-byte one;
+ * - a 5xx answer or a connection cut before the first byte: ejected after `consecutiveFailures` in a
+ *   row (default 3; one bad answer is often the model's, not the node's).
+ * An ejection lasts `baseMs` × 2^(n−1) for the node's n-th ejection in a row, capped at `maxMs`; the
+ * node returns on its own when it ends. The level n falls by one for every `baseMs` the node goes
+ * without an ejection, so a node that recovered starts again from `baseMs`. An answer below 500
+ * clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
+ *
+ * What is ejected is one service of a node — its Ollama, or one of its sidecars (image, speech-to-text,
+ * text embedding): a dead image sidecar says nothing about the node's chat models.
+ *
+ * In memory, per router instance: each instance learns from its own traffic (a Lambda instance that
+ * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
+ */
+
+import type { ModelPlacement, NodeView } from '../fleet/node';
+
+/** The service of a node that answered (or did not): its Ollama, or one of its sidecars. */
+export type Backend = ModelPlacement['backend'];
+
+export interface EjectionTarget {
+  readonly nodeId: string;
+  readonly backend: Backend;
+}
+
+/** The key of a node's service in `ejections()`: the node id for its Ollama, `id (sidecar)` for a sidecar. */
+export function targetKey(nodeId: string, backend: Backend): string {
+  return backend === 'ollama' ? nodeId : `${nodeId} (${backend})`;
+}
+
+/** What went wrong on an attempt, as far as ejection cares. */
+export type FailureCause = 'connect' | 'first-byte-timeout' | 'poll' | 'transport' | 'server-error';
+
+export interface Ejection extends EjectionTarget {
+  /** Epoch ms when the node returns to routing. */
+  readonly until: number;
+  /** What ejected it, in words (`3 failures in a row: answered 500`). */
+  readonly reason: string;
+  /** How many times in a row it has been ejected (1 for the first). */
+  readonly level: number;
+  /** What kind of failure ejected it; one ejected by a failed poll returns at its next good poll. */
+  readonly cause: FailureCause;
+}
+
+/** One node's standing, for `/fleet/status`. */
+export interface NodeHealthState extends EjectionTarget {
+  readonly consecutiveFailures: number;
+  readonly ejection?: Ejection;
+}
+
+export interface OutlierEjectionOptions {
+  /** 5xx answers or cut connections in a row that eject a node; 0 turns ejection off. */
+  readonly consecutiveFailures: number;
+  readonly baseMs: number;
+  readonly maxMs: number;
+}
+
+export interface OutlierEjection {
+  /** The service's ejection when it is out of routing at `now`. */
+  ejected(target: EjectionTarget, now: number): Ejection | undefined;
+  /** Every ejection in force at `now`, by `targetKey` (empty almost always: routing checks `size` first). */
+  ejections(now: number): ReadonlyMap<string, Ejection>;
+  /** Counts a failed attempt; returns the ejection when this failure ejected the service. */
+  recordFailure(target: EjectionTarget, cause: FailureCause, detail: string, now: number): Ejection | undefined;
+  /** An answer (2xx, or a 4xx that is the client's): the failures in a row start again from zero. */
+  recordSuccess(target: EjectionTarget): void;
+  /** Nodes with failures counted or an ejection, for the status views. */
+  states(now: number): NodeHealthState[];
+  /**
+   * Ejects each node whose latest poll failed (`lastErrorAt` in the snapshot; a good poll clears it),
+   * once per failed poll; returns the new ejections. Cheap to call per request: a snapshot's nodes are
+   * read once.
+   */
+  fromPolls(nodes: readonly NodeView[], now: number): Ejection[];
+}
+
+export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
+
+const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout', 'poll']);
+
+interface Health {
+  readonly target: EjectionTarget;
+  failures: number;
+  ejection: Ejection | undefined;
+}
+
+/** undici and Node error codes that mean the node could not be reached at all, or said nothing in time. */
+const CONNECT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const FIRST_BYTE_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT']);
+
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    current = current.cause;
+  }
+  return codes;
+}
+
+/** Sorts a transport's rejection: by the undici/Node code anywhere on its `cause` chain. */
+export function failureCause(error: unknown): FailureCause {
+  const codes = errorCodes(error);
+  if (codes.some((code) => CONNECT_CODES.has(code))) return 'connect';
+  if (codes.some((code) => FIRST_BYTE_CODES.has(code))) return 'first-byte-timeout';
+  return 'transport';
+}
+
+const CAUSE_WORDS: Readonly<Record<FailureCause, string>> = {
+  connect: 'could not connect',
+  'first-byte-timeout': 'no first byte in time',
+  poll: 'its last poll failed',
+  transport: 'connection failed',
+  'server-error': 'server error',
+};
+
+export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_EJECTION): OutlierEjection {
+  /** By `targetKey`: one entry per service that ever failed (bounded by the fleet's size). */
+  const nodes = new Map<string, Health>();
+  /** Ejections that have not been seen to end; tidied on read. */
+  const active = new Map<string, Ejection>();
+  const enabled = options.consecutiveFailures > 0;
+  /** The snapshot's node list read last, and the failed poll (its `lastErrorAt`) each node was judged on. */
+  let polledNodes: readonly NodeView[] | undefined;
+  const pollsJudged = new Map<string, number>();
+
+  const current = (key: string, now: number): Ejection | undefined => {
+    const ejection = active.get(key);
+    if (ejection === undefined) return undefined;
+    if (now < ejection.until) return ejection;
+    active.delete(key);
+    return undefined;
+  };
+
+  /** The level a new ejection gets: one above the last, less one per `baseMs` since the last ended. */
+  const nextLevel = (last: Ejection | undefined, now: number): number => {
+    if (last === undefined) return 1;
+    const calm = Math.floor(Math.max(0, now - last.until) / options.baseMs);
+    return Math.max(0, last.level - calm) + 1;
+  };
+
+  const eject = (key: string, health: Health, cause: FailureCause, reason: string, now: number): Ejection => {
+    const level = nextLevel(health.ejection, now);
+    const duration = Math.min(options.maxMs, options.baseMs * 2 ** (level - 1));
+    const { nodeId, backend } = health.target;
+    const ejection: Ejection = { nodeId, backend, until: now + duration, reason, level, cause };
+    health.ejection = ejection;
+    health.failures = 0;
+    active.set(key, ejection);
+    return ejection;
+  };
+
+  const tracker: OutlierEjection = {
+    ejected: (target, now) => (active.size === 0 ? undefined : current(targetKey(target.nodeId, target.backend), now)),
+    ejections(now) {
+      if (active.size === 0) return active;
+      for (const key of [...active.keys()]) current(key, now);
+      return active;
+    },
+    recordFailure(target, cause, detail, now) {
+      const key = targetKey(target.nodeId, target.backend);
+      if (!enabled || current(key, now) !== undefined) return undefined;
+      let health = nodes.get(key);
+      if (health === undefined) {
+        health = { target: { nodeId: target.nodeId, backend: target.backend }, failures: 0, ejection: undefined };
+        nodes.set(key, health);
+      }
+      health.failures += 1;
+      if (AT_ONCE.has(cause)) return eject(key, health, cause, `${CAUSE_WORDS[cause]}: ${detail}`, now);
+      if (health.failures < options.consecutiveFailures) return undefined;
+      return eject(key, health, cause, `${health.failures} failures in a row, the last: ${detail}`, now);
+    },
+    recordSuccess(target) {
+      const health = nodes.size === 0 ? undefined : nodes.get(targetKey(target.nodeId, target.backend));
+      if (health !== undefined) health.failures = 0;
+    },
+    states(now) {
+      return [...nodes.entries()].flatMap(([key, health]) => {
+        const ejection = current(key, now);
+        if (ejection === undefined && health.failures === 0) return [];
+        const { nodeId, backend } = health.target;
+        return [
+          { nodeId, backend, consecutiveFailures: health.failures, ...(ejection !== undefined ? { ejection } : {}) },
+        ];
+      });
+    },
+    fromPolls(list, now) {
+      if (!enabled || list === polledNodes) return [];
+      polledNodes = list;
+      const ejected: Ejection[] = [];
+      for (const node of list) {
+        const failedAt = node.lastErrorAt;
+        if (failedAt === undefined) {
+          // A good poll since: a node ejected only for its polls is back.
+          if (pollsJudged.size > 0 && pollsJudged.delete(node.id) && active.get(node.id)?.cause === 'poll') {
+            active.delete(node.id);
+          }
+          continue;
+        }
+        // An old failure is the registry's to age out (degraded, offline), not news to eject on.
+        if (pollsJudged.get(node.id) === failedAt || node.status === 'offline' || now - failedAt > options.baseMs) {
+          continue;
+        }
+        pollsJudged.set(node.id, failedAt);
+        const detail = node.lastError ?? 'no answer';
+        const ejection = tracker.recordFailure({ nodeId: node.id, backend: 'ollama' }, 'poll', detail, now);
+        if (ejection !== undefined) ejected.push(ejection);
+      }
+      return ejected;
+    },
+  };
+  return tracker;
+}

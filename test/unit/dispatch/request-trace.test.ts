@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { routedTraceFields } from '../../../lib/dispatch/request-trace';
+import type { RoutingDecision } from '../../../lib/routing/dispatcher';
+import type { ScoreBreakdown } from '../../../lib/routing/score';
+
+const signal = { points: 0, reason: '' };
+const breakdown: ScoreBreakdown = {
+  thermal: { points: 50, reason: 'model is loaded' },
+  memory_fit: signal,
+  queue_depth: signal,
+  wait_time: signal,
+  role_affinity: signal,
+  context_fit: signal,
+  session_affinity: signal,
+};
+const decision: RoutingDecision = {
+  nodeId: 'b',
+  score: 50,
+  breakdown,
+  retries: 0,
+  requestedModel: 'llama3.2:3b',
+  servedModel: 'llama3.2:3b',
+};
+
+describe('routedTraceFields', () => {
+  it('names the ejected nodes routing skipped, and why', () => {
+    const skipped = ['a: node is ejected for 25 s more (no first byte in time: Headers Timeout Error)'];
+
+    const fields = routedTraceFields({ ...decision, skipped });
+
+    expect(fields).toMatchObject({ nodeId: 'b', skipped });
+  });
+
+  it('leaves skipped out when no node was', () => {
+    expect(routedTraceFields(decision)).not.toHaveProperty('skipped');
+  });
+});
