@@ -12,6 +12,7 @@ import { createFleetSummariser } from './context-service/fleet-summariser';
 import { createStickyClearedIds } from './context-service/sticky-cleared-ids';
 import { createSummaryCache } from './context-service/summary-cache';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
+import { createListedNodePolls, type ListedNodePolls } from './fleet/poll-listed-nodes';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createShowModel, type ShowModel } from './fleet/show-model';
 import type { HandlerOptions } from './http/handler';
@@ -47,6 +48,8 @@ export interface Services {
   readonly table: Table;
   readonly registry: FleetRegistry;
   readonly describe: DescribeModels;
+  /** The listed nodes' polls under way in this container (the scheduled poller's). */
+  readonly polls: ListedNodePolls;
   readonly writeBehind: WriteBehind;
   readonly traces: TraceRecorder;
   readonly showModel: ShowModel;
@@ -110,6 +113,7 @@ export function initServices(config: FleetConfig): Services {
     table,
     registry,
     describe,
+    polls: createListedNodePolls({ registry, describe }),
     writeBehind,
     traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
     showModel: createShowModel(),
