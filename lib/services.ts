@@ -26,6 +26,7 @@ import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
 import { createClearedToolResultsRepository } from './store/cleared-tool-results-repository';
 import { createDynamoClient } from './store/client';
+import { ensureTable } from './store/ensure-table';
 import { createNodeRepository } from './store/node-repository';
 import {
   createQueueStateRepository,
@@ -84,7 +85,12 @@ export function getServices(): Services {
  * (`loadConfig({...})`) instead of mutating `process.env`.
  */
 export function initServices(config: FleetConfig): Services {
-  const table = openTable(createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint }), config.table);
+  const client = createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint });
+  // Every table call has a short deadline; a table that vanished is created again, not failed on forever.
+  const table = openTable(client, config.table, {
+    timeoutMs: config.tableTimeoutMs,
+    recreate: () => ensureTable(client, config.table),
+  });
   const describe = createModelDescriber();
   const registry = createFleetRegistry({ store: createNodeRepository(table), config, describe });
   const writeBehind = createWriteBehind(table);
@@ -120,7 +126,8 @@ export function initServices(config: FleetConfig): Services {
     queueStates,
     queueView: async (now) => [
       ...queues.entries(),
-      ...(await queueStates.live(now, { exceptInstanceId: INSTANCE_ID })),
+      // The status views still answer while the table is down: with this instance's queues only.
+      ...(await queueStates.live(now, { exceptInstanceId: INSTANCE_ID }).catch(() => [])),
     ],
     routing,
     settings: createRuntimeSettings({
