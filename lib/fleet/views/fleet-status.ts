@@ -5,6 +5,7 @@
  * degraded nodes only: an offline node's last report is stale. Pure: the clock comes in as `now`.
  */
 import type { FleetSnapshot, NodeView, Sidecar } from '../node';
+import type { SnapshotFreshness } from '../registry';
 import { isPlaceable } from '../snapshot';
 
 /** One node:model queue as the router sees it (until real queues exist, see `queuesFromSnapshot`). */
@@ -82,6 +83,10 @@ export interface FleetStatus {
   };
   readonly nodes: readonly FleetNodeStatus[];
   readonly queues: Readonly<Record<string, FleetQueueState>>;
+  /** Since this instance last read the fleet from the table (null before its first read). */
+  readonly snapshot_age_ms: number | null;
+  /** The last read of the table failed: the fleet shown is as it was `snapshot_age_ms` ago. */
+  readonly snapshot_refresh_failed: boolean;
   /** Unix seconds. */
   readonly timestamp: number;
 }
@@ -205,11 +210,20 @@ function fleetTotals(snapshot: FleetSnapshot): FleetStatus['fleet'] {
   };
 }
 
-export function toFleetStatus(snapshot: FleetSnapshot, queues: readonly QueueEntry[], now: number): FleetStatus {
+const UNKNOWN_FRESHNESS: SnapshotFreshness = { ageMs: undefined, refreshFailed: false };
+
+export function toFleetStatus(
+  snapshot: FleetSnapshot,
+  queues: readonly QueueEntry[],
+  now: number,
+  freshness: SnapshotFreshness = UNKNOWN_FRESHNESS,
+): FleetStatus {
   return {
     fleet: fleetTotals(snapshot),
     nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now)),
     queues: queueStates(queues),
+    snapshot_age_ms: freshness.ageMs === undefined ? null : Math.round(freshness.ageMs),
+    snapshot_refresh_failed: freshness.refreshFailed,
     timestamp: Math.floor(now / 1000),
   };
 }
