@@ -22,9 +22,11 @@ const entry = join(root, 'dist', 'emulator', 'main.js');
 export async function startRouter(
   env: Record<string, string> = {},
   args: readonly string[] = [],
+  /** Node flags after `npm start`'s own (e2e/outages: the collector forced with `--expose-gc`). */
+  nodeFlags: readonly string[] = [],
 ): Promise<RouterProcess> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`);
-  const child = spawn(process.execPath, [...emulatorNodeFlags(root), entry, ...args], {
+  const child = spawn(process.execPath, [...emulatorNodeFlags(root), ...nodeFlags, entry, ...args], {
     cwd: root,
     env: {
       PATH: process.env['PATH'] ?? '',
