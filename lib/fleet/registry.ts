@@ -167,15 +167,17 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     refreshFailed: failedAt !== undefined,
   });
 
+  // This instance's view first: what it just saw of a node stands while the table does not answer.
   const save = async (record: NodeRecord): Promise<void> => {
-    await options.store.put(record);
     records.set(record.id, record);
     dirty = true;
+    await options.store.put(record);
   };
 
   const known = async (id: string) => records.get(id) ?? (await options.store.get(id));
   // Heartbeats for one node may reach several instances: diff against the table, not this instance's copy.
-  const stored = async (id: string) => (await options.store.get(id)) ?? records.get(id);
+  // While the table does not answer, this instance's copy is all there is.
+  const stored = async (id: string) => (await options.store.get(id).catch(() => undefined)) ?? records.get(id);
 
   const describe = async (record: NodeRecord): Promise<NodeRecord> => {
     const names = undescribedModels(record);

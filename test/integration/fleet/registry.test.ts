@@ -128,6 +128,30 @@ describe('createFleetRegistry', () => {
     expect(reader.freshness()).toEqual({ ageMs: 0, refreshFailed: false });
   });
 
+  it('keeps what it heard from a node in its own snapshot while the table does not take it', async () => {
+    let down = false;
+    const repository = createNodeRepository(store.table);
+    const failing = {
+      ...repository,
+      get: (id: string) => (down ? Promise.reject(new Error('table down')) : repository.get(id)),
+      put: (record: Parameters<typeof repository.put>[0]) =>
+        down ? Promise.reject(new Error('table down')) : repository.put(record),
+      list: () => (down ? Promise.reject(new Error('table down')) : repository.list()),
+    };
+    const fleet = createFleetRegistry({ store: failing, config, clock, log: () => undefined });
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-down' }));
+    await fleet.snapshot();
+    down = true;
+
+    now += 20_000;
+    const heartbeat = fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-down' }));
+    await expect(heartbeat).rejects.toThrow('table down');
+    const snapshot = await fleet.snapshot();
+
+    expect(snapshot.byId.get('reg-down')?.status).toBe('online');
+    expect(fleet.freshness().refreshFailed).toBe(true);
+  });
+
   it('has a snapshot ready without waiting only once one was read', async () => {
     const fleet = registry();
     expect(fleet.ready()).toBeUndefined();
