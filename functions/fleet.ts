@@ -14,12 +14,12 @@ async function fleetState() {
   const { registry, queueView } = getServices();
   const now = Date.now();
   const [snapshot, routed] = await Promise.all([registry.snapshot(), queueView(now)]);
-  return { snapshot, queues: mergeQueues(queuesFromSnapshot(snapshot), routed), now };
+  return { snapshot, queues: mergeQueues(queuesFromSnapshot(snapshot), routed), now, freshness: registry.freshness() };
 }
 
 const status: Route = async (_request, response) => {
-  const { snapshot, queues, now } = await fleetState();
-  await sendJson(response, toFleetStatus(snapshot, queues, now, getServices().routing.ejection.states(now)));
+  const { snapshot, queues, now, freshness } = await fleetState();
+  await sendJson(response, toFleetStatus(snapshot, queues, now, getServices().routing.ejection.states(now), freshness));
 };
 
 const queue: Route = async (_request, response) => {

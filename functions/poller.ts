@@ -1,10 +1,10 @@
 /**
  * Scheduled: polls the nodes listed in FLEET_NODES (contract §3.1). EventBridge invokes it once a
  * minute, so in AWS one invocation polls every FLEET_POLL_INTERVAL_MS until its time is nearly up; the
- * emulator invokes it once per interval (`source: fleet.emulator`) for a single pass.
+ * emulator invokes it once per interval (`source: fleet.emulator`) for a single pass. Each node is polled
+ * on its own schedule (lib/fleet/poll-listed-nodes): a pass never waits on a hung node beyond an interval.
  */
 import type { Context } from 'aws-lambda';
-import { pollListedNodes } from '../lib/fleet/poll-listed-nodes';
 import { getServices } from '../lib/services';
 
 interface ScheduledEvent {
@@ -15,15 +15,20 @@ export async function handler(
   event: ScheduledEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<void> {
-  const { config, registry, describe } = getServices();
-  const singlePass = event.source === 'fleet.emulator' || context === undefined;
-  const remaining = () => context?.getRemainingTimeInMillis() ?? 0;
+  const { config, polls } = getServices();
+  // A pass waits for its polls at most one interval: a hung node is skipped next time, never waited for.
+  if (event.source === 'fleet.emulator' || context === undefined) {
+    await polls.pass(config.nodes, config.pollIntervalMs);
+    return;
+  }
+  const remaining = () => context.getRemainingTimeInMillis();
   do {
     const started = Date.now();
-    await pollListedNodes(config.nodes, registry, describe);
-    if (singlePass) return;
+    await polls.pass(config.nodes, config.pollIntervalMs);
     const wait = config.pollIntervalMs - (Date.now() - started);
-    if (remaining() < Math.max(wait, 0) + 10_000) return;
+    if (remaining() < Math.max(wait, 0) + 10_000) break;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   } while (remaining() > 10_000);
+  // A frozen container would hold a poll half done: let the last ones end (each within its deadlines).
+  await polls.idle();
 }

@@ -46,6 +46,10 @@ export interface FleetConfig {
   readonly offlineAfterMs: number;
   /** How old the in-memory fleet snapshot may get before routing refreshes it (DESIGN decision 5). */
   readonly snapshotMaxAgeMs: number;
+  /** Past that age, how long a request waits for the fresh read before routing on the last snapshot. */
+  readonly snapshotWaitMs: number;
+  /** Budget of each request to the table, SDK retries included (`FLEET_TABLE_TIMEOUT_MS`). */
+  readonly tableTimeoutMs: number;
   /**
    * Client model ids → fleet models for the messages and responses styles (`FLEET_MODEL_MAP`); the key
    * `default` names the model used when nothing else resolves.
@@ -121,6 +125,7 @@ const envSchema = lazySchema(() =>
       z.string().check(z.trim(), z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a valid table name')),
       'fleet-router',
     ),
+    FLEET_TABLE_TIMEOUT_MS: z._default(integerText(100, 60_000), 2000),
     FLEET_IMAGE_GENERATION: z._default(booleanText(), false),
     FLEET_TRANSCRIPTION: z._default(booleanText(), false),
     FLEET_CORS_ORIGINS: z.optional(listText()),
@@ -263,6 +268,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
     snapshotMaxAgeMs: 1000,
+    snapshotWaitMs: 200,
+    tableTimeoutMs: value.FLEET_TABLE_TIMEOUT_MS,
     modelMap: parseModelMap(value.FLEET_MODEL_MAP),
     autoRoute: value.FLEET_AUTO_ROUTE,
     context: Object.freeze({

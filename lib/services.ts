@@ -13,6 +13,7 @@ import { createStickyClearedIds } from './context-service/sticky-cleared-ids';
 import { createSummaryCache } from './context-service/summary-cache';
 import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
 import { heartbeatAdmission } from './fleet/heartbeat-admission';
+import { createListedNodePolls, type ListedNodePolls } from './fleet/poll-listed-nodes';
 import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
 import { createShowModel, type ShowModel } from './fleet/show-model';
 import type { HandlerOptions } from './http/handler';
@@ -27,6 +28,7 @@ import { onShutdown } from './shutdown-hooks';
 import { createAffinityRepository } from './store/affinity-repository';
 import { createClearedToolResultsRepository } from './store/cleared-tool-results-repository';
 import { createDynamoClient } from './store/client';
+import { ensureTable } from './store/ensure-table';
 import { createNodeRepository } from './store/node-repository';
 import {
   createQueueStateRepository,
@@ -49,6 +51,8 @@ export interface Services {
   readonly table: Table;
   readonly registry: FleetRegistry;
   readonly describe: DescribeModels;
+  /** The listed nodes' polls under way in this container (the scheduled poller's). */
+  readonly polls: ListedNodePolls;
   readonly writeBehind: WriteBehind;
   readonly traces: TraceRecorder;
   readonly showModel: ShowModel;
@@ -85,7 +89,12 @@ export function getServices(): Services {
  * (`loadConfig({...})`) instead of mutating `process.env`.
  */
 export function initServices(config: FleetConfig): Services {
-  const table = openTable(createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint }), config.table);
+  const client = createDynamoClient({ dynamodbEndpoint: config.dynamodbEndpoint });
+  // Every table call has a short deadline; a table that vanished is created again, not failed on forever.
+  const table = openTable(client, config.table, {
+    timeoutMs: config.tableTimeoutMs,
+    recreate: () => ensureTable(client, config.table),
+  });
   const describe = createModelDescriber();
   const registry = createFleetRegistry({
     store: createNodeRepository(table),
@@ -120,13 +129,15 @@ export function initServices(config: FleetConfig): Services {
     table,
     registry,
     describe,
+    polls: createListedNodePolls({ registry, describe }),
     writeBehind,
     traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
     showModel: createShowModel(),
     queueStates,
     queueView: async (now) => [
       ...queues.entries(),
-      ...(await queueStates.live(now, { exceptInstanceId: INSTANCE_ID })),
+      // The status views still answer while the table is down: with this instance's queues only.
+      ...(await queueStates.live(now, { exceptInstanceId: INSTANCE_ID }).catch(() => [])),
     ],
     routing,
     settings: createRuntimeSettings({

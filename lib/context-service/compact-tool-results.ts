@@ -11,6 +11,7 @@
 import { estimateMessageTokens } from '../context/estimate-prompt-tokens';
 import { type SelectCompactionOptions, selectCompactionCandidates } from '../context/select-compaction-candidates';
 import { summarisedToolResult, summaryCacheKey } from '../context/summarised-tool-result';
+import { createDeadline } from '../stream/deadline';
 import type { OllamaChatRequest, OllamaMessage } from '../wire/ollama';
 import type { SummaryCache } from './summary-cache';
 
@@ -50,8 +51,9 @@ export async function compactToolResults(
 ): Promise<CompactedRequest> {
   const candidates = selectCompactionCandidates(request.messages, measure.messageTokens, measure.total, options);
   if (candidates.length === 0) return { request, tokens: measure.total, summarised: 0 };
-  const stop = new AbortController();
-  const deadline = AbortSignal.any([signal, stop.signal, AbortSignal.timeout(deps.timeoutMs ?? 60_000)]);
+  // Our own timer (../stream/deadline): an `AbortSignal.timeout` inside `any` may be collected unfired.
+  const limit = createDeadline(deps.timeoutMs ?? 60_000, signal);
+  const deadline = limit.signal;
   const chosen: Chosen[] = candidates.map((candidate) => ({
     ...candidate,
     cacheKey: summaryCacheKey(request.messages[candidate.index]?.content ?? ''),
@@ -59,7 +61,8 @@ export async function compactToolResults(
   try {
     await Promise.race([summariseAll(request.messages, chosen, deps, deadline), rejectOnAbort(deadline)]);
   } finally {
-    stop.abort(); // whatever is still running is of no use any more
+    limit.clear();
+    limit.abort(); // whatever is still running is of no use any more
   }
   return swap(request, measure, chosen);
 }

@@ -4,6 +4,7 @@
  * time budget (a heartbeat waits for this, and agents give up after 10 s); a model that cannot be
  * described is left out and not asked about again for a minute.
  */
+import { createDeadline } from '../stream/deadline';
 import { parseOllamaShow } from '../wire/ollama-node';
 import { type ShowInfo, showInfoFromResponse } from './from-poll';
 import { callNodeJson } from './node-client';
@@ -29,7 +30,9 @@ export function createModelDescriber(options: DescriberOptions = {}): DescribeMo
 
   return async (url, names) => {
     const shows = new Map<string, ShowInfo>();
-    const signal = AbortSignal.timeout(budgetMs);
+    // Our own timer, cleared when done: an `AbortSignal.timeout` may be collected before it fires.
+    const deadline = createDeadline(budgetMs);
+    const { signal } = deadline;
     const due = names.filter((name) => (failedUntil.get(`${url} ${name}`) ?? 0) <= now());
     for (let start = 0; start < due.length && !signal.aborted; start += AT_ONCE) {
       await Promise.all(
@@ -48,6 +51,7 @@ export function createModelDescriber(options: DescriberOptions = {}): DescribeMo
         }),
       );
     }
+    deadline.clear();
     return shows;
   };
 }

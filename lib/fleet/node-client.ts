@@ -4,6 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
+import { createDeadline } from '../stream/deadline';
 import { parseJson } from '../wire/json';
 import { describeNetworkError, nodeHttp } from './node-http';
 
@@ -13,12 +14,6 @@ export interface NodeCallOptions {
   readonly signal?: AbortSignal;
 }
 
-function combinedSignal(options: NodeCallOptions): AbortSignal {
-  const signals = [AbortSignal.timeout(options.timeoutMs ?? 5000)];
-  if (options.signal !== undefined) signals.push(options.signal);
-  return AbortSignal.any(signals);
-}
-
 /** GETs (or POSTs, with `body`) a node path and returns the parsed JSON; throws `UpstreamError` on any failure. */
 export async function callNodeJson(
   baseUrl: string,
@@ -26,6 +21,23 @@ export async function callNodeJson(
   options: NodeCallOptions & { readonly method?: 'GET' | 'POST'; readonly body?: unknown } = {},
 ): Promise<unknown> {
   const url = `${baseUrl}${path}`;
+  // A timer we own (not `AbortSignal.timeout`, which the collector may take: ../stream/deadline), and
+  // undici's own header and body time-outs behind it.
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const deadline = createDeadline(timeoutMs, options.signal);
+  try {
+    return await requestJson(url, options, timeoutMs, deadline.signal);
+  } finally {
+    deadline.clear();
+  }
+}
+
+async function requestJson(
+  url: string,
+  options: { readonly method?: 'GET' | 'POST'; readonly body?: unknown },
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<unknown> {
   const { request, agent } = nodeHttp();
   let response: Dispatcher.ResponseData;
   try {
@@ -34,7 +46,9 @@ export async function callNodeJson(
       method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
       headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      signal: combinedSignal(options),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
   } catch (error) {
     throw new UpstreamError(`${url}: ${describeNetworkError(error)}`, undefined, { cause: error });

@@ -1,10 +1,12 @@
 /**
  * The fleet registry: the one owner of node state. Heartbeats and polls are turned into `NodeRecord`s
  * (pure, from-heartbeat / from-poll) and written to the table, which every instance shares
- * (DESIGN decision 6); routing reads an in-memory `FleetSnapshot` never older than `snapshotMaxAgeMs`
- * (decision 5). While requests flow it is read again in the background from half that age, so the hot
- * path does not wait for the table; the first request after a quiet spell, a cold start or a thaw waits
- * for one read rather than route on nodes that may have drained or gone since.
+ * (DESIGN decision 6); routing reads an in-memory `FleetSnapshot` (decision 5). While requests flow it
+ * is read again in the background from half of `snapshotMaxAgeMs`, so the hot path does not wait for the
+ * table. Past that bound (a quiet spell, a thaw) a request waits for the fresh read at most
+ * `snapshotWaitMs` — enough for a table that answers, so a node drained meanwhile gets no work — and
+ * then routes on the snapshot it has: routing never waits on a hung table (issue 19 item 5), and once a
+ * read failed it does not wait at all until one succeeds. Only the very first snapshot must be read.
  */
 import type { FleetConfig } from '../config';
 import { ServiceUnavailableError } from '../errors';
@@ -24,7 +26,8 @@ export interface NodeStore {
   list(): Promise<NodeRecord[]>;
 }
 
-export type RegistryConfig = Pick<FleetConfig, 'degradedAfterMs' | 'offlineAfterMs' | 'snapshotMaxAgeMs'>;
+export type RegistryConfig = Pick<FleetConfig, 'degradedAfterMs' | 'offlineAfterMs' | 'snapshotMaxAgeMs'> &
+  Partial<Pick<FleetConfig, 'snapshotWaitMs'>>;
 
 export interface FleetRegistryOptions {
   readonly store: NodeStore;
@@ -43,14 +46,26 @@ export interface HeartbeatReply {
   readonly node_status: string;
 }
 
+/** How current this instance's view of the table is, for `/fleet/status`. */
+export interface SnapshotFreshness {
+  /** Since the last good read of the table; undefined before the first. */
+  readonly ageMs: number | undefined;
+  /** The last read of the table failed (the snapshot is served as it was). */
+  readonly refreshFailed: boolean;
+}
+
 export interface FleetRegistry {
-  /** The current snapshot: never older than `snapshotMaxAgeMs` (read again first when it would be). */
+  /**
+   * The current snapshot. Past `snapshotMaxAgeMs` it waits at most `snapshotWaitMs` for the fresh read,
+   * then serves the last one; only the first read of all is waited for in full (a 503 if it fails).
+   */
   snapshot(): Promise<FleetSnapshot>;
   /**
    * `snapshot()` when it needs no wait for the table (the routing path while requests flow), else
    * undefined: past half its bound it is served while the next one is read in the background.
    */
   ready(): FleetSnapshot | undefined;
+  freshness(): SnapshotFreshness;
   /** Re-reads every node from the table now. */
   refresh(): Promise<FleetSnapshot>;
   /** Throws ConflictError when the heartbeat may not change the node (heartbeat-admission). */
@@ -78,6 +93,8 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   let built: FleetSnapshot | undefined;
   let readAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<FleetSnapshot> | undefined;
+  /** When the last read failed, if it did: background reads pause for a bound after a failure. */
+  let failedAt: number | undefined;
   /** A record changed here since the snapshot was built (rebuilt lazily: heartbeats outnumber reads). */
   let dirty = false;
 
@@ -99,7 +116,12 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
         }
         records = next;
         readAt = clock();
+        failedAt = undefined;
         return rebuild();
+      })
+      .catch((error: unknown) => {
+        failedAt = clock();
+        throw error;
       })
       .finally(() => {
         inFlight = undefined;
@@ -117,29 +139,51 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     }
   };
 
-  const ready = (): FleetSnapshot | undefined => {
-    const age = clock() - readAt;
-    // Older than its bound (a quiet spell, a thawed container): read the table before routing on it.
-    if (built === undefined || age > config.snapshotMaxAgeMs) return undefined;
-    if (age > config.snapshotMaxAgeMs / 2) {
-      // Read ahead while traffic flows, so the next requests never wait for the table.
-      refresh().catch((error: unknown) => log(`fleet snapshot refresh failed: ${String(error)}`));
-    }
+  const current = (): FleetSnapshot | undefined => {
+    if (built === undefined) return undefined;
     // Liveness moves with the clock even when no record changed.
     return dirty || clock() - built.takenAt > config.snapshotMaxAgeMs ? rebuild() : built;
   };
 
-  const snapshot = async (): Promise<FleetSnapshot> => ready() ?? refreshOrUnavailable();
+  /** One read at a time, and none for a bound after a failed one (a table that is down is not hammered). */
+  const readAhead = (): void => {
+    if (inFlight !== undefined || (failedAt !== undefined && clock() - failedAt < config.snapshotMaxAgeMs)) return;
+    refresh().catch((error: unknown) => log(`fleet snapshot refresh failed: ${String(error)}`));
+  };
 
+  const ready = (): FleetSnapshot | undefined => {
+    const age = clock() - readAt;
+    if (built === undefined) return undefined;
+    if (age > config.snapshotMaxAgeMs / 2) readAhead();
+    // Past its bound with a table that answers: snapshot() gives the read a moment to land first.
+    if (age > config.snapshotMaxAgeMs && failedAt === undefined && inFlight !== undefined) return undefined;
+    return current();
+  };
+
+  const snapshot = async (): Promise<FleetSnapshot> => {
+    const now = ready();
+    if (now !== undefined) return now;
+    if (built === undefined) return refreshOrUnavailable();
+    if (inFlight !== undefined) await settledWithin(inFlight, config.snapshotWaitMs ?? 200);
+    return current() ?? refreshOrUnavailable();
+  };
+
+  const freshness = (): SnapshotFreshness => ({
+    ageMs: built === undefined ? undefined : Math.max(0, clock() - readAt),
+    refreshFailed: failedAt !== undefined,
+  });
+
+  // This instance's view first: what it just saw of a node stands while the table does not answer.
   const save = async (record: NodeRecord): Promise<void> => {
-    await options.store.put(record);
     records.set(record.id, record);
     dirty = true;
+    await options.store.put(record);
   };
 
   const known = async (id: string) => records.get(id) ?? (await options.store.get(id));
   // Heartbeats for one node may reach several instances: diff against the table, not this instance's copy.
-  const stored = async (id: string) => (await options.store.get(id)) ?? records.get(id);
+  // While the table does not answer, this instance's copy is all there is.
+  const stored = async (id: string) => (await options.store.get(id).catch(() => undefined)) ?? records.get(id);
 
   const describe = async (record: NodeRecord): Promise<NodeRecord> => {
     const names = undescribedModels(record);
@@ -150,6 +194,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   return {
     snapshot,
     ready,
+    freshness,
     refresh,
     save,
     record: known,
@@ -178,3 +223,18 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     },
   };
 }
+
+/** Waits for `work` to settle, at most `ms`; its outcome is the caller's to read elsewhere. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work.then(noop, noop), elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function noop(): void {}

@@ -10,10 +10,13 @@ import { chunk, settleLimited } from './concurrency';
 import { type AttributeMap, type DocItem, keyId, marshalDocItem } from './item';
 import { dynamoSdk } from './sdk';
 import { BatchWriteIncompleteError, type BatchWriteOutcome } from './store-errors';
+import type { TableCall } from './table-call';
 
 export const MAX_BATCH_WRITE = 25;
 
 export interface BatchPutContext {
+  /** Sends under the table's deadline, recreating a vanished table (./table-call). */
+  readonly call: TableCall;
   readonly client: DynamoDBClient;
   readonly tableName: string;
   readonly sleep: (ms: number) => Promise<void>;
@@ -56,11 +59,10 @@ async function writeChunk(context: BatchPutContext, entries: readonly Entry[]): 
     let unprocessed: AttributeMap[];
     try {
       sent++;
-      const output = await context.client.send(
-        new (dynamoSdk().BatchWriteItemCommand)({
-          RequestItems: { [context.tableName]: requests.map((Item) => ({ PutRequest: { Item } })) },
-        }),
-      );
+      const command = new (dynamoSdk().BatchWriteItemCommand)({
+        RequestItems: { [context.tableName]: requests.map((Item) => ({ PutRequest: { Item } })) },
+      });
+      const output = await context.call((abortSignal) => context.client.send(command, { abortSignal }));
       unprocessed = (output.UnprocessedItems?.[context.tableName] ?? []).flatMap((request) =>
         request.PutRequest?.Item === undefined ? [] : [request.PutRequest.Item],
       );

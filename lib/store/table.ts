@@ -20,6 +20,7 @@ import {
 } from './item';
 import { dynamoSdk } from './sdk';
 import type { BatchWriteOutcome } from './store-errors';
+import { createTableCall, type TableCall } from './table-call';
 
 export interface QueryOptions {
   /** Only sort keys starting with this (`begins_with`). */
@@ -66,6 +67,12 @@ export interface TableOptions {
   readonly batchConcurrency?: number;
   /** Rounds of re-sending unprocessed items before `batchPut` gives up on them. Default 8. */
   readonly maxUnprocessedRounds?: number;
+  /** Budget of each request to the table, SDK retries included (FLEET_TABLE_TIMEOUT_MS). Default 2000. */
+  readonly timeoutMs?: number;
+  /** Creates the table again when a request finds it gone (`ensureTable`); absent: that stays an error. */
+  readonly recreate?: () => Promise<unknown>;
+  /** Where a recreated table is reported. Default: console.error. */
+  readonly log?: (line: string) => void;
 }
 
 /** The live-item filter every read applies; real DynamoDB also returns expired, not-yet-reaped items. */
@@ -74,7 +81,13 @@ const LIVE_FILTER = 'attribute_not_exists(#expiresAt) OR #expiresAt >= :now';
 export function openTable(client: DynamoDBClient, name: string, options: TableOptions = {}): Table {
   const now = options.now ?? Date.now;
   const nowSeconds = () => Math.floor(now() / 1000);
+  const call = createTableCall({
+    timeoutMs: options.timeoutMs ?? 2000,
+    ...(options.recreate === undefined ? {} : { recreate: options.recreate }),
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
   const batchContext = {
+    call,
     client,
     tableName: name,
     sleep: options.sleep ?? realSleep,
@@ -85,15 +98,19 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
   return {
     name,
     async putDoc(item) {
-      await client.send(new (dynamoSdk().PutItemCommand)({ TableName: name, Item: marshalDocItem(item) }));
+      await call((abortSignal) =>
+        client.send(new (dynamoSdk().PutItemCommand)({ TableName: name, Item: marshalDocItem(item) }), { abortSignal }),
+      );
     },
     async getDoc(pk, sk) {
-      const output = await client.send(new (dynamoSdk().GetItemCommand)({ TableName: name, Key: itemKey(pk, sk) }));
+      const output = await call((abortSignal) =>
+        client.send(new (dynamoSdk().GetItemCommand)({ TableName: name, Key: itemKey(pk, sk) }), { abortSignal }),
+      );
       const item = output.Item === undefined ? undefined : unmarshalItem(output.Item);
       return item !== undefined && isLive(item, nowSeconds()) ? item : undefined;
     },
     queryDocs: (pk, queryOptions = {}) =>
-      queryAll(client, queryInput(name, pk, queryOptions, nowSeconds()), queryOptions.limit),
+      queryAll(call, client, queryInput(name, pk, queryOptions, nowSeconds()), queryOptions.limit),
     async deleteItem(pk, sk, deleteOptions = {}) {
       const condition =
         deleteOptions.ifDoc === undefined
@@ -103,16 +120,17 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
               ExpressionAttributeNames: { '#doc': 'doc' },
               ExpressionAttributeValues: { ':doc': marshalDoc(deleteOptions.ifDoc) },
             };
-      const deleted = client
-        .send(
+      const deleted = call((abortSignal) =>
+        client.send(
           new (dynamoSdk().DeleteItemCommand)({
             TableName: name,
             Key: itemKey(pk, sk),
             ReturnValues: 'ALL_OLD',
             ...condition,
           }),
-        )
-        .then((output) => output.Attributes !== undefined);
+          { abortSignal },
+        ),
+      ).then((output) => output.Attributes !== undefined);
       return (await conditional(deleted)) ?? false;
     },
     async putIfAbsent(item, putOptions = {}) {
@@ -125,12 +143,15 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
         ExpressionAttributeNames: takeover === undefined ? { '#pk': 'pk' } : { '#pk': 'pk', '#expiresAt': 'expiresAt' },
         ...(takeover === undefined ? {} : { ExpressionAttributeValues: { ':now': { N: String(takeover) } } }),
       });
-      return (await conditional(client.send(command).then(() => true))) ?? false;
+      return (
+        (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
+      );
     },
     async addCounters(pk, sk, counters, set = {}) {
       const update = buildCounterUpdate(counters, set);
       if (update === undefined) return;
-      await client.send(new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...update }));
+      const command = new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...update });
+      await call((abortSignal) => client.send(command, { abortSignal }));
     },
     batchPut: (items) => batchPut(batchContext, items),
   };
@@ -172,6 +193,7 @@ function queryInput(tableName: string, pk: string, options: QueryOptions, nowSec
  * applies `Limit` before the expiry filter, so a page can hold fewer live items than asked for.
  */
 async function queryAll(
+  call: TableCall,
   client: DynamoDBClient,
   input: QueryCommandInput,
   limit: number | undefined,
@@ -181,13 +203,12 @@ async function queryAll(
   const items: StoredItem[] = [];
   let startKey: AttributeMap | undefined;
   while (limit === undefined || items.length < limit) {
-    const output = await client.send(
-      new (dynamoSdk().QueryCommand)({
-        ...input,
-        ...(limit === undefined ? {} : { Limit: limit - items.length }),
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-      }),
-    );
+    const command = new (dynamoSdk().QueryCommand)({
+      ...input,
+      ...(limit === undefined ? {} : { Limit: limit - items.length }),
+      ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+    });
+    const output = await call((abortSignal) => client.send(command, { abortSignal }));
     for (const attributes of output.Items ?? []) {
       const item = unmarshalItem(attributes);
       if (item !== undefined) items.push(item);

@@ -24,6 +24,8 @@ export interface StartOptions {
   readonly cwd?: string;
   /** Variables of the test defaults to leave out, so the router's own default applies (`FLEET_DATA_DIR`). */
   readonly unset?: readonly string[];
+  /** Node flags after `npm start`'s own (e2e/outages: the collector forced with `--expose-gc`). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** The router's process: running with the test defaults and `env`, not yet known to listen. */
@@ -42,7 +44,7 @@ export function spawnRouter(
     ...env,
   };
   for (const name of options.unset ?? []) delete variables[name];
-  return spawn(process.execPath, [...emulatorNodeFlags(root), entry, ...args], {
+  return spawn(process.execPath, [...emulatorNodeFlags(root), ...(options.nodeFlags ?? []), entry, ...args], {
     cwd: options.cwd ?? root,
     env: variables,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@
  * and why, and its failures in a row; absent when it has none. Pure: the clock comes in as `now`.
  */
 import type { FleetSnapshot, NodeView, Sidecar } from '../node';
+import type { SnapshotFreshness } from '../registry';
 import { isPlaceable } from '../snapshot';
 
 /** One node:model queue as the router sees it (until real queues exist, see `queuesFromSnapshot`). */
@@ -108,6 +109,10 @@ export interface FleetStatus {
   };
   readonly nodes: readonly FleetNodeStatus[];
   readonly queues: Readonly<Record<string, FleetQueueState>>;
+  /** Since this instance last read the fleet from the table (null before its first read). */
+  readonly snapshot_age_ms: number | null;
+  /** The last read of the table failed: the fleet shown is as it was `snapshot_age_ms` ago. */
+  readonly snapshot_refresh_failed: boolean;
   /** Unix seconds. */
   readonly timestamp: number;
 }
@@ -252,11 +257,14 @@ function fleetTotals(snapshot: FleetSnapshot): FleetStatus['fleet'] {
   };
 }
 
+const UNKNOWN_FRESHNESS: SnapshotFreshness = { ageMs: undefined, refreshFailed: false };
+
 export function toFleetStatus(
   snapshot: FleetSnapshot,
   queues: readonly QueueEntry[],
   now: number,
   health: readonly NodeHealthEntry[] = [],
+  freshness: SnapshotFreshness = UNKNOWN_FRESHNESS,
 ): FleetStatus {
   const byNode = new Map<string, Map<string, NodeHealthEntry>>();
   for (const entry of health) {
@@ -268,6 +276,8 @@ export function toFleetStatus(
     fleet: fleetTotals(snapshot),
     nodes: snapshot.nodes.map((node) => nodeStatusEntry(node, now, byNode.get(node.id))),
     queues: queueStates(queues),
+    snapshot_age_ms: freshness.ageMs === undefined ? null : Math.round(freshness.ageMs),
+    snapshot_refresh_failed: freshness.refreshFailed,
     timestamp: Math.floor(now / 1000),
   };
 }

@@ -79,6 +79,79 @@ describe('createFleetRegistry', () => {
     expect(reader.ready()).toBe(current);
   });
 
+  it('routes on the last snapshot after a short wait, saying how old it is, while the table does not answer', async () => {
+    let hang = false;
+    const repository = createNodeRepository(store.table);
+    const hanging = {
+      ...repository,
+      list: () => (hang ? new Promise<never>(() => {}) : repository.list()),
+    };
+    const writer = registry();
+    await writer.recordHeartbeat(makeHeartbeat({ node_id: 'reg-hang' }));
+    const reader = createFleetRegistry({ store: hanging, config, clock, log: () => undefined });
+    const read = await reader.snapshot();
+    hang = true;
+
+    now += 1100;
+    const past = await reader.snapshot();
+    now += 5000;
+    const later = await reader.snapshot();
+
+    expect(past.byId.has('reg-hang')).toBe(true);
+    expect(later.byId.has('reg-hang')).toBe(true);
+    expect(later.takenAt).toBe(now);
+    expect(read.takenAt).toBe(now - 6100);
+    expect(reader.freshness()).toEqual({ ageMs: 6100, refreshFailed: false });
+  });
+
+  it('stops waiting for reads once one failed, and says so until one succeeds', async () => {
+    let fail = false;
+    const repository = createNodeRepository(store.table);
+    const failing = {
+      ...repository,
+      list: () => (fail ? Promise.reject(new Error('table down')) : repository.list()),
+    };
+    const reader = createFleetRegistry({ store: failing, config, clock, log: () => undefined });
+    await reader.snapshot();
+    fail = true;
+
+    now += 1100;
+    await reader.snapshot();
+    const down = reader.freshness();
+    fail = false;
+    now += 1100;
+    reader.ready();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    expect(down).toEqual({ ageMs: 1100, refreshFailed: true });
+    expect(reader.ready()).toBeDefined();
+    expect(reader.freshness()).toEqual({ ageMs: 0, refreshFailed: false });
+  });
+
+  it('keeps what it heard from a node in its own snapshot while the table does not take it', async () => {
+    let down = false;
+    const repository = createNodeRepository(store.table);
+    const failing = {
+      ...repository,
+      get: (id: string) => (down ? Promise.reject(new Error('table down')) : repository.get(id)),
+      put: (record: Parameters<typeof repository.put>[0]) =>
+        down ? Promise.reject(new Error('table down')) : repository.put(record),
+      list: () => (down ? Promise.reject(new Error('table down')) : repository.list()),
+    };
+    const fleet = createFleetRegistry({ store: failing, config, clock, log: () => undefined });
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-down' }));
+    await fleet.snapshot();
+    down = true;
+
+    now += 20_000;
+    const heartbeat = fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-down' }));
+    await expect(heartbeat).rejects.toThrow('table down');
+    const snapshot = await fleet.snapshot();
+
+    expect(snapshot.byId.get('reg-down')?.status).toBe('online');
+    expect(fleet.freshness().refreshFailed).toBe(true);
+  });
+
   it('has a snapshot ready without waiting only once one was read', async () => {
     const fleet = registry();
     expect(fleet.ready()).toBeUndefined();

@@ -105,6 +105,8 @@ describe('toFleetStatus', () => {
       queues: {
         'studio:qwen3:32b': { node_id: 'studio', model: 'qwen3:32b', pending: 1, in_flight: 1, concurrency: 4 },
       },
+      snapshot_age_ms: null,
+      snapshot_refresh_failed: false,
       timestamp: T0 / 1000,
     });
   });
@@ -148,6 +150,8 @@ describe('toFleetStatus', () => {
       },
       nodes: [],
       queues: {},
+      snapshot_age_ms: null,
+      snapshot_refresh_failed: false,
       timestamp: T0 / 1000 + 1,
     });
   });
@@ -186,5 +190,11 @@ describe('toFleetStatus', () => {
       consecutive_failures: 1,
     });
     expect(plain[0]).not.toHaveProperty('ejection');
+  });
+
+  it("says how old this instance's view of the table is and whether its last read failed", () => {
+    const status = toFleetStatus(smallFleet([]), [], T0, [], { ageMs: 7_250.4, refreshFailed: true });
+
+    expect([status.snapshot_age_ms, status.snapshot_refresh_failed]).toEqual([7250, true]);
   });
 });

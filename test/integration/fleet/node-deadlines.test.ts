@@ -1,0 +1,138 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
+import { loadConfig } from '../../../lib/config';
+import { createModelDescriber } from '../../../lib/fleet/describe-models';
+import type { NodeRecord } from '../../../lib/fleet/node';
+import { callNodeJson } from '../../../lib/fleet/node-client';
+import { createListedNodePolls } from '../../../lib/fleet/poll-listed-nodes';
+import { createFleetRegistry, type NodeStore } from '../../../lib/fleet/registry';
+import { collectGarbageEvery } from '../../helpers/force-gc';
+
+/** A node that accepts the connection and never answers (issue 19 item 1). */
+let hung: Server;
+let hungUrl: string;
+const sockets = new Set<Socket>();
+let healthy: SimNode;
+let stopGc: () => void;
+
+beforeAll(async () => {
+  hung = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const address = hung.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  hungUrl = `http://127.0.0.1:${address.port}`;
+  healthy = await startSimNode({ models: CATALOG.filter((entry) => entry.name === 'qwen3:8b') });
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => hung.close(resolve));
+  await healthy.close();
+});
+
+beforeEach(() => {
+  stopGc = collectGarbageEvery(5);
+});
+
+afterEach(() => {
+  stopGc();
+});
+
+/** Settles with what `work` did, or 'still waiting' after a bound far beyond the deadline under test. */
+function outcome<T>(work: Promise<T>, boundMs = 8000): Promise<'resolved' | 'rejected' | 'still waiting'> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), boundMs);
+  });
+  const settled = work.then(
+    () => 'resolved' as const,
+    () => 'rejected' as const,
+  );
+  return Promise.race([settled, bound]).finally(() => clearTimeout(timer));
+}
+
+function memoryStore(): NodeStore {
+  const records = new Map<string, NodeRecord>();
+  return {
+    put: async (record) => {
+      records.set(record.id, record);
+    },
+    get: async (id) => records.get(id),
+    list: async () => [...records.values()],
+  };
+}
+
+describe('deadlines on node calls, with the collector running all the time', () => {
+  it('rejects a JSON call to a node that never answers once its deadline passes', async () => {
+    expect(await outcome(callNodeJson(hungUrl, '/api/tags', { timeoutMs: 200 }))).toBe('rejected');
+  });
+
+  it('describes no model of a node that never answers, within its budget', async () => {
+    const describe = createModelDescriber({ budgetMs: 200 });
+
+    expect(await outcome(describe(hungUrl, ['qwen3:8b']))).toBe('resolved');
+  });
+
+  it('ends a poll pass although one listed node never answers, and keeps the others online', async () => {
+    const registry = createFleetRegistry({ store: memoryStore(), config: loadConfig({}), log: () => {} });
+    const polls = createListedNodePolls({
+      registry,
+      describe: createModelDescriber({ budgetMs: 200 }),
+      // Time enough for the healthy node on a busy machine; the hung one is cut off by it all the same.
+      timeoutMs: 2000,
+    });
+    const nodes = [
+      { id: 'hung', url: hungUrl },
+      { id: 'healthy', url: healthy.url },
+    ];
+
+    // Waiting for its polls for minutes, the pass must still end when the hung node's deadline passes.
+    const pass = await polls.pass(nodes, 600_000);
+    const snapshot = await registry.refresh();
+
+    expect(pass).toEqual({ started: ['hung', 'healthy'], skipped: [], unfinished: [] });
+    expect(snapshot.byId.get('healthy')?.lastError).toBeUndefined();
+    expect(snapshot.byId.get('healthy')?.status).toBe('online');
+    expect(snapshot.byId.get('hung')?.lastSeenAt).toBe(0);
+    expect(snapshot.byId.get('hung')?.lastError).toBeDefined();
+  });
+
+  it('skips a node whose poll is still under way and keeps polling the others on their schedule', async () => {
+    const registry = createFleetRegistry({ store: memoryStore(), config: loadConfig({}), log: () => {} });
+    // A poll deadline of a minute: the hung node's first poll outlives every pass below.
+    const nodes = [
+      { id: 'hung', url: hungUrl },
+      { id: 'healthy', url: healthy.url },
+    ];
+    const saved: string[] = [];
+    const polls = createListedNodePolls({
+      registry: { ...registry, save: async (record) => void saved.push(record.id) },
+      describe: createModelDescriber(),
+      timeoutMs: 60_000,
+    });
+    const healthySaves = async (count: number) => {
+      while (saved.filter((id) => id === 'healthy').length < count)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+
+    const first = await polls.pass(nodes, 100);
+    await healthySaves(1);
+    const second = await polls.pass(nodes, 100);
+    await healthySaves(2);
+    const third = await polls.pass(nodes, 100);
+    await healthySaves(3);
+
+    expect([first.started, first.skipped]).toEqual([['hung', 'healthy'], []]);
+    expect(first.unfinished).toContain('hung');
+    expect([second.started, second.skipped]).toEqual([['healthy'], ['hung']]);
+    expect([third.started, third.skipped]).toEqual([['healthy'], ['hung']]);
+    expect(saved).toEqual(['healthy', 'healthy', 'healthy']);
+    for (const socket of sockets) socket.destroy();
+    await polls.idle();
+  });
+});

@@ -1,0 +1,90 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createDynamoClient } from '../../../lib/store/client';
+import { ensureTable } from '../../../lib/store/ensure-table';
+import { dynamoSdk } from '../../../lib/store/sdk';
+import { openTable } from '../../../lib/store/table';
+import { createWriteBehind } from '../../../lib/store/write-behind';
+import { type StoreFixture, startStore } from './store-fixture';
+
+/** A table endpoint that accepts connections and never answers: a stand-in that was stopped (SIGSTOP). */
+let hung: Server;
+let hungEndpoint: string;
+const sockets = new Set<Socket>();
+let store: StoreFixture;
+
+beforeAll(async () => {
+  hung = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const address = hung.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  hungEndpoint = `http://127.0.0.1:${address.port}`;
+  store = await startStore('outage');
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => hung.close(resolve));
+  await store.close();
+});
+
+/** Settles with what `work` did, or 'still waiting' after a bound far beyond the deadline under test. */
+function outcome<T>(work: Promise<T>, boundMs = 8000): Promise<'resolved' | 'rejected' | 'still waiting'> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), boundMs);
+  });
+  const settled = work.then(
+    () => 'resolved' as const,
+    () => 'rejected' as const,
+  );
+  return Promise.race([settled, bound]).finally(() => clearTimeout(timer));
+}
+
+async function deleteTable(): Promise<void> {
+  await store.client.send(new (dynamoSdk().DeleteTableCommand)({ TableName: store.tableName }));
+}
+
+describe('the table while it is stopped or gone', () => {
+  it('gives up on a read from a table that never answers once its deadline passes, SDK retries included', async () => {
+    const table = openTable(createDynamoClient({ dynamodbEndpoint: hungEndpoint }), 'fleet-router', { timeoutMs: 300 });
+
+    expect(await outcome(table.queryDocs('NODE'))).toBe('rejected');
+    expect(await outcome(table.getDoc('NODE', 'a'))).toBe('rejected');
+  });
+
+  it('creates a vanished table again on a read, which then answers', async () => {
+    const table = openTable(store.client, store.tableName, {
+      recreate: () => ensureTable(store.client, store.tableName),
+      log: () => {},
+    });
+    await table.putDoc({ pk: 'P', sk: 'before', doc: '{}' });
+    await deleteTable();
+
+    expect(await table.queryDocs('P')).toEqual([]);
+    await table.putDoc({ pk: 'P', sk: 'after', doc: '{}' });
+    expect((await table.queryDocs('P')).map((item) => item.sk)).toEqual(['after']);
+  });
+
+  it('creates a vanished table again when the write-behind flushes, and loses nothing queued', async () => {
+    const table = openTable(store.client, store.tableName, {
+      recreate: () => ensureTable(store.client, store.tableName),
+      log: () => {},
+    });
+    const writes = createWriteBehind(table, { maxFlushAttempts: 1, onError: () => {} });
+    writes.put({ pk: 'W', sk: 'first', doc: '{}' });
+    await writes.flush();
+    await deleteTable();
+
+    writes.put({ pk: 'W', sk: 'second', doc: '{}' });
+    writes.add('W', 'counter', { requests: 1 });
+    await writes.flush();
+
+    expect((await table.queryDocs('W')).map((item) => item.sk)).toEqual(['counter', 'second']);
+    await writes.close();
+  });
+});
