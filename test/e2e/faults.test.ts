@@ -267,6 +267,38 @@ describe('node faults (router with its collector forced)', () => {
     },
   );
 
+  describe('a peer hangs while a burst comes in', () => {
+    afterAll(resetAll);
+
+    it('serves the burst from the healthy peers, all but what the hung peer holds', async () => {
+      c.faults.hang(true);
+      const stop = new AbortController();
+      const sendAll = Array.from({ length: 12 }, () =>
+        fetch(`${router.url}/api/chat`, {
+          method: 'POST',
+          signal: stop.signal,
+          body: JSON.stringify(chatBody(FAMILIES[0] ?? 'ollama', false)),
+        }).then(
+          async (response) => ({
+            status: response.status,
+            node: response.headers.get('x-fleet-node'),
+            text: await response.text(),
+          }),
+          () => undefined,
+        ),
+      );
+      // Whatever went to the hung node itself may wait for its generous first-byte deadline; the rest may not.
+      const window = setTimeout(() => stop.abort(), 15_000);
+      const answers = await Promise.all(sendAll);
+      clearTimeout(window);
+      stop.abort();
+      const served = answers.filter((answer) => answer?.status === 200);
+
+      expect(served.length).toBeGreaterThanOrEqual(11);
+      for (const answer of served) expect(answer?.node).toMatch(/^[ab]$/);
+    }, 30_000);
+  });
+
   describe('one node hangs: accepts connections and never answers', () => {
     beforeAll(() => {
       lone.faults.hang(true);
