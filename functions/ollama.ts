@@ -1,6 +1,7 @@
 /**
  * The Ollama-style surface (spec §4.4): liveness probe, version, the fleet's models and loaded models,
- * chat and generate, embeddings and model pulls.
+ * chat and generate, embeddings, model pulls, and model admin (delete and copy fleet-wide; create and
+ * push answered with what to do instead).
  */
 
 import { serveOllamaChat } from '../lib/chat/ollama-chat';
@@ -13,6 +14,9 @@ import { ollamaApiVersion } from '../lib/fleet/views/api-version';
 import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
 import { readJsonBody } from '../lib/http/parse-json';
 import { sendJson, sendText } from '../lib/http/reply';
+import { serveCopy } from '../lib/model-admin/serve-copy';
+import { serveDelete } from '../lib/model-admin/serve-delete';
+import { serveCreate, servePush } from '../lib/model-admin/serve-unrouted-admin';
 import { servePull } from '../lib/pull/serve-pull';
 import { getServices, handlerOptions } from '../lib/services';
 import { ollamaShowRequestSchema } from '../lib/wire/ollama-show';
@@ -50,6 +54,10 @@ export const routes: RouteTable = {
   'POST /api/chat': (request, response) => serveOllamaChat(request, response, 'chat'),
   'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
   'POST /api/pull': servePull,
+  'DELETE /api/delete': serveDelete,
+  'POST /api/copy': serveCopy,
+  'POST /api/create': serveCreate,
+  'POST /api/push': servePush,
   'POST /api/embed': serveOllamaEmbed,
   'POST /api/embeddings': serveOllamaEmbeddings,
 };

@@ -10,7 +10,7 @@ import type { SimFaults } from './faults';
 import { parseJson, sendError, sendJson, sendText } from './http';
 import { type SimTiming, serveCompletion } from './ollama-completion';
 import { serveEmbed, serveLegacyEmbeddings } from './ollama-embed';
-import { modelNameOf, serveDelete, servePull } from './ollama-pull';
+import { modelNameOf, serveCopy, serveDelete, servePull } from './ollama-pull';
 import { type Endpoint, isRequestError, parseCompletion } from './ollama-request';
 import { loadedSize, psEntry, showResponse, tagsEntry } from './ollama-shapes';
 import { catalogModifiedAt, ModelRuntime } from './runtime';
@@ -197,6 +197,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
     );
   }),
   'DELETE /api/delete': withJson((ctx, value, res) => serveDelete(ctx.runtime, value, res)),
+  'POST /api/copy': withJson((ctx, value, res) => serveCopy(ctx.runtime, value, res)),
 };
 
 function snapshotOf(runtime: ModelRuntime): SimNodeSnapshot {

@@ -1,5 +1,5 @@
 /**
- * The simulated `/api/pull` and `/api/delete` (protocols §2.10): pull streams Ollama's exact progress
+ * The simulated `/api/pull`, `/api/delete` and `/api/copy` (protocols §2.10): pull streams Ollama's exact progress
  * statuses (manifest, per-layer `pulling <12 hex>` with rising `completed`, verify, write, success) and
  * the model appears in `/api/tags` once the stream succeeds. Names the catalogue does not know still pull,
  * except those in the `missing/` namespace: they fail as Ollama fails a name its registry lacks.
@@ -117,6 +117,30 @@ export function serveDelete(runtime: ModelRuntime, value: unknown, res: ServerRe
     sendError(res, 404, `model '${name}' not found`);
     return;
   }
+  res.writeHead(200, { 'content-length': 0 });
+  res.end();
+}
+
+/**
+ * `POST /api/copy` as Ollama answers it: `{source, destination}`, 400 `source "" is invalid` (or the
+ * destination), 404 `model "<source>" not found` (Go's %q), else 200 with an empty body and the model
+ * listed under the destination's name (`:latest` added) too.
+ */
+export function serveCopy(runtime: ModelRuntime, value: unknown, res: ServerResponse): void {
+  const body = fieldsOf<'source' | 'destination'>(value);
+  const source = stringField(body?.source)?.trim() ?? '';
+  const destination = stringField(body?.destination)?.trim() ?? '';
+  if (source === '' || destination === '') {
+    const [field, given] = source === '' ? ['source', source] : ['destination', destination];
+    sendError(res, 400, `${field} ${JSON.stringify(given)} is invalid`);
+    return;
+  }
+  const entry = runtime.find(source);
+  if (entry === undefined) {
+    sendError(res, 404, `model ${JSON.stringify(source)} not found`);
+    return;
+  }
+  runtime.add({ ...entry, name: withTag(destination) }, Date.now());
   res.writeHead(200, { 'content-length': 0 });
   res.end();
 }

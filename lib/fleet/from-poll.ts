@@ -15,6 +15,8 @@ export interface ShowInfo {
   /** The trained window, `model_info["<general.architecture>.context_length"]`. */
   readonly contextLength?: number;
   readonly architecture?: string;
+  /** Ollama's `details` (format, family, parameter_size, …): what a heartbeat may not carry. */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 export interface PollResult {
@@ -52,10 +54,12 @@ export function showInfoFromResponse(show: OllamaShowResponse): ShowInfo {
     : undefined;
   const architecture = typeof rawArchitecture === 'string' && rawArchitecture !== '' ? rawArchitecture : undefined;
   const contextLength = contextLengthFrom(modelInfo, architecture);
+  const details = show.details ?? undefined;
   return {
     capabilities: show.capabilities ?? [],
     ...(contextLength !== undefined ? { contextLength } : {}),
     ...(architecture !== undefined ? { architecture } : {}),
+    ...(details !== undefined && Object.keys(details).length > 0 ? { details: { ...details } } : {}),
   };
 }
 

@@ -133,6 +133,39 @@ describe('the router with a polled node and a node agent', () => {
     }
   });
 
+  it("gives a node agent's loaded model an RFC 3339 expires_at, 5 minutes after its last heartbeat", async () => {
+    const before = Date.now();
+    await agent.sendHeartbeat();
+    const after = Date.now();
+
+    const { models } = await eventually(async () => {
+      const ps = await ollama.ps();
+      const expiry = Date.parse(String(ps.models.find((model) => extra(model, 'fleet_node') === 'studio')?.expires_at));
+      expect(expiry).toBeGreaterThanOrEqual(before + 5 * 60_000);
+      return ps;
+    });
+    const fromAgent = models.find((model) => extra(model, 'fleet_node') === 'studio');
+
+    expect(fromAgent?.name).toBe('gemma3:12b');
+    expect(String(fromAgent?.expires_at)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+    expect(Date.parse(String(fromAgent?.expires_at))).toBeLessThanOrEqual(after + 5 * 60_000);
+  });
+
+  it('sends no empty digest, format, family or parameter_size in /api/ps and /api/tags, agent models described', async () => {
+    const [{ models: hot }, { models: listed }] = await Promise.all([ollama.ps(), ollama.list()]);
+    const empties = [...hot, ...listed].flatMap((model) => {
+      const fields: Record<string, unknown> = { digest: model.digest, ...model.details };
+      return ['digest', 'format', 'family', 'parameter_size']
+        .filter((key) => fields[key] === '')
+        .map((key) => `${model.name}.${key}`);
+    });
+
+    expect(empties).toEqual([]);
+    const agentOnly = listed.find((model) => model.name === 'gemma3:12b');
+    expect(agentOnly?.details).toMatchObject({ format: 'gguf', family: 'gemma3', parameter_size: '12.2B' });
+    expect(hot.find((model) => model.name === 'gemma3:12b')?.details).toMatchObject({ format: 'gguf' });
+  });
+
   it('lists chat, embedding and image models through the openai client', async () => {
     const ids: string[] = [];
     const owners = new Map<string, string>();

@@ -3,17 +3,20 @@
  * union of models over online and degraded nodes, one entry per name, each with `model` (Open WebUI
  * drops entries without it), `details.fleet_nodes`, and `details.type: "image"` for image models
  * (sidecar ones, size 0, and Ollama-native ones). Speech-to-text and text-embedding sidecar models are
- * not listed: chat clients would offer them as chat models. Pure.
+ * not listed: chat clients would offer them as chat models. A digest or detail string no node reported
+ * is left out rather than sent empty (issue 20 item 6). Pure.
  */
 import type { FleetSnapshot, NodeModel, NodeView } from '../node';
 import { isPlaceable } from '../snapshot';
+import { digestField, reportedDetails } from './reported-details';
 
 export interface OllamaTagsEntry {
   readonly name: string;
   readonly model: string;
   readonly modified_at: string;
   readonly size: number;
-  readonly digest: string;
+  /** Omitted when no node reported it. */
+  readonly digest?: string;
   readonly details: Readonly<Record<string, unknown>> & { readonly fleet_nodes: readonly string[] };
   readonly capabilities?: readonly string[];
 }
@@ -22,15 +25,8 @@ export interface OllamaTagsList {
   readonly models: readonly OllamaTagsEntry[];
 }
 
-/** Strict Ollama clients (OllamaKit) decode these detail strings as required; a node may omit them. */
-const DETAIL_DEFAULTS = {
-  parent_model: '',
-  format: '',
-  family: '',
-  families: [],
-  parameter_size: '',
-  quantization_level: '',
-};
+/** Ollama's own values for "no parent" and "no families"; unknown format, family and sizes are left out. */
+const DETAIL_DEFAULTS = { parent_model: '', families: [] };
 
 interface TagsAccumulator {
   name: string;
@@ -90,10 +86,9 @@ function toEntry(entry: TagsAccumulator): OllamaTagsEntry {
     // Clients parse this as RFC 3339: when no node said, the holding node's first-seen time stands in.
     modified_at: entry.modifiedAt !== '' ? entry.modifiedAt : new Date(entry.firstSeenAt).toISOString(),
     size: entry.size,
-    digest: entry.digest,
+    ...digestField(entry.digest),
     details: {
-      ...DETAIL_DEFAULTS,
-      ...entry.details,
+      ...reportedDetails(DETAIL_DEFAULTS, entry.details ?? {}),
       ...(entry.image ? { type: 'image' } : {}),
       fleet_nodes: [...entry.nodes].sort(),
     },

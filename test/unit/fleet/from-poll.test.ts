@@ -238,6 +238,15 @@ describe('showInfoFromResponse', () => {
     });
   });
 
+  it("keeps the answer's details (format, family, sizes) for models a heartbeat names without them", () => {
+    const details = { format: 'gguf', family: 'qwen3', parameter_size: '8.2B' };
+
+    expect(showInfoFromResponse({ capabilities: ['completion'], details })).toEqual({
+      capabilities: ['completion'],
+      details,
+    });
+  });
+
   it('leaves out what the answer does not say', () => {
     expect(showInfoFromResponse({})).toEqual({ capabilities: [] });
     expect(

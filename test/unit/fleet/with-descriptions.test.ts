@@ -42,4 +42,25 @@ describe('withDescriptions', () => {
   it('returns the record unchanged when nothing was described', () => {
     expect(withDescriptions(record, new Map())).toBe(record);
   });
+
+  it("fills the details a heartbeat did not carry from the runtime's, keeping what the node reported", () => {
+    const agent = makeNodeRecord({
+      source: 'agent',
+      models: [makeNodeModel({ name: 'qwen3:8b', details: { parameter_size: '8.2B', format: '' } })],
+    });
+    const show = {
+      capabilities: ['completion', 'tools'],
+      details: { parent_model: '', format: 'gguf', family: 'qwen3', families: ['qwen3'], parameter_size: '8B' },
+    };
+
+    const described = withDescriptions(agent, new Map([['qwen3:8b', show]]));
+
+    expect(described.models[0]?.details).toEqual({
+      parent_model: '',
+      format: 'gguf',
+      family: 'qwen3',
+      families: ['qwen3'],
+      parameter_size: '8.2B',
+    });
+  });
 });

@@ -575,5 +575,20 @@ describe('simulated Ollama node', () => {
       expect(second.status).toBe(404);
       expect(await second.json()).toEqual({ error: "model 'tinyllama' not found" });
     });
+
+    it('copies a model under a new name as Ollama does: 200 empty, 404 for an unknown source, 400 without a name', async () => {
+      const copied = await postJson(`${node.url}/api/copy`, { source: 'llama3.2:3b', destination: 'my-llama' });
+      const unknown = await postJson(`${node.url}/api/copy`, { source: 'nope', destination: 'x' });
+      const nameless = await postJson(`${node.url}/api/copy`, { source: 'llama3.2:3b' });
+      const tags = (await (await fetch(`${node.url}/api/tags`)).json()) as { models: { name: string }[] };
+
+      expect(copied.status).toBe(200);
+      expect(await copied.text()).toBe('');
+      expect(tags.models.map((m) => m.name)).toEqual(expect.arrayContaining(['llama3.2:3b', 'my-llama:latest']));
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toEqual({ error: 'model "nope" not found' });
+      expect(nameless.status).toBe(400);
+      expect(await nameless.json()).toEqual({ error: 'destination "" is invalid' });
+    });
   });
 });

@@ -3,14 +3,8 @@ import { toApiTags } from '../../../../lib/fleet/views/api-tags';
 import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 import { LLAMA_DETAILS, smallFleet } from './small-fleet';
 
-const DEFAULT_DETAILS = {
-  parent_model: '',
-  format: '',
-  family: '',
-  families: [],
-  parameter_size: '',
-  quantization_level: '',
-};
+/** What no node reported is left out (an empty string is no value); these two are Ollama's own "none". */
+const DEFAULT_DETAILS = { parent_model: '', families: [] };
 
 describe('toApiTags', () => {
   it('lists the union of models on online and degraded nodes, one entry per name', () => {
@@ -41,7 +35,6 @@ describe('toApiTags', () => {
           model: 'qwen3:32b',
           modified_at: studioFirstSeen,
           size: 20_200_000_000,
-          digest: '',
           details: { ...DEFAULT_DETAILS, fleet_nodes: ['studio'] },
           capabilities: ['completion'],
         },
@@ -50,7 +43,6 @@ describe('toApiTags', () => {
           model: 'sd3-medium',
           modified_at: studioFirstSeen,
           size: 0,
-          digest: '',
           details: { ...DEFAULT_DETAILS, type: 'image', fleet_nodes: ['studio'] },
         },
         {
@@ -67,7 +59,6 @@ describe('toApiTags', () => {
           model: 'z-image-turbo',
           modified_at: studioFirstSeen,
           size: 0,
-          digest: '',
           details: { ...DEFAULT_DETAILS, type: 'image', fleet_nodes: ['studio'] },
         },
       ],
@@ -127,5 +118,17 @@ describe('toApiTags', () => {
       families: null,
       fleet_nodes: ['gpu1'],
     });
+  });
+
+  it('leaves out digest and detail strings no node reported, and drops empty ones a node sent', () => {
+    const node = makeNodeRecord({
+      source: 'agent',
+      models: [makeNodeModel({ digest: '', details: { format: '', family: 'qwen3', parameter_size: '' } })],
+    });
+
+    const [entry] = toApiTags(smallFleet([node])).models;
+
+    expect(entry).not.toHaveProperty('digest');
+    expect(entry?.details).toEqual({ ...DEFAULT_DETAILS, family: 'qwen3', fleet_nodes: ['gpu1'] });
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * `POST /api/copy` for the fleet (issue 20 item 11; Ollama's `CopyRequest` `{source, destination}`, plus
+ * the router's `node_id`): relayed to the named node, else to every node that holds the source — a copy
+ * is a new name over the same blobs, cheap on each node, and the new name is then served wherever the
+ * source is, as a user of one Ollama expects. Answers as Ollama does (200 empty; 404 `model "<source>" not
+ * found`) or names the nodes where it failed; the copies are recorded on those nodes at once.
+ */
+import { BadRequestError } from '../errors';
+import type { Route } from '../http/handler';
+import { readJsonBody } from '../http/parse-json';
+import { getServices } from '../services';
+import { copyRequestSchema } from '../wire/model-admin';
+import { adminOutcome } from './admin-outcome';
+import { adminTargets } from './admin-targets';
+import { callNodeAdmin } from './call-node-admin';
+import { firstNonBlank, nameOnNode } from './model-names';
+import { sendAdminOutcome } from './send-admin-outcome';
+import { recordCopiedModel } from './update-registry';
+
+export const serveCopy: Route = async (request, response) => {
+  const body = readJsonBody(request, copyRequestSchema);
+  const source = firstNonBlank(body.source);
+  if (source === undefined) throw new BadRequestError('source is required', 'source');
+  const destination = firstNonBlank(body.destination);
+  if (destination === undefined) throw new BadRequestError('destination is required', 'destination');
+  const services = getServices();
+  // Ollama's own words for a missing source (it quotes with %q here).
+  const notFound = `model ${JSON.stringify(source)} not found`;
+  const targets = adminTargets(await services.registry.snapshot(), {
+    name: source,
+    nodeId: firstNonBlank(body.node_id),
+    action: 'copied',
+    notFound,
+  });
+  const answers = await Promise.all(
+    targets.map((node) =>
+      callNodeAdmin(node, {
+        method: 'POST',
+        path: '/api/copy',
+        body: { source: nameOnNode(node, source), destination },
+      }),
+    ),
+  );
+  const outcome = adminOutcome(answers, `copying model '${source}' to '${destination}'`);
+  const copied = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
+  await recordCopiedModel(services.registry, copied, source, destination, Date.now());
+  await sendAdminOutcome(response, outcome, notFound);
+};

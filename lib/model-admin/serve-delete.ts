@@ -1,0 +1,43 @@
+/**
+ * `DELETE /api/delete` for the fleet (issue 20 item 11; Ollama's `DeleteRequest`): `{"model"}` or the
+ * legacy `{"name"}` (Open WebUI's model management, ollama-js), and the router's `node_id`. The model is
+ * deleted through each target node's own Ollama (`admin-targets`: the named node, else every node that
+ * holds it), all at once; the answer is Ollama's (200 empty; 404 `model '<name>' not found`), or a
+ * partial failure naming the nodes (`send-admin-outcome`). The registry forgets the model on the nodes
+ * that deleted it before the client hears back, so `/api/tags` right after no longer lists it there.
+ */
+import { BadRequestError } from '../errors';
+import type { Route } from '../http/handler';
+import { readJsonBody } from '../http/parse-json';
+import { getServices } from '../services';
+import { deleteRequestSchema } from '../wire/model-admin';
+import { adminOutcome } from './admin-outcome';
+import { adminTargets } from './admin-targets';
+import { callNodeAdmin } from './call-node-admin';
+import { firstNonBlank, nameOnNode } from './model-names';
+import { sendAdminOutcome } from './send-admin-outcome';
+import { forgetDeletedModel } from './update-registry';
+
+export const serveDelete: Route = async (request, response) => {
+  const body = readJsonBody(request, deleteRequestSchema);
+  // Ollama reads `model` first, then the legacy `name`.
+  const name = firstNonBlank(body.model, body.name);
+  if (name === undefined) throw new BadRequestError('model is required', 'model');
+  const services = getServices();
+  const notFound = `model '${name}' not found`;
+  const targets = adminTargets(await services.registry.snapshot(), {
+    name,
+    nodeId: firstNonBlank(body.node_id),
+    action: 'deleted',
+    notFound,
+  });
+  const answers = await Promise.all(
+    targets.map((node) =>
+      callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
+    ),
+  );
+  const outcome = adminOutcome(answers, `deleting model '${name}'`);
+  const deleted = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
+  await forgetDeletedModel(services.registry, deleted, name);
+  await sendAdminOutcome(response, outcome, notFound);
+};
