@@ -274,31 +274,8 @@ describe('fuzzing every POST route', () => {
   );
 });
 
-/** Routes whose item-6 edge cases fail on today's main: flipped to `it` once item 6 is merged. */
-const EDGE_FAILING_ON_MAIN = new Set<string>([
-  '/api/show',
-  '/api/chat',
-  '/api/generate',
-  '/api/pull',
-  '/api/embed',
-  '/api/embeddings',
-  '/v1/chat/completions',
-  '/v1/responses',
-  '/v1/embeddings',
-  '/v1/rerank',
-  '/v1/images/generations',
-  '/v1/messages',
-  '/api/generate-image',
-]);
-
 describe('fuzzing every POST route with deep nesting and huge or invalid names (item 6)', () => {
-  it.each(POST_ROUTES.filter((route) => !EDGE_FAILING_ON_MAIN.has(route)))(
-    '%s: a 4xx in the family shape that does not echo the input back',
-    (route) => fuzzEdges(route),
-    120_000,
-  );
-
-  it.failing.each(POST_ROUTES.filter((route) => EDGE_FAILING_ON_MAIN.has(route)))(
+  it.each(POST_ROUTES)(
     '%s: a 4xx in the family shape that does not echo the input back',
     (route) => fuzzEdges(route),
     120_000,
