@@ -6,6 +6,7 @@
  * life of the stream. A client that goes away at any await frees everything and ends the dispatch.
  */
 import { ServiceUnavailableError } from '../errors';
+import { nodeFailureWords, technicalCause } from '../fleet/node-failure';
 import type { AbortSource } from '../stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import type { QueueManager, Slot } from './queue-manager';
@@ -27,10 +28,6 @@ export interface CandidateDeps {
   readonly queues: QueueManager;
   readonly send: NodeTransport;
   readonly clock: () => number;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function takeSlot(
@@ -74,7 +71,8 @@ export async function tryCandidate(
     throw new RequestAbortedError();
   }
   const attempt: NodeAttempt = { node: candidate.node, placement: candidate.placement, model: candidate.model };
-  const base = { nodeId: candidate.node.id, model: candidate.model, clientRetryHelps: false } as const;
+  // A node that failed now may answer in a moment (or be passed over for a peer): a client retry can help.
+  const base = { nodeId: candidate.node.id, model: candidate.model, clientRetryHelps: true } as const;
   const sentAt = deps.clock();
   let reply: NodeReply;
   try {
@@ -82,8 +80,10 @@ export async function tryCandidate(
   } catch (error) {
     slot.release(signal.aborted ? 'cancelled' : 'failed');
     if (signal.aborted) throw new RequestAbortedError();
-    const detail = `unreachable (${describe(error)})`;
-    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail, failedAt: deps.clock() } };
+    // Words for the client; the URL and undici's code go to the trace and the log only.
+    const detail = nodeFailureWords(error);
+    const cause = technicalCause(error);
+    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail, cause, failedAt: deps.clock() } };
   }
   if (signal.aborted) {
     reply.cancel();
@@ -93,7 +93,7 @@ export async function tryCandidate(
   if (reply.status >= 500) {
     reply.cancel();
     slot.release('failed');
-    const detail = `answered ${reply.status}`;
+    const detail = `failed (HTTP ${reply.status})`;
     return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt: deps.clock() } };
   }
   return { kind: 'served', attempt, reply, slot, sentAt };
