@@ -11,6 +11,7 @@ import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, type Router
 import { familyForPath } from '../lib/http/family';
 import { renderError } from '../lib/http/render-error';
 import { MAX_BODY_BYTES } from '../lib/http/request';
+import { normalizePath } from '../lib/http/route-pattern';
 import { createDeadlines } from './deadlines';
 import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
@@ -62,13 +63,12 @@ function findRoute(
   return pathMatched ? 'method' : undefined;
 }
 
-function sendError(response: ServerResponse, path: string, error: RouterError, close = false): void {
+function sendError(response: ServerResponse, path: string, error: RouterError): void {
   const rendered = renderError(familyForPath(path), error);
   const headers: Record<string, string> = {
     ...rendered.headers,
     'content-length': String(Buffer.byteLength(rendered.body)),
   };
-  if (close) headers['connection'] = 'close';
   response.writeHead(rendered.statusCode, headers);
   response.end(rendered.body);
 }
@@ -81,6 +81,37 @@ function hasBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** Bytes of an over-limit body read and thrown away after the 413; a client sending more is cut off. */
+const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The 413 for a body over the limit (contract §4), sent whole at once, with the connection closed only
+ * once the client has finished sending — up to `MAX_DISCARD_BYTES`, read and thrown away. Closing while
+ * the client still sends resets the connection, and the client would see EPIPE/ECONNRESET instead of
+ * its 413 (issue 19 item 7: about one upload in five).
+ */
+function refuseOverLimit(request: IncomingMessage, response: ServerResponse, path: string): void {
+  const error = new PayloadTooLargeError(`request body is larger than the ${MAX_BODY_BYTES / 1048576} MB limit`);
+  const rendered = renderError(familyForPath(path), error);
+  response.writeHead(rendered.statusCode, {
+    ...rendered.headers,
+    'content-length': String(Buffer.byteLength(rendered.body)),
+    connection: 'close',
+  });
+  response.write(rendered.body);
+  let discarded = 0;
+  const finish = () => {
+    if (!response.writableEnded) response.end();
+  };
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARD_BYTES) finish();
+  });
+  request.once('end', finish);
+  request.once('close', finish);
+  request.resume();
+}
+
 /** Reads the body up to the Lambda limit; resolves undefined (after answering 413) when it is over. */
 function readBody(request: IncomingMessage, response: ServerResponse, path: string): Promise<Buffer | undefined> {
   if (!hasBody(request)) return Promise.resolve(NO_BODY);
@@ -89,13 +120,7 @@ function readBody(request: IncomingMessage, response: ServerResponse, path: stri
     let size = 0;
     const declared = Number(request.headers['content-length'] ?? '0');
     const tooLarge = () => {
-      sendError(
-        response,
-        path,
-        new PayloadTooLargeError(`request body is larger than the ${MAX_BODY_BYTES / 1048576} MB limit`),
-        true,
-      );
-      request.resume();
+      refuseOverLimit(request, response, path);
       resolve(undefined);
     };
     if (declared > MAX_BODY_BYTES) {
@@ -208,7 +233,8 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
   const invoke = async (request: IncomingMessage, response: ServerResponse) => {
     const target = request.url ?? '/';
     const question = target.indexOf('?');
-    const path = question === -1 ? target : target.slice(0, question);
+    // Normalised once, as the handler does: `//api/chat` and `/api/chat/` are `/api/chat`, in its family.
+    const path = normalizePath(question === -1 ? target : target.slice(0, question));
     const search = question === -1 ? undefined : new URLSearchParams(target.slice(question + 1));
     const method = (request.method ?? 'GET').toUpperCase();
     const found = findRoute(options.table.routes, exactRoutes, method, path);
