@@ -285,6 +285,13 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     invoke(request, response).catch((error: unknown) => {
+      if (!request.complete && request.destroyed) {
+        // The client cut its upload short: its own doing, one warning and no stack (issue 19 item 8).
+        const path = normalizePath((request.url ?? '/').split('?')[0] ?? '/');
+        log(JSON.stringify({ level: 'warn', msg: 'client left before its request body arrived', path }));
+        response.destroy();
+        return;
+      }
       log(`emulator: handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       integrationFailure(response, 502, 'Internal server error');
     });

@@ -76,7 +76,19 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   const sentAfterMs = result.sentAt - startedAt;
 
   if (reply.status >= 400) {
-    await answerNodeRefusal(input, reply.status, await readNodeBody(reply).catch(() => Buffer.alloc(0)), headers);
+    const message = await answerNodeRefusal(
+      input,
+      reply.status,
+      await readNodeBody(reply).catch(() => Buffer.alloc(0)),
+      headers,
+    );
+    response.noteFailure({
+      outcome: 'failed',
+      status: reply.status,
+      message,
+      nodeId: decision.nodeId,
+      model: decision.servedModel,
+    });
     slot.release('failed');
     trace({ status: 'failed', ...routed, error: `node answered ${reply.status}` });
     return;
@@ -176,6 +188,17 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs: Math.round(timeToFirstTokenMs) } : {}),
       ...(failure !== undefined && status !== 'client_disconnected' ? { error: traceError(failure) } : {}),
     });
+    // What went out failed without a throw: noted for the operator's one line about the request.
+    if (status === 'incomplete' || status === 'client_disconnected') {
+      response.noteFailure({
+        outcome: status,
+        status: 200,
+        nodeId: decision.nodeId,
+        model: decision.servedModel,
+        ...(failure !== undefined ? { message: failure.message } : {}),
+        ...(failure?.detail !== undefined ? { detail: failure.detail } : {}),
+      });
+    }
   }
 }
 
@@ -189,7 +212,7 @@ async function answerNodeRefusal<Chunk>(
   status: number,
   body: Buffer,
   headers: Record<string, string>,
-): Promise<void> {
+): Promise<string> {
   // The node's own words for refusing (bounded): the client's to read, like Ollama's own 400s.
   const message = nodeErrorText(body) ?? `the node answered ${status}`;
   const rendered = renderError(
@@ -201,4 +224,5 @@ async function answerNodeRefusal<Chunk>(
     headers: merged<Record<string, string>>(headers, rendered.headers),
   });
   await input.response.end(rendered.body);
+  return message;
 }

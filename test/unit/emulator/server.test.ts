@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -120,9 +120,10 @@ const table: EmulatorRouteTable = {
 
 let server: Server;
 let base: string;
+const logged: string[] = [];
 
 beforeAll(async () => {
-  server = createEmulatorServer({ table, loadHandler: (f) => handlers[f.name], log: () => undefined });
+  server = createEmulatorServer({ table, loadHandler: (f) => handlers[f.name], log: (line) => logged.push(line) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -252,6 +253,24 @@ describe('createEmulatorServer', () => {
     expect(outcomes).toEqual(
       Array.from({ length: 20 }, () => '413 {"error":"request body is larger than the 6 MB limit"}'),
     );
+  });
+
+  it('logs a client that cut its upload short as one warning without a stack', async () => {
+    logged.length = 0;
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"model":');
+    await delay(50);
+    socket.destroy();
+    await delay(100);
+
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0] ?? '{}')).toEqual({
+      level: 'warn',
+      msg: 'client left before its request body arrived',
+      path: '/api/chat',
+    });
   });
 
   it('serves //paths and trailing slashes as the normalised path, answering in its family', async () => {
