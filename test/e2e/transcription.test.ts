@@ -216,7 +216,7 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
       const back = await upload(router.url, wavFile(0.2));
 
       expect(down.status).toBe(502);
-      expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: unreachable/);
+      expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: refused the connection$/);
       expect(back.status).toBe(200);
     });
   });
