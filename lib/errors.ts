@@ -11,6 +11,8 @@ export interface RouterErrorOptions {
   readonly retryAfterSeconds?: number;
   readonly param?: string;
   readonly cause?: unknown;
+  /** The technical cause (a node's URL, an undici code): for the operator's log and trace, never the client. */
+  readonly detail?: string;
 }
 
 export class RouterError extends Error {
@@ -20,6 +22,13 @@ export class RouterError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** The request field at fault, as a dotted path (`messages.0.content`), when there is one. */
   readonly param: string | undefined;
+  /** What the operator's log says beyond the message: the URL, code or raw output the client is not shown. */
+  readonly detail: string | undefined;
+  /**
+   * Response headers known when it failed — the `X-Fleet-*` routing headers of the node that was chosen
+   * and failed (`withHeaders`). Rendered with the error.
+   */
+  headers: Readonly<Record<string, string>> | undefined;
 
   constructor(status: number, message: string, options: RouterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -29,7 +38,15 @@ export class RouterError extends Error {
     this.retryable = options.retryable ?? status >= 500;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.param = options.param;
+    this.detail = options.detail;
+    this.headers = undefined;
   }
+}
+
+/** Adds `headers` (the routing headers of the node that failed) to an error on its way to the client. */
+export function withHeaders<E extends RouterError>(error: E, headers: Readonly<Record<string, string>>): E {
+  error.headers = error.headers === undefined ? headers : { ...headers, ...error.headers };
+  return error;
 }
 
 /** 400: the request is malformed; `param` names the field. */
@@ -88,10 +105,20 @@ export class UpstreamError extends RouterError {
   }
 }
 
-/** 503: nodes exist but none can take the request now. */
+/**
+ * 503: nodes exist but none can take the request now. A retryable one says when to come back (Retry-After,
+ * 1 s unless told); one that retrying cannot fix says so (`x-should-retry: false`) and names no time.
+ */
 export class ServiceUnavailableError extends RouterError {
   constructor(message: string, options: RouterErrorOptions = {}) {
-    super(503, message, { code: 'unavailable', retryAfterSeconds: 1, ...options });
+    const { retryAfterSeconds, ...rest } = options;
+    const retryable = options.retryable ?? true;
+    super(503, message, {
+      code: 'unavailable',
+      ...rest,
+      retryable,
+      ...(retryable ? { retryAfterSeconds: retryAfterSeconds ?? 1 } : {}),
+    });
   }
 }
 

@@ -7,8 +7,9 @@
 import type { RequestStyle, TraceStatus } from '../analytics/trace';
 import { dispatchTraced } from '../dispatch/dispatch-request';
 import { fleetHeaders } from '../dispatch/fleet-headers';
-import { createRequestTrace, routedTraceFields, type TraceFn } from '../dispatch/request-trace';
-import { RouterError, toRouterError, UpstreamError } from '../errors';
+import { createRequestTrace, routedTraceFields, type TraceFn, traceError } from '../dispatch/request-trace';
+import { RouterError, toRouterError, withHeaders } from '../errors';
+import { nodeBrokeOff } from '../fleet/node-failure';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
 import { renderError } from '../http/render-error';
@@ -22,7 +23,7 @@ import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
-import { parseJson } from '../wire/json';
+import { nodeErrorText } from '../wire/node-error-text';
 import type { ChatOutput } from './chat-output';
 import { openChatStream } from './open-chat-stream';
 
@@ -83,7 +84,19 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
   const sentAfterMs = result.sentAt - startedAt;
 
   if (reply.status >= 400) {
-    await answerNodeRefusal(input, reply.status, await readNodeBody(reply).catch(() => Buffer.alloc(0)), headers);
+    const message = await answerNodeRefusal(
+      input,
+      reply.status,
+      await readNodeBody(reply).catch(() => Buffer.alloc(0)),
+      headers,
+    );
+    response.noteFailure({
+      outcome: 'failed',
+      status: reply.status,
+      message,
+      nodeId: decision.nodeId,
+      model: decision.servedModel,
+    });
     slot.release('failed');
     trace({ status: 'failed', ...routed, error: `node answered ${reply.status}` });
     return;
@@ -161,7 +174,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     failure = toRouterError(error);
     if (!signal.aborted) {
       status = output.streaming ? 'incomplete' : 'failed';
-      if (!output.streaming) throw failure;
+      // Before the first byte: the error goes out with the chosen node's X-Fleet-* headers.
+      if (!output.streaming) throw withHeaders(failure, headers);
       await sendUnsent();
       await response.write(output.fail(failure));
       await response.end();
@@ -180,15 +194,20 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       ...routed,
       ...outcome,
       ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs: Math.round(timeToFirstTokenMs) } : {}),
-      ...(failure !== undefined && status !== 'client_disconnected' ? { error: failure.message } : {}),
+      ...(failure !== undefined && status !== 'client_disconnected' ? { error: traceError(failure) } : {}),
     });
+    // What went out failed without a throw: noted for the operator's one line about the request.
+    if (status === 'incomplete' || status === 'client_disconnected') {
+      response.noteFailure({
+        outcome: status,
+        status: 200,
+        nodeId: decision.nodeId,
+        model: decision.servedModel,
+        ...(failure !== undefined ? { message: failure.message } : {}),
+        ...(failure?.detail !== undefined ? { detail: failure.detail } : {}),
+      });
+    }
   }
-}
-
-/** The node's reply broke off mid-body (connection reset, node crash): the node's failure, not ours. */
-function nodeBrokeOff(nodeId: string, error: unknown): UpstreamError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new UpstreamError(`the reply from node ${nodeId} broke off: ${reason}`, undefined, { cause: error });
 }
 
 function streamHeaders(contentType: string): Record<string, string> {
@@ -201,15 +220,9 @@ async function answerNodeRefusal<Chunk>(
   status: number,
   body: Buffer,
   headers: Record<string, string>,
-): Promise<void> {
-  const parsed = parseJson(body.toString('utf8'));
-  const message =
-    parsed.ok &&
-    typeof parsed.value === 'object' &&
-    parsed.value !== null &&
-    typeof Reflect.get(parsed.value, 'error') === 'string'
-      ? (Reflect.get(parsed.value, 'error') as string)
-      : `the node answered ${status}`;
+): Promise<string> {
+  // The node's own words for refusing (bounded): the client's to read, like Ollama's own 400s.
+  const message = nodeErrorText(body) ?? `the node answered ${status}`;
   const rendered = renderError(
     input.family,
     new RouterError(status, message, { code: 'node_refused', retryable: false }),
@@ -219,4 +232,5 @@ async function answerNodeRefusal<Chunk>(
     headers: merged<Record<string, string>>(headers, rendered.headers),
   });
   await input.response.end(rendered.body);
+  return message;
 }

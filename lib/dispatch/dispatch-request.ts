@@ -10,7 +10,7 @@ import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import type { AbortSource } from '../stream/abort-source';
-import { routedTraceFields, type TraceFn, traceFailedAttempts } from './request-trace';
+import { routedTraceFields, type TraceFn, traceError, traceFailedAttempts } from './request-trace';
 
 export function dispatchRequest(
   routing: RoutingRequest,
@@ -56,7 +56,7 @@ export async function dispatchTraced(
     trace({
       status: signal.aborted ? 'client_disconnected' : 'failed',
       ...(last !== undefined ? routedTraceFields(last) : {}),
-      error: routerError.message,
+      error: traceError(routerError),
     });
     throw routerError;
   }

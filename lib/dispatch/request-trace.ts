@@ -5,6 +5,7 @@
  * request counts once and each failed attempt that was retried elsewhere leaves its own `retried` trace.
  */
 import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
+import type { RouterError } from '../errors';
 import type { HttpRequest } from '../http/request';
 import type { AttemptFailure } from '../routing/dispatch-failures';
 import type { RoutingDecision } from '../routing/dispatcher';
@@ -46,6 +47,11 @@ export function createRequestTrace(input: RequestTraceInput): TraceFn {
     });
 }
 
+/** A failure as the trace keeps it: the client's words, then the technical cause the client was not shown. */
+export function traceError(error: RouterError): string {
+  return error.detail === undefined ? error.message : `${error.message} (${error.detail})`;
+}
+
 /** What the trace says about the routing: node, served model, score and its points per signal, retries, fallback. */
 export function routedTraceFields(decision: RoutingDecision): Partial<Trace> {
   return {
@@ -71,7 +77,7 @@ export function traceFailedAttempts(trace: TraceFn, requestId: string, failures:
         status: 'retried',
         nodeId: failure.nodeId,
         servedModel: failure.model,
-        error: failure.detail,
+        error: failure.cause === undefined ? failure.detail : `${failure.detail} (${failure.cause})`,
       },
       failure.failedAt,
     );

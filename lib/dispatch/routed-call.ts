@@ -7,7 +7,8 @@
  * can answer in its own format.
  */
 import type { RequestStyle } from '../analytics/trace';
-import { RouterError, toRouterError, UpstreamError } from '../errors';
+import { RouterError, toRouterError, withHeaders } from '../errors';
+import { nodeBrokeOff } from '../fleet/node-failure';
 import { readNodeBody } from '../fleet/node-stream';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
@@ -17,7 +18,7 @@ import type { NodeAttempt, NodeTransport } from '../routing/transport';
 import { nodeErrorText } from '../wire/node-error-text';
 import { dispatchTraced } from './dispatch-request';
 import { fleetHeaders } from './fleet-headers';
-import { createRequestTrace, routedTraceFields } from './request-trace';
+import { createRequestTrace, routedTraceFields, traceError } from './request-trace';
 
 export interface RoutedCallInput {
   readonly request: HttpRequest;
@@ -103,10 +104,7 @@ export async function routedCall<T>(
     const body = await readNodeBody(reply, input.maxReplyBytes ?? 64 * 1024 * 1024).catch((error: unknown) => {
       // A reply cut off mid-body (connection reset, node crash) is the node's failure: 502, not ours.
       if (error instanceof RouterError || signal.aborted) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new UpstreamError(`the reply from node ${attempt.node.id} broke off: ${reason}`, undefined, {
-        cause: error,
-      });
+      throw nodeBrokeOff(attempt.node.id, error);
     });
     const interpreted = await interpret({
       status: reply.status,
@@ -126,12 +124,13 @@ export async function routedCall<T>(
     });
     return { value: interpreted.value, decision, headers: fleetHeaders(decision), elapsedMs: Date.now() - startedAt };
   } catch (error) {
-    const routerError = toRouterError(error);
+    // The node was chosen: its X-Fleet-* headers go out with the error (a 502 names the node that failed).
+    const routerError = withHeaders(toRouterError(error), fleetHeaders(decision));
     slot.release(signal.aborted ? 'cancelled' : 'failed');
     trace({
       status: signal.aborted ? 'client_disconnected' : 'failed',
       ...routedTraceFields(decision),
-      error: routerError.message,
+      error: traceError(routerError),
     });
     throw routerError;
   } finally {

@@ -1,12 +1,15 @@
 /**
  * JSON calls to nodes (polls, `/api/show`): bounded in time, abortable, the reply parsed in one place and
- * returned as `unknown` for the caller's schema; any failure is an `UpstreamError`.
+ * returned as `unknown` for the caller's schema; any failure is an `UpstreamError` whose message says what
+ * failed in words ("the node refused the connection") and whose `detail` keeps the URL and code for the log.
  */
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors';
 import { createDeadline } from '../stream/deadline';
 import { parseJson } from '../wire/json';
-import { describeNetworkError, nodeHttp } from './node-http';
+import { nodeErrorText } from '../wire/node-error-text';
+import { nodeFailedStatus, nodeUnreachable, technicalCause } from './node-failure';
+import { nodeHttp } from './node-http';
 
 export interface NodeCallOptions {
   /** Whole-call budget; the call is aborted after it. */
@@ -51,20 +54,32 @@ async function requestJson(
       bodyTimeout: timeoutMs,
     });
   } catch (error) {
-    throw new UpstreamError(`${url}: ${describeNetworkError(error)}`, undefined, { cause: error });
+    throw nodeUnreachable(error, url, timeoutMs);
   }
   let text: string;
   try {
     text = await response.body.text();
   } catch (error) {
-    throw new UpstreamError(`${url}: reading the reply failed: ${describeNetworkError(error)}`, response.statusCode, {
+    throw new UpstreamError("the node's reply broke off", response.statusCode, {
       cause: error,
+      detail: `${url}: reading the reply failed: ${technicalCause(error)}`,
     });
   }
+  if (response.statusCode >= 500) throw nodeFailedStatus(response.statusCode, url, text);
   if (response.statusCode >= 400) {
-    throw new UpstreamError(`${url} answered ${response.statusCode}: ${text.slice(0, 200)}`, response.statusCode);
+    // The node refusing the call is its own word to pass on (bounded); a 5xx's output is not.
+    const words = nodeErrorText(Buffer.from(text));
+    throw new UpstreamError(
+      `the node refused the call (HTTP ${response.statusCode}${words === undefined ? '' : `: ${words}`})`,
+      response.statusCode,
+      { detail: `${url} answered ${response.statusCode}: ${text.slice(0, 500)}` },
+    );
   }
   const parsed = parseJson(text);
-  if (!parsed.ok) throw new UpstreamError(`${url} answered with invalid JSON: ${parsed.error}`, response.statusCode);
+  if (!parsed.ok) {
+    throw new UpstreamError('the node answered with invalid JSON', response.statusCode, {
+      detail: `${url} answered with invalid JSON: ${parsed.error}`,
+    });
+  }
   return parsed.value;
 }

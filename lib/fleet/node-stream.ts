@@ -7,7 +7,8 @@
  */
 import { UpstreamError } from '../errors';
 import type { AbortSource } from '../stream/abort-source';
-import { describeNetworkError, nodeHttp } from './node-http';
+import { nodeUnreachable } from './node-failure';
+import { nodeHttp } from './node-http';
 import { DispatchedReply, type NodeReply } from './node-reply';
 
 export type { NodeReply } from './node-reply';
@@ -57,11 +58,9 @@ export function openNodeRequest(
   options: NodeStreamOptions = {},
 ): Promise<NodeReply> {
   return new Promise((resolve, reject) => {
-    const unreachable = (error: unknown) =>
-      new UpstreamError(`${baseUrl}${path}: ${describeNetworkError(error)}`, undefined, {
-        cause: error,
-        code: 'node_unreachable',
-      });
+    const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
+    // Words for the client ("the node refused the connection"); the URL and code stay in `detail`.
+    const unreachable = (error: unknown) => nodeUnreachable(error, `${baseUrl}${path}`, firstByteTimeoutMs);
     let target: { readonly origin: string; readonly prefix: string };
     try {
       // The node's origin and path prefix are parsed once per node; a bad URL is the node's failure.
@@ -81,7 +80,7 @@ export function openNodeRequest(
         method: 'POST',
         headers: { 'content-type': payload.contentType },
         body: payload.body,
-        headersTimeout: options.firstByteTimeoutMs ?? 300_000,
+        headersTimeout: firstByteTimeoutMs,
       },
       reply,
     );

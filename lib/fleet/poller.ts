@@ -10,6 +10,7 @@ import type { DescribeModels } from './describe-models';
 import { nodeFromPoll, pollFailed, type ShowInfo } from './from-poll';
 import type { NodeRecord } from './node';
 import { callNodeJson } from './node-client';
+import { technicalCause } from './node-failure';
 
 export interface PollOptions {
   readonly now: () => number;
@@ -76,7 +77,8 @@ export async function pollNode(
     const shows = await showInfos(listed.url, tags.models ?? [], previous, options.describe);
     return nodeFromPoll({ id: listed.id, url: listed.url, tags, ps, version, shows, previous, now: options.now() });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // The node's record is the operator's view (/fleet/status): the technical cause, URL and code included.
+    const message = technicalCause(error);
     const now = options.now();
     return pollFailed(previous ?? neverSeen(listed, now), message, now);
   }

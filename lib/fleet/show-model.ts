@@ -7,6 +7,7 @@
 import { NotFoundError, UpstreamError } from '../errors';
 import type { FleetSnapshot, ModelPlacement } from './node';
 import { callNodeJson } from './node-client';
+import { saidOfNode } from './node-failure';
 
 export interface ShowCacheOptions {
   readonly ttlMs?: number;
@@ -70,7 +71,7 @@ export function createShowModel(options: ShowCacheOptions = {}): ShowModel {
         remember(key, value);
         return value;
       } catch (error) {
-        failures.push(`${placement.node.id}: ${error instanceof Error ? error.message : String(error)}`);
+        failures.push(saidOfNode(placement.node.id, error));
       }
     }
     throw new UpstreamError(`no node could describe '${name}' (${failures.join('; ')})`);

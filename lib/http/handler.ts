@@ -8,8 +8,10 @@
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
+import { causeText, logger } from '../logger';
 import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
 import { familyForPath } from './family';
+import { logRequestEnd } from './log-request';
 import { renderError } from './render-error';
 import { type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
 import {
@@ -116,16 +118,7 @@ function findRoute(table: CompiledTable, method: string, path: string, resource:
   throw new MethodNotAllowedError(`${method} is not allowed on ${path}`);
 }
 
-function logFailure(error: RouterError, path: string): void {
-  // A 503 is the fleet saying "busy" (queues full, nodes away): expected under load, and in the trace.
-  if (error.status < 500 || error.status === 503) return;
-  const cause = error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause ?? '');
-  console.error(JSON.stringify({ level: 'error', path, status: error.status, message: error.message, cause }));
-}
-
-async function fail(sink: ResponseSink, path: string, thrown: unknown): Promise<void> {
-  const error = toRouterError(thrown);
-  logFailure(error, path);
+async function fail(sink: ResponseSink, path: string, error: RouterError): Promise<void> {
   if (sink.ended) return;
   if (sink.started) {
     // Headers are gone: the route's relay reports in band; here the stream can only be closed.
@@ -167,19 +160,36 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
   return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
     const { method, path, resource } = routingKeyOf(event);
     let options: HandlerOptions | undefined;
+    let error: RouterError | undefined;
+    let requestId: string | undefined;
     try {
       const current = resolve();
       options = current.options;
       const found = findRoute(compiled, method, path, resource);
       const request = toHttpRequest(event, found.params);
+      requestId = request.requestId;
       current.checkCredential?.(request, found.route.credential);
       await found.route.route(request, sink);
       if (!sink.ended) await sink.end();
-    } catch (error) {
+    } catch (thrown) {
+      error = toRouterError(thrown);
       await fail(sink, path, error);
     }
+    // One line for a request that failed, whichever way it failed (thrown, in band, the client gone).
+    logRequestEnd({
+      path,
+      requestId,
+      ...(error !== undefined ? { error } : {}),
+      ...(sink.failure !== undefined && error === undefined ? { failure: sink.failure } : {}),
+    });
     if (options?.afterResponse !== undefined) {
-      await options.afterResponse().catch((error: unknown) => logFailure(toRouterError(error), path));
+      await options.afterResponse().catch((flushError: unknown) =>
+        // The table is down for every request alike: one line per 10 s says so, not one per request.
+        logger().limited('after-response flush', 'warn', 'writing to the table after the reply failed', {
+          path,
+          cause: causeText(flushError),
+        }),
+      );
     }
   };
 }

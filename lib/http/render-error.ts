@@ -1,7 +1,9 @@
 /**
  * Renders a `RouterError` as the family's error response (contract §4): Ollama `{"error": "..."}`,
  * OpenAI `{"error": {message, type, param, code}}`, Anthropic `{"type": "error", "error": {type, message}}`.
- * 503s carry Retry-After, and `x-should-retry: false` when a client retry cannot help (protocols §1.8).
+ * The retry headers agree (protocols §1.8): an error a retry can fix carries its Retry-After, one it
+ * cannot fix carries `x-should-retry: false` and no Retry-After. The error's own headers (the `X-Fleet-*`
+ * ones of a node that failed) go out with it.
  */
 import type { RouterError } from '../errors';
 import { errorBody } from '../wire/error-body';
@@ -14,8 +16,10 @@ export interface RenderedError {
 }
 
 export function renderError(family: WireFamily, error: RouterError): RenderedError {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(0, error.retryAfterSeconds));
+  const headers: Record<string, string> = { ...error.headers, 'content-type': 'application/json; charset=utf-8' };
+  if (error.retryable && error.retryAfterSeconds !== undefined) {
+    headers['retry-after'] = String(Math.max(0, error.retryAfterSeconds));
+  }
   if (error.status >= 500 && !error.retryable) headers['x-should-retry'] = 'false';
   return { statusCode: error.status, headers, body: JSON.stringify(errorBody(family, error)) };
 }

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PayloadTooLargeError } from '../errors';
+import { normalizePath } from './route-pattern';
 
 /** The Lambda request payload limit: bigger bodies are refused with 413 (contract §4). */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -90,10 +91,10 @@ function tooLarge(): PayloadTooLargeError {
   return new PayloadTooLargeError(`request body is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MB limit`);
 }
 
+/** The path without its query, normalised once for routing and the error family (`normalizePath`). */
 function stripQuery(path: string): string {
   const question = path.indexOf('?');
-  const bare = question === -1 ? path : path.slice(0, question);
-  return bare === '' ? '/' : bare;
+  return normalizePath(question === -1 ? path : path.slice(0, question));
 }
 
 /**

@@ -31,6 +31,23 @@ export interface ResponseMeta {
   readonly cookies?: readonly string[];
 }
 
+/**
+ * A reply that failed without the route throwing — an error written in band after the first byte, a
+ * client that left mid-stream, a node's refusal the route answered itself — as the route notes it for the
+ * operator's one log line about the request (lib/http/log-request).
+ */
+export interface FailedReply {
+  readonly outcome: 'failed' | 'incomplete' | 'client_disconnected';
+  /** The HTTP status that went out (200 for a stream that failed in band). */
+  readonly status: number;
+  /** What the client was told, when it was told anything. */
+  readonly message?: string;
+  /** The technical cause, for the operator only. */
+  readonly detail?: string;
+  readonly nodeId?: string;
+  readonly model?: string;
+}
+
 export interface ResponseSink {
   readonly streaming: boolean;
   /** True once `start` (or the first write) fixed the status and headers. */
@@ -44,6 +61,9 @@ export interface ResponseSink {
   start(meta: ResponseMeta): void;
   write(chunk: string | Uint8Array): Promise<void>;
   end(chunk?: string | Uint8Array): Promise<void>;
+  /** What the route noted about a reply that failed without throwing (`noteFailure`). */
+  readonly failure: FailedReply | undefined;
+  noteFailure(failure: FailedReply): void;
 }
 
 /** Wraps the raw stream in the platform's prelude writer (`awslambda.HttpResponseStream.from`). */
@@ -77,6 +97,7 @@ class StreamingSink implements ResponseSink {
   private out: Writable | undefined;
   private isEnded = false;
   private wrote = false;
+  failure: FailedReply | undefined = undefined;
 
   constructor(
     private readonly raw: Writable,
@@ -132,6 +153,10 @@ class StreamingSink implements ResponseSink {
     this.open(meta);
   }
 
+  noteFailure(failure: FailedReply): void {
+    this.failure = failure;
+  }
+
   async write(chunk: string | Uint8Array): Promise<void> {
     const stream = this.open();
     if (this.gone || stream.destroyed) return;
@@ -182,6 +207,11 @@ class BufferedSink implements ResponseSink {
   private meta: ResponseMeta | undefined;
   private isEnded = false;
   private readonly chunks: Buffer[] = [];
+  failure: FailedReply | undefined = undefined;
+
+  noteFailure(failure: FailedReply): void {
+    this.failure = failure;
+  }
 
   get started(): boolean {
     return this.meta !== undefined;

@@ -19,6 +19,17 @@ export function normalizeTemplate(template: string): string {
   return `/${trimmed}`;
 }
 
+/**
+ * A request path as routing and the error family see it (issue 19 item 7): repeated slashes collapsed and
+ * a trailing slash dropped (`//api/chat`, `/api/chat/` → `/api/chat`; `/` stays `/`). Done once, before
+ * routing, by the handler and the emulator alike, so a path is served and answered in one family.
+ */
+export function normalizePath(path: string): string {
+  if (!path.includes('//') && (path.length <= 1 || !path.endsWith('/')) && path.startsWith('/')) return path;
+  const collapsed = `/${path.replace(/\/{2,}/g, '/').replace(/^\/+|\/+$/g, '')}`;
+  return collapsed;
+}
+
 export function compileRoutePattern(rawTemplate: string): RoutePattern {
   const template = normalizeTemplate(rawTemplate);
   const segments = template === '/' ? [] : template.slice(1).split('/');

@@ -74,6 +74,7 @@ export function choosePullNode(snapshot: FleetSnapshot, model: string, nodeId?: 
   if (placeable.length === 0) throw new ServiceUnavailableError(`no node is online to pull '${model}' onto`);
   throw new ServiceUnavailableError(
     `no node has enough available memory to pull '${model}' (needs about ${gb(size.bytes)} GB)`,
-    { code: 'insufficient_memory', retryAfterSeconds: 30, retryable: false },
+    // Memory frees as models unload: waiting can help, so the 503 says when to come back.
+    { code: 'insufficient_memory', retryAfterSeconds: 30 },
   );
 }

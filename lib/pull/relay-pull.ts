@@ -9,7 +9,7 @@
  * lists models right after the pull sees the new one.
  */
 import { type RouterError, UpstreamError } from '../errors';
-import { describeNetworkError } from '../fleet/node-http';
+import { technicalCause } from '../fleet/node-failure';
 import type { NodeReply } from '../fleet/node-stream';
 import { NDJSON_TYPE, sendJson } from '../http/reply';
 import type { ResponseSink } from '../http/response-sink';
@@ -80,8 +80,11 @@ async function consumePull(input: PullRelayInput, forward: Forward): Promise<Pul
     }
   } catch (error) {
     if (gone.aborted) return { kind: 'gone' };
-    const detail = describeNetworkError(error);
-    return { kind: 'broken', error: new UpstreamError(`the pull on node '${nodeId}' broke off: ${detail}`) };
+    const detail = `the pull on node '${nodeId}' broke off: ${technicalCause(error)}`;
+    return {
+      kind: 'broken',
+      error: new UpstreamError(`the pull on node '${nodeId}' broke off`, undefined, { detail }),
+    };
   }
   if (gone.aborted) return { kind: 'gone' };
   const end = await handle(decoder.end());

@@ -33,9 +33,12 @@ const FIRST_BYTE_TIMEOUT_MS = 120_000;
 
 /** The node refused before streaming: its status and message for 4xx, 502 for 5xx. */
 function nodeFailure(nodeId: string, status: number, body: Buffer): RouterError {
-  const refusal = nodeRefusal({ status, body });
-  if (status < 500) return refusal;
-  return new UpstreamError(`node '${nodeId}' failed the pull: ${refusal.message}`, status, { code: 'pull_failed' });
+  if (status < 500) return nodeRefusal({ status, body });
+  // A node's 5xx output is for the operator's log, never the client's text.
+  return new UpstreamError(`node '${nodeId}' failed the pull (HTTP ${status})`, status, {
+    code: 'pull_failed',
+    detail: `node '${nodeId}' answered the pull ${status}: ${body.toString('utf8').slice(0, 500)}`,
+  });
 }
 
 /** Records the pulled model on the node; a failure here never fails the pull, it is only logged. */

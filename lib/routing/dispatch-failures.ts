@@ -4,10 +4,11 @@
  * 404 when none of the models tried exists on any node, offline ones included, naming each model.
  * 400 when every node holding a model tried refused the request itself (it carries images and the model
  * has no vision, tools the model cannot use, or asks a chat of an embedder). Otherwise 503 with Retry-After, `retryable` (→ `x-should-retry`) true only when waiting can help:
- * a queue was full or timed out, or a node was offline, draining, short of memory. It is false when
- * every node refused the request for good (wrong kind of model, no vision, no tools) or failed while
- * the router tried it — the router has already retried on other nodes, and SDK retries on top (two
- * each, protocols §1.8) would only multiply the load on a fleet that is failing (anchor §9, retry storms).
+ * a queue was full or timed out, a node was offline, draining, short of memory, or failed while the
+ * router tried it (a transient failure: Retry-After 1 s, issue 19 item 7 — the headers agree). It is
+ * false, with `x-should-retry: false` and no Retry-After, when every node refused the request for good
+ * (wrong kind of model, no vision, no tools). The message names each node and says in words what
+ * failed; the technical causes (URLs, codes) are the error's `detail`, for the log and trace only.
  */
 import { BadRequestError, NotFoundError, type RouterError, ServiceUnavailableError } from '../errors';
 import type { FleetSnapshot } from '../fleet/node';
@@ -28,7 +29,10 @@ export interface AttemptFailure {
   readonly nodeId: string;
   readonly model: string;
   readonly kind: FailureKind;
+  /** What failed, in words a client may read ("refused the connection", "failed (HTTP 500)"). */
   readonly detail: string;
+  /** The technical cause (the node's URL, undici's code), for the operator's trace and log only. */
+  readonly cause?: string;
   /** Waiting and asking again could succeed. */
   readonly clientRetryHelps: boolean;
   /** The model cannot do what the request asks (wrong kind, no vision, no tools): the request is at fault. */
@@ -47,6 +51,11 @@ const LISTED = 5;
 function quoted(models: readonly string[]): string {
   return models.map((model) => `'${model}'`).join(', ');
 }
+
+/** The 503 when every node tried failed (connection errors, time-outs, 5xx): nothing refused, nothing was busy. */
+export class NodesFailedError extends ServiceUnavailableError {}
+
+const NODE_FAILURES: ReadonlySet<FailureKind> = new Set(['unreachable', 'server-error']);
 
 export class DispatchLog {
   readonly failures: AttemptFailure[] = [];
@@ -109,8 +118,14 @@ export class DispatchLog {
     const waits = this.failures.flatMap((failure) =>
       failure.retryAfterSeconds === undefined ? [] : [failure.retryAfterSeconds],
     );
-    return new ServiceUnavailableError(`no node can take model ${quoted(tried)} now${list}: ${shown.join('; ')}`, {
+    const causes = this.failures.flatMap((failure) =>
+      failure.cause === undefined ? [] : [`${failure.nodeId}: ${failure.cause}`],
+    );
+    const allFailed = this.failures.every((failure) => NODE_FAILURES.has(failure.kind));
+    const Unavailable = allFailed ? NodesFailedError : ServiceUnavailableError;
+    return new Unavailable(`no node can take model ${quoted(tried)} now${list}: ${shown.join('; ')}`, {
       code: 'no_node_available',
+      ...(causes.length > 0 ? { detail: causes.join('; ') } : {}),
       retryable: this.failures.some((failure) => failure.clientRetryHelps),
       ...(waits.length > 0 ? { retryAfterSeconds: Math.min(...waits) } : {}),
     });

@@ -9,6 +9,7 @@
  * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
 import { ServiceUnavailableError } from '../errors';
+import { nodeFailureWords, technicalCause } from '../fleet/node-failure';
 import type { AbortSource } from '../stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
@@ -69,10 +70,6 @@ function noteFailure(
   return `${detail}; node ejected for ${secondsLeft(ejection, now)} s`;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function takeSlot(
   candidate: RankedCandidate,
   queues: QueueManager,
@@ -129,7 +126,8 @@ export async function tryCandidate(
     throw new RequestAbortedError();
   }
   const attempt: NodeAttempt = { node: candidate.node, placement: candidate.placement, model: candidate.model };
-  const base = { nodeId: candidate.node.id, model: candidate.model, clientRetryHelps: false } as const;
+  // A node that failed now may answer in a moment (or be passed over for a peer): a client retry can help.
+  const base = { nodeId: candidate.node.id, model: candidate.model, clientRetryHelps: true } as const;
   const sentAt = deps.clock();
   let reply: NodeReply;
   try {
@@ -140,10 +138,15 @@ export async function tryCandidate(
       throw new RequestAbortedError();
     }
     const failedAt = deps.clock();
-    const what = describe(error);
-    const detail = noteFailure(candidate, deps, failureCause(error), what, `unreachable (${what})`, failedAt);
+    // Words for the client (the ejection's reason reaches clients too); the URL and undici's code go to
+    // the trace and the log only.
+    const words = nodeFailureWords(error);
+    const detail = noteFailure(candidate, deps, failureCause(error), words, words, failedAt);
     slot.release('failed');
-    return { kind: 'failed', failure: { ...base, kind: 'unreachable', detail, failedAt } };
+    return {
+      kind: 'failed',
+      failure: { ...base, kind: 'unreachable', detail, cause: technicalCause(error), failedAt },
+    };
   }
   if (signal.aborted) {
     reply.cancel();
@@ -153,7 +156,7 @@ export async function tryCandidate(
   if (reply.status >= 500) {
     reply.cancel();
     const failedAt = deps.clock();
-    const what = `answered ${reply.status}`;
+    const what = `failed (HTTP ${reply.status})`;
     const detail = noteFailure(candidate, deps, 'server-error', what, what, failedAt);
     slot.release('failed');
     return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt } };

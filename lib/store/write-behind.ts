@@ -10,6 +10,7 @@
  * traces is one item, not one write each): every round that drains the queue asks them for their items
  * first, and from then on those items are queued, retried and flushed like any put.
  */
+import { causeText, logger } from '../logger';
 import { backoffDelay, sleep as realSleep } from './backoff';
 import { chunk, settleLimited } from './concurrency';
 import type { CounterFields, CounterSet } from './counter-update';
@@ -39,7 +40,10 @@ export interface WriteBehindOptions {
   /** Failed rounds before `flush()` rejects (the items stay queued for the next flush). Default 5. */
   readonly maxFlushAttempts?: number;
   readonly clock?: WriteBehindClock;
-  /** Called with every failed background flush and every rejected write. Default: one console line. */
+  /**
+   * Called with every failed background flush and every rejected write. Default: a warning through the
+   * process logger, rate limited (one line per 10 s while the table is down, with the count suppressed).
+   */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -114,7 +118,10 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
   const concurrency = options.concurrency ?? 4;
   const maxFlushAttempts = options.maxFlushAttempts ?? 5;
   const clock = options.clock ?? realClock;
-  const onError = options.onError ?? ((error: unknown) => console.error(`write-behind: ${String(error)}`));
+  const onError =
+    options.onError ??
+    ((error: unknown) =>
+      logger().limited('write-behind', 'warn', 'write-behind: a table write failed', { cause: causeText(error) }));
 
   const buffer = createPendingWrites(maxBatch);
   /** Keys whose put the table refused inside a batch: sent alone next time, to find the bad one. */

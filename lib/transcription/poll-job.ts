@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpstreamError } from '../errors';
 import { callNodeJson } from '../fleet/node-client';
+import { saidOfNode } from '../fleet/node-failure';
 import { RequestAbortedError } from '../routing/request-aborted';
 import { jobStateOf } from './sidecar-job';
 
@@ -66,8 +67,14 @@ export async function pollTranscriptionJob(input: PollJobInput): Promise<Readonl
       const status = error instanceof UpstreamError ? error.upstreamStatus : undefined;
       failures += 1;
       if ((status !== undefined && status < 500) || failures > POLL_FAILURES_ALLOWED) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new UpstreamError(`polling transcription job ${input.jobId} on node ${input.nodeId} failed: ${reason}`);
+        throw new UpstreamError(
+          `polling transcription job ${input.jobId} failed: ${saidOfNode(input.nodeId, error)}`,
+          undefined,
+          {
+            cause: error,
+            ...(error instanceof UpstreamError && error.detail !== undefined ? { detail: error.detail } : {}),
+          },
+        );
       }
       continue;
     }

@@ -16,6 +16,7 @@ import { type RouterError, ServiceUnavailableError, UpstreamError } from '../err
 import { openNodeRequest } from '../fleet/node-stream';
 import type { Route } from '../http/handler';
 import { sendJson } from '../http/reply';
+import { NodesFailedError } from '../routing/dispatch-failures';
 import { mergeTags } from '../routing/tags';
 import type { NodeAttempt, NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
@@ -73,15 +74,16 @@ function sidecarRefusal(answer: NodeAnswer): RouterError {
 }
 
 /**
- * When every node tried failed (connection errors, 5xx), the dispatcher's answer is a 503 that retrying
- * cannot fix; for speech-to-text that is the node failure the issue answers 502.
+ * When every node tried failed (connection errors, 5xx), the dispatcher's answer is a 503
+ * (`NodesFailedError`); for speech-to-text that is the node failure the issue answers 502.
  */
 function asNodeFailure(error: unknown): unknown {
-  if (error instanceof ServiceUnavailableError && error.code === 'no_node_available' && !error.retryable) {
+  if (error instanceof NodesFailedError) {
     return new UpstreamError(`speech-to-text failed: ${error.message}`, undefined, {
       code: 'transcription_failed',
       retryable: false,
       cause: error,
+      ...(error.detail !== undefined ? { detail: error.detail } : {}),
     });
   }
   return error;

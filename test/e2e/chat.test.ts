@@ -382,6 +382,6 @@ describe('routed chat', () => {
     await second.faults.reset();
 
     expect(response.status).toBe(200);
-    expect(JSON.parse(lines.at(-1) ?? '{}').error).toMatch(/^the reply from node \S+ broke off/);
+    expect(JSON.parse(lines.at(-1) ?? '{}').error).toMatch(/^node \S+ broke off its reply$/);
   });
 });

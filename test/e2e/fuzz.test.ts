@@ -7,7 +7,7 @@
  * healthy, so no node can be blamed either), and every error body has the family's shape (contract §4).
  * Bounded and reproducible: a fixed seed (FUZZ_SEED overrides it), printed by fast-check on failure.
  * Item 6's edge cases (deep nesting, huge and invalid names) and odd spellings of a path (item 7) have
- * properties of their own, marked failing where today's router breaks them.
+ * properties of their own.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -306,10 +306,6 @@ describe('odd spellings of a path (item 7)', () => {
     ['/api/chat/', '/api/chat'],
     ['/v1/messages/', '/v1/messages'],
     ['//v1/chat/completions', '/v1/chat/completions'],
-  ])('%s answers a bad body in the shape of %s', bodyIsRefusedInShape);
-
-  // Item 7: served, but the error came in another family's shape; the path is to be normalised once, before routing.
-  it.failing.each([
     ['//api/chat', '/api/chat'],
     ['//v1/messages', '/v1/messages'],
   ])('%s answers a bad body in the shape of %s', bodyIsRefusedInShape);

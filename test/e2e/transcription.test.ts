@@ -225,7 +225,7 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
       });
 
       expect(down.status).toBe(502);
-      expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: unreachable/);
+      expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: refused the connection$/);
       expect(ejected.status).toBe(503);
       expect(ejected.body['error']).toMatch(/transcription sidecar is ejected for 1 s more \(could not connect/);
       expect(back.status).toBe(200);

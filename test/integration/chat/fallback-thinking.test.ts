@@ -48,25 +48,30 @@ const answerWith =
 let fixture: ScriptedNodesFixture;
 
 beforeAll(async () => {
-  fixture = await startScriptedNodes('fallback-thinking', [
-    {
-      record: {
-        id: 'thinker',
-        models: [makeNodeModel({ name: THINKER, capabilities: ['completion', 'tools', 'thinking'] })],
-        loaded: [makeLoadedModel({ name: THINKER })],
+  fixture = await startScriptedNodes(
+    'fallback-thinking',
+    [
+      {
+        record: {
+          id: 'thinker',
+          models: [makeNodeModel({ name: THINKER, capabilities: ['completion', 'tools', 'thinking'] })],
+          loaded: [makeLoadedModel({ name: THINKER })],
+        },
+        // The thinking model's node fails, so its requests fall back.
+        answer: answerWith('thinker', 503),
       },
-      // The thinking model's node fails, so its requests fall back.
-      answer: answerWith('thinker', 503),
-    },
-    {
-      record: {
-        id: 'plain',
-        models: [makeNodeModel({ name: PLAIN, capabilities: ['completion', 'tools'] })],
-        loaded: [makeLoadedModel({ name: PLAIN })],
+      {
+        record: {
+          id: 'plain',
+          models: [makeNodeModel({ name: PLAIN, capabilities: ['completion', 'tools'] })],
+          loaded: [makeLoadedModel({ name: PLAIN })],
+        },
+        answer: answerWith('plain', 200),
       },
-      answer: answerWith('plain', 200),
-    },
-  ]);
+      // The thinker fails every case on purpose: ejecting it would skip it in the cases after the third.
+    ],
+    { FLEET_EJECT_AFTER_FAILURES: '0' },
+  );
 });
 
 afterAll(async () => {

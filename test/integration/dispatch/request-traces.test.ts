@@ -88,7 +88,7 @@ describe('the traces of a request whose nodes fail', () => {
       ['completed', 'second'],
     ]);
     const [retried, completed] = traces as [Trace, Trace];
-    expect(retried.error).toBe('answered 500');
+    expect(retried.error).toBe('failed (HTTP 500)');
     // The second node took 400 ms after the first had failed.
     expect(completed.latencyMs - retried.latencyMs).toBeGreaterThanOrEqual(390);
   });

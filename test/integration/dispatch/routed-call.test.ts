@@ -135,7 +135,11 @@ describe('routedCall', () => {
       throw new UpstreamError('the node returned 0 vectors for 1 input');
     });
 
-    await expect(call).rejects.toMatchObject({ status: 502 });
+    // The node was chosen: the 502 carries its X-Fleet-* headers.
+    await expect(call).rejects.toMatchObject({
+      status: 502,
+      headers: expect.objectContaining({ 'x-fleet-node': 'emb-node', 'x-fleet-model': 'embedder:latest' }),
+    });
     expect(traces).toEqual([
       expect.objectContaining({ status: 'failed', error: expect.stringContaining('0 vectors') }),
     ]);
@@ -165,7 +169,11 @@ describe('routedCall', () => {
 
     const call = routedCall(input(), () => ({ value: undefined }));
 
-    await expect(call).rejects.toMatchObject({ status: 502, message: expect.stringContaining('emb-node broke off') });
+    await expect(call).rejects.toMatchObject({
+      status: 502,
+      message: 'node emb-node broke off its reply',
+      headers: expect.objectContaining({ 'x-fleet-node': 'emb-node' }),
+    });
     expect(traces).toEqual([expect.objectContaining({ status: 'failed', nodeId: 'emb-node' })]);
     expect(depth()).toBe(0);
   });

@@ -101,3 +101,20 @@ describe('openNodeStream', () => {
     expect(['ended', 'AbortError']).toContain(next);
   });
 });
+
+describe('a node that does not answer', () => {
+  it('fails after the first-byte wait with words and no URL, the URL kept for the log', async () => {
+    node.faults.hang(true);
+    try {
+      const error = await openNodeStream(node.url, '/api/chat', chat, { firstByteTimeoutMs: 300 }).catch(
+        (caught: unknown) => caught,
+      );
+
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect((error as UpstreamError).message).toBe('the node did not answer within 0.3 s');
+      expect((error as UpstreamError).detail).toContain(`${node.url}/api/chat`);
+    } finally {
+      await node.faults.reset();
+    }
+  });
+});

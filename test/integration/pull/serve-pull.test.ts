@@ -149,7 +149,8 @@ describe('POST /api/pull in process', () => {
 
       const reply = await host(routes, pull({ name: `fails-${hostName}:1b` }));
 
-      expect(JSON.parse(reply.body)).toEqual({ error: "node 'sim' failed the pull: simulated failure" });
+      // The node's own output of a 5xx is the operator's to read, not the client's.
+      expect(JSON.parse(reply.body)).toEqual({ error: "node 'sim' failed the pull (HTTP 500)" });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(502);
     });
 

@@ -5,7 +5,7 @@
  */
 import type { ChatOutput } from '../../../lib/chat/chat-output';
 import { type RouterError, toRouterError } from '../../../lib/errors';
-import { ClientGone, type ResponseMeta, type ResponseSink } from '../../../lib/http/response-sink';
+import { ClientGone, type FailedReply, type ResponseMeta, type ResponseSink } from '../../../lib/http/response-sink';
 import { createNdjsonDecoder, type DecodedLine } from '../../../lib/stream/ndjson-decoder';
 
 export interface DrivenOutput {
@@ -55,9 +55,16 @@ export function createRecordingSink(streaming = true): RecordingSink {
   const writes: string[] = [];
   let meta: ResponseMeta | undefined;
   let ended = false;
+  let failure: FailedReply | undefined;
   return {
     streaming,
     writes,
+    get failure() {
+      return failure;
+    },
+    noteFailure(next) {
+      failure = next;
+    },
     get meta() {
       return meta;
     },

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import type { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { installAwsLambdaGlobal } from '../../../emulator/lambda-runtime';
@@ -104,7 +106,7 @@ const table: EmulatorRouteTable = {
   binaryMediaTypes: ['multipart/form-data'],
   functions: ['main', 'raw', 'whole', 'unfinished', 'buffered', 'slow'].map(fn),
   routes: [
-    ...['GET /stream', 'POST /echo/{id}', 'GET /hang', 'GET /big'].map((key) => {
+    ...['GET /stream', 'POST /echo/{id}', 'GET /hang', 'GET /big', 'POST /api/chat'].map((key) => {
       const [method, path] = key.split(' ') as [string, string];
       return { method, pattern: compileRoutePattern(path), function: fn('main') };
     }),
@@ -118,9 +120,10 @@ const table: EmulatorRouteTable = {
 
 let server: Server;
 let base: string;
+const logged: string[] = [];
 
 beforeAll(async () => {
-  server = createEmulatorServer({ table, loadHandler: (f) => handlers[f.name], log: () => undefined });
+  server = createEmulatorServer({ table, loadHandler: (f) => handlers[f.name], log: (line) => logged.push(line) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -142,6 +145,31 @@ function getTimed(path: string): Promise<{ response: IncomingMessage; chunks: { 
       .on('error', reject)
       .end();
   });
+}
+
+/**
+ * Node's http client in its own process (in this one the race never shows: client and server share the
+ * event loop) POSTs `rounds` bodies of 7 MB with a declared length; each outcome is `status body` or
+ * the connection's error code.
+ */
+async function uploadFromAnotherProcess(url: string, rounds: number): Promise<string[]> {
+  const client = `
+    const http = require('node:http');
+    const body = Buffer.alloc(7 * 1024 * 1024, 'x');
+    const one = () => new Promise((resolve) => {
+      const request = http.request(process.argv[1], { method: 'POST', headers: { 'content-length': String(body.length) } });
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk) => { text += chunk; });
+        response.on('end', () => resolve(response.statusCode + ' ' + text));
+      });
+      request.on('error', (error) => resolve(error.code));
+      request.end(body);
+    });
+    (async () => { const out = []; for (let i = 0; i < ${rounds}; i++) out.push(await one()); console.log(JSON.stringify(out)); })();
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', client, url]);
+  return JSON.parse(stdout) as string[];
 }
 
 describe('createEmulatorServer', () => {
@@ -256,6 +284,45 @@ describe('createEmulatorServer', () => {
       short.closeAllConnections();
       await new Promise((resolve) => short.close(resolve));
     }
+  });
+
+  it('lets a client in another process that sends 7 MB read the 413 every time', async () => {
+    const outcomes = await uploadFromAnotherProcess(`${base}/api/chat`, 20);
+
+    expect(outcomes).toEqual(
+      Array.from({ length: 20 }, () => '413 {"error":"request body is larger than the 6 MB limit"}'),
+    );
+  });
+
+  it('logs a client that cut its upload short as one warning without a stack', async () => {
+    logged.length = 0;
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"model":');
+    await delay(50);
+    socket.destroy();
+    await delay(100);
+
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0] ?? '{}')).toEqual({
+      level: 'warn',
+      msg: 'client left before its request body arrived',
+      path: '/api/chat',
+    });
+  });
+
+  it('serves //paths and trailing slashes as the normalised path, answering in its family', async () => {
+    const before = seen.events.length;
+
+    const doubled = await fetch(`${base}//echo/abc/`, { method: 'POST', body: '{}' });
+    const unknown = await fetch(`${base}//api/nothing/`);
+
+    expect(doubled.status).toBe(200);
+    expect(seen.events.at(-1)?.path).toBe('/echo/abc');
+    expect(seen.events.length).toBe(before + 1);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'no route for GET /api/nothing' });
   });
 
   it('drops the prelude of a stream ended without a write, like the real runtime', async () => {

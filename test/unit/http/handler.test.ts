@@ -258,3 +258,25 @@ describe('createBufferedHandler and createStreamingHandler', () => {
     expect(aborted).toBe(true);
   });
 });
+
+describe('a path with repeated or trailing slashes', () => {
+  it.each(['//api/chat', '/api/chat/', '/api//chat', '//api/chat//'])(
+    'serves %s as /api/chat, its errors in the Ollama shape',
+    async (path) => {
+      const reply = await buffered(routes, makeHttpEvent({ method: 'POST', path, resource: '/api/chat', body: {} }));
+
+      expect(reply.statusCode).toBe(400);
+      expect(JSON.parse(reply.body)).toEqual({ error: 'model is required' });
+    },
+  );
+
+  it('answers an unknown path with repeated slashes in its family, naming the normalised path', async () => {
+    const reply = await buffered(
+      routes,
+      makeHttpEvent({ method: 'GET', path: '//api/nothing/', resource: '/{proxy+}' }),
+    );
+
+    expect(reply.statusCode).toBe(404);
+    expect(JSON.parse(reply.body)).toEqual({ error: 'no route for GET /api/nothing' });
+  });
+});

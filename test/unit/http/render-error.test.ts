@@ -5,6 +5,8 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
   toRouterError,
+  UpstreamError,
+  withHeaders,
 } from '../../../lib/errors';
 import { familyForPath } from '../../../lib/http/family';
 import { renderError } from '../../../lib/http/render-error';
@@ -51,14 +53,30 @@ describe('renderError', () => {
     });
   });
 
-  it('adds Retry-After to a 503, and x-should-retry: false when retrying cannot help', () => {
+  it('adds Retry-After to a 503 a retry can fix, and only x-should-retry: false to one it cannot', () => {
     const retryable = renderError('openai', new ServiceUnavailableError('busy', { retryAfterSeconds: 3 }));
     const final = renderError('openai', new ServiceUnavailableError('never', { retryable: false }));
+    const finalWithWait = renderError(
+      'openai',
+      new ServiceUnavailableError('draining', { retryable: false, retryAfterSeconds: 30 }),
+    );
 
     expect(retryable.headers['retry-after']).toBe('3');
     expect(retryable.headers['x-should-retry']).toBeUndefined();
-    expect(final.headers['retry-after']).toBe('1');
+    expect(final.headers['retry-after']).toBeUndefined();
     expect(final.headers['x-should-retry']).toBe('false');
+    expect(finalWithWait.headers['retry-after']).toBeUndefined();
+    expect(finalWithWait.headers['x-should-retry']).toBe('false');
+  });
+
+  it('sends the headers the error carries, the X-Fleet-* ones of the node that failed', () => {
+    const error = withHeaders(new UpstreamError('node gpu1 failed'), { 'x-fleet-node': 'gpu1' });
+
+    const rendered = renderError('ollama', error);
+
+    expect(rendered.statusCode).toBe(502);
+    expect(rendered.headers['x-fleet-node']).toBe('gpu1');
+    expect(rendered.headers['content-type']).toContain('application/json');
   });
 
   it('hides the text of unknown errors', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { compileRoutePattern, sortBySpecificity } from '../../../lib/http/route-pattern';
+import { compileRoutePattern, normalizePath, sortBySpecificity } from '../../../lib/http/route-pattern';
 
 describe('compileRoutePattern', () => {
   it('matches static paths exactly', () => {
@@ -45,5 +45,19 @@ describe('compileRoutePattern', () => {
       '/x/{id}',
       '/x/{proxy+}',
     ]);
+  });
+});
+
+describe('normalizePath', () => {
+  it.each([
+    ['/', '/'],
+    ['', '/'],
+    ['//', '/'],
+    ['/api/chat', '/api/chat'],
+    ['//api/chat', '/api/chat'],
+    ['/api/chat/', '/api/chat'],
+    ['/api///chat//', '/api/chat'],
+  ])('makes %j %j', (path, normal) => {
+    expect(normalizePath(path)).toBe(normal);
   });
 });

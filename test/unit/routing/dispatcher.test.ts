@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { NotFoundError, ServiceUnavailableError } from '../../../lib/errors';
 import type { NodeRecord } from '../../../lib/fleet/node';
+import { nodeUnreachable } from '../../../lib/fleet/node-failure';
 import { createAffinityTracker } from '../../../lib/routing/affinity';
 import { createDispatcher } from '../../../lib/routing/dispatcher';
 import { createFleetDepths } from '../../../lib/routing/fleet-depths';
@@ -61,10 +62,14 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
     signals.push(signal);
     const what = behaviour[id] ?? 200;
     if (what === 'refused') {
-      return Promise.reject(undiciError(`connect ECONNREFUSED ${attempt.node.url}`, 'ECONNREFUSED'));
+      const refused = undiciError(`connect ECONNREFUSED ${attempt.node.url}`, 'ECONNREFUSED');
+      return Promise.reject(nodeUnreachable(refused, `${attempt.node.url}/api/chat`, 300_000));
     }
     if (what === 'held') return new Promise<NodeReply>((_, reject) => held.push({ nodeId: id, fail: reject }));
-    if (what === 'timeout') return Promise.reject(new Error('no first byte within 300000 ms'));
+    if (what === 'timeout') {
+      const late = undiciError('Headers Timeout Error', 'UND_ERR_HEADERS_TIMEOUT');
+      return Promise.reject(nodeUnreachable(late, `${attempt.node.url}/api/chat`, 300_000));
+    }
     if (what === 'hang') {
       return new Promise<NodeReply>((_, reject) => watchAbort(signal, () => reject(new Error('aborted'))));
     }
@@ -184,18 +189,23 @@ describe('createDispatcher', () => {
     expect(affinity.pinned('session:x')).toBeUndefined();
   });
 
-  it('gives up with 503 after maxRetries retries, and tells clients not to retry', async () => {
+  it('gives up with 503 after maxRetries retries, naming each node and what failed in words, retryable', async () => {
     const records = ['a', 'b', 'c', 'd'].map((id) => hot(id));
     const behaviour = { a: 'refused', b: 500, c: 'timeout', d: 'refused' } as const;
     const { run, calls, queues } = setup({ records, behaviour, maxRetries: 2 });
     const error = await run().catch((caught: unknown) => caught);
     expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `c/${MODEL}`]);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(error).toMatchObject({ status: 503, retryable: false, retryAfterSeconds: 1, code: 'no_node_available' });
+    expect(error).toMatchObject({ status: 503, retryable: true, retryAfterSeconds: 1, code: 'no_node_available' });
     expect((error as Error).message).toBe(
-      "no node can take model 'llama3.2:3b' now: a: unreachable (connect ECONNREFUSED http://10.0.0.5:11434); " +
-        'b: answered 500; c: unreachable (no first byte within 300000 ms)',
+      "no node can take model 'llama3.2:3b' now: a: refused the connection; b: failed (HTTP 500); " +
+        'c: did not answer within 5 min',
     );
+    // The URLs and codes are the operator's: in the detail for the log, never in the message.
+    expect((error as ServiceUnavailableError).detail).toContain(
+      'a: http://10.0.0.5:11434/api/chat: connect ECONNREFUSED',
+    );
+    expect((error as ServiceUnavailableError).detail).toContain('UND_ERR_HEADERS_TIMEOUT');
     expect(queues.entries().every((entry) => entry.inFlight === 0 && entry.pending === 0)).toBe(true);
   });
 
@@ -380,7 +390,7 @@ describe('createDispatcher with outlier ejection', () => {
     expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `b/${MODEL}`]);
     expect(second.decision).toMatchObject({ nodeId: 'b', retries: 0 });
     expect(second.decision.skipped).toEqual([
-      'a: node is ejected for 25 s more (could not connect: connect ECONNREFUSED http://10.0.0.5:11434)',
+      'a: node is ejected for 25 s more (could not connect: refused the connection)',
     ]);
   });
 
@@ -389,9 +399,7 @@ describe('createDispatcher with outlier ejection', () => {
 
     const { failedAttempts } = await run();
 
-    expect(failedAttempts[0]?.detail).toBe(
-      'unreachable (connect ECONNREFUSED http://10.0.0.5:11434); node ejected for 30 s',
-    );
+    expect(failedAttempts[0]?.detail).toBe('refused the connection; node ejected for 30 s');
   });
 
   it('ejects after three 5xx in a row and tries the node again once the ejection ends', async () => {
@@ -445,7 +453,7 @@ describe('createDispatcher with outlier ejection', () => {
     expect(results.map((result) => result.decision.nodeId)).toEqual(['b', 'b', 'b']);
     expect(results.map((result) => result.decision.retries)).toEqual([1, 0, 0]);
     expect(results[1]?.decision.skipped).toEqual([
-      expect.stringMatching(/^a: node 'a' was ejected for 30 s \(no first byte in time: .*Headers Timeout Error\)/),
+      expect.stringMatching(/^a: node 'a' was ejected for 30 s \(no first byte in time: did not answer in time\)/),
     ]);
     expect(queues.depth('a', MODEL)).toBe(0);
     for (const result of results) result.slot.release();

@@ -119,7 +119,7 @@ describe('pollTranscriptionJob', () => {
     const error = await failure(pollTranscriptionJob(input(fast, jobId)));
 
     expect((error as UpstreamError).message).toMatch(
-      /^polling transcription job .+ on node asr-1 failed: .+ answered 503/,
+      /^polling transcription job .+ failed: node asr-1 failed \(HTTP 503\)$/,
     );
   });
 
@@ -131,7 +131,7 @@ describe('pollTranscriptionJob', () => {
     );
 
     expect((error as UpstreamError).message).toMatch(
-      /^polling transcription job no-such-job on node asr-1 failed: .+ answered 404/,
+      /^polling transcription job no-such-job failed: node asr-1 refused the call \(HTTP 404: .+\)$/,
     );
     expect(Date.now() - started).toBeLessThan(450);
   });
