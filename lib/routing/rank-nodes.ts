@@ -34,6 +34,11 @@ export interface RankedCandidate {
   readonly depth: number;
   /** Requests it runs at once on the model. */
   readonly limit: number;
+  /**
+   * Ejected, and ranked all the same because every candidate for the model is (a panic, as Envoy's
+   * panic threshold: an ejection steers work to healthy peers, it does not turn a whole model away).
+   */
+  readonly ejected: boolean;
 }
 
 export interface Ranking {
@@ -139,7 +144,7 @@ function withEjections(
   profile: EliminationProfile,
   ejected: ReadonlyMap<string, Ejection> | undefined,
   now: number,
-): EliminationProfile {
+): EliminationProfile | 'panic' {
   if (ejected === undefined || ejected.size === 0) return profile;
   let out: Uint8Array | undefined;
   const eliminated: Elimination[] = [];
@@ -159,6 +164,8 @@ function withEjections(
     });
   }
   if (out === undefined) return profile;
+  // Every node left is ejected: rank them all the same rather than turn the model away.
+  if (profile.eligible - eliminated.length <= 0) return 'panic';
   return { out, eliminated: [...profile.eliminated, ...eliminated], eligible: profile.eligible - eliminated.length };
 }
 
@@ -170,7 +177,10 @@ export function rankNodes(
 ): Ranking {
   const table = placementTable(snapshot, model);
   if (table === undefined) return { model, ranked: [], eliminated: [], eligible: 0 };
-  const profile = withEjections(table, table.profile(request), context.ejected, context.now);
+  const base = table.profile(request);
+  const overlaid = withEjections(table, base, context.ejected, context.now);
+  const panic = overlaid === 'panic';
+  const profile = panic ? base : overlaid;
   const load = loadPoints(table, profile, context);
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);
@@ -193,6 +203,7 @@ export function rankNodes(
         breakdown,
         depth: input.depth,
         limit: input.limit,
+        ejected: panic && context.ejected?.has(targetKey(input.node.id, input.placement.backend)) === true,
       };
     });
     return { model, ranked, eliminated: profile.eliminated, eligible: profile.eligible };

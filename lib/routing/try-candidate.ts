@@ -100,8 +100,10 @@ export async function tryCandidate(
   deps: CandidateDeps,
   signal: AbortSource,
 ): Promise<CandidateOutcome> {
-  // Ejected since it was ranked (another request's failure): not tried.
-  const before = deps.ejection?.ejected(targetOf(candidate), deps.clock());
+  // Ejected since it was ranked (another request's failure): not tried — unless it was ranked ejected,
+  // because every candidate is (rank-nodes' panic).
+  const ejection = candidate.ejected ? undefined : deps.ejection;
+  const before = ejection?.ejected(targetOf(candidate), deps.clock());
   if (before !== undefined) {
     return {
       kind: 'failed',
@@ -114,7 +116,7 @@ export async function tryCandidate(
     const taken = await takeSlot(candidate, deps.queues, signal);
     if ('failure' in taken) return { kind: 'failed', failure: taken.failure };
     slot = taken.slot;
-    const meanwhile = deps.ejection?.ejected(targetOf(candidate), deps.clock());
+    const meanwhile = ejection?.ejected(targetOf(candidate), deps.clock());
     if (meanwhile !== undefined && !signal.aborted) {
       slot.release('cancelled');
       const error = ejectedWhileWaiting(meanwhile, candidate.model, deps.clock());

@@ -421,16 +421,30 @@ describe('createDispatcher with outlier ejection', () => {
     expect(calls.slice(whileEjected)).toEqual([`b/${MODEL}`, `a/${MODEL}`, `b/${MODEL}`]);
   });
 
-  it('answers a retryable 503 with the ejection as Retry-After when the only node is ejected', async () => {
+  it('tries an ejected node all the same when every candidate is ejected, rather than turn the model away', async () => {
     const { run, calls } = setup({ records: [hot('a')], behaviour: { a: 'refused' }, ejecting: true });
     await run().catch(() => undefined);
 
     const error = await run().catch((caught: unknown) => caught);
 
-    expect(calls).toEqual([`a/${MODEL}`]);
+    expect(calls).toEqual([`a/${MODEL}`, `a/${MODEL}`]);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(error).toMatchObject({ status: 503, retryable: true, retryAfterSeconds: 30 });
-    expect((error as Error).message).toContain('a: node is ejected for 30 s more (could not connect:');
+    expect(error).toMatchObject({ status: 503, retryable: true });
+    expect((error as Error).message).toContain('a: refused the connection');
+  });
+
+  it('skips an ejected node while a peer can serve', async () => {
+    const { run, calls } = setup({
+      records: [hot('a'), agentNode({ id: 'b', numParallel: 4 })],
+      behaviour: { a: 'refused' },
+      ejecting: true,
+    });
+    await run();
+
+    const second = await run();
+
+    expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `b/${MODEL}`]);
+    expect(second.decision.nodeId).toBe('b');
   });
 
   it('moves the requests queued behind a node to a peer the moment the node is ejected', async () => {
