@@ -9,7 +9,8 @@
  * - a 5xx answer or a connection cut before the first byte: ejected after `consecutiveFailures` in a
  *   row (default 3; one bad answer is often the model's, not the node's).
  * An ejection lasts `baseMs` × 2^(n−1) for the node's n-th ejection in a row, capped at `maxMs`; the
- * node returns on its own when it ends. The level n falls by one for every `baseMs` the node goes
+ * node returns on its own when it ends, or — ejected for a failed poll or a refused connect — at the
+ * first good poll after it. The level n falls by one for every `baseMs` the node goes
  * without an ejection, so a node that recovered starts again from `baseMs`. An answer below 500
  * clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
  *
@@ -39,6 +40,8 @@ export function targetKey(nodeId: string, backend: Backend): string {
 export type FailureCause = 'connect' | 'first-byte-timeout' | 'poll' | 'transport' | 'server-error';
 
 export interface Ejection extends EjectionTarget {
+  /** Epoch ms when it was ejected. */
+  readonly at: number;
   /** Epoch ms when the node returns to routing. */
   readonly until: number;
   /** What ejected it, in words (`3 failures in a row: answered 500`). */
@@ -84,6 +87,8 @@ export interface OutlierEjection {
 export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 
 const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout', 'poll']);
+/** Ejections a good poll of a listed node ends: the router reached it again. A hang or a 5xx waits out its time. */
+const RESTORED_BY_POLL: ReadonlySet<FailureCause> = new Set(['connect', 'poll']);
 
 interface Health {
   readonly target: EjectionTarget;
@@ -158,7 +163,7 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
     const level = nextLevel(health.ejection, now);
     const duration = Math.min(options.maxMs, options.baseMs * 2 ** (level - 1));
     const { nodeId, backend } = health.target;
-    const ejection: Ejection = { nodeId, backend, until: now + duration, reason, level, cause };
+    const ejection: Ejection = { nodeId, backend, at: now, until: now + duration, reason, level, cause };
     health.ejection = ejection;
     health.failures = 0;
     active.set(key, ejection);
@@ -206,8 +211,11 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
       for (const node of list) {
         const failedAt = node.lastErrorAt;
         if (failedAt === undefined) {
-          // A good poll since: a node ejected only for its polls is back.
-          if (pollsJudged.size > 0 && pollsJudged.delete(node.id) && active.get(node.id)?.cause === 'poll') {
+          // A good poll since the ejection: a node ejected for its polls, or for a refused connect, is
+          // reachable again and back (a good poll of a listed node is the router reaching it).
+          if (pollsJudged.size > 0) pollsJudged.delete(node.id);
+          const standing = active.size === 0 ? undefined : active.get(node.id);
+          if (standing !== undefined && RESTORED_BY_POLL.has(standing.cause) && node.lastSeenAt > standing.at) {
             active.delete(node.id);
           }
           continue;

@@ -21,6 +21,7 @@ describe('createOutlierEjection', () => {
     expect(third).toEqual({
       nodeId: 'a',
       backend: 'ollama',
+      at: T0 + 2,
       until: T0 + 2 + 30_000,
       reason: '3 failures in a row, the last: answered 502',
       level: 1,
@@ -116,6 +117,7 @@ describe('createOutlierEjection', () => {
         ejection: {
           nodeId: 'a',
           backend: 'ollama',
+          at: T0,
           until: T0 + 30_000,
           reason: 'could not connect: refused',
           level: 1,
@@ -164,6 +166,7 @@ describe('createOutlierEjection fed by polls', () => {
       {
         nodeId: 'a',
         backend: 'ollama',
+        at: T0,
         until: T0 + 30_000,
         reason: 'its last poll failed: poll timed out after 5000 ms',
         level: 1,
@@ -180,6 +183,18 @@ describe('createOutlierEjection fed by polls', () => {
 
     health.fromPolls([polled({ lastSeenAt: T0 + 2000 })], T0 + 2000);
 
+    expect(health.ejected(A, T0 + 2000)).toBeUndefined();
+  });
+
+  it('lets a node ejected for a refused connect back at the first good poll after the ejection, not before', () => {
+    const health = createOutlierEjection(options);
+    health.recordFailure(A, 'connect', 'refused the connection', T0);
+
+    health.fromPolls([polled({ lastSeenAt: T0 - 500 })], T0 + 100);
+    const afterOlderPoll = health.ejected(A, T0 + 100);
+    health.fromPolls([polled({ lastSeenAt: T0 + 2000 })], T0 + 2000);
+
+    expect(afterOlderPoll?.cause).toBe('connect');
     expect(health.ejected(A, T0 + 2000)).toBeUndefined();
   });
 

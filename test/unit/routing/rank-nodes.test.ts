@@ -70,6 +70,7 @@ describe('rankNodes', () => {
         {
           nodeId: 'a',
           backend: 'ollama' as const,
+          at: T0 - 17_500,
           until: T0 + 12_500,
           reason: 'could not connect: refused',
           level: 1,
