@@ -6,6 +6,7 @@ import { queuesFromSnapshot } from '../lib/fleet/views/queues-from-snapshot';
 import { createHandler, nodeRoute, type Route, type RouteTable } from '../lib/http/handler';
 import { readJson, requireValid } from '../lib/http/parse-json';
 import { sendJson } from '../lib/http/reply';
+import { ejectionStatesAsOf } from '../lib/routing/evict-ejected';
 import { getServices, handlerOptions } from '../lib/services';
 import { isDrainHeartbeat, parseHeartbeat } from '../lib/wire/heartbeat';
 
@@ -19,7 +20,9 @@ async function fleetState() {
 
 const status: Route = async (_request, response) => {
   const { snapshot, queues, now, freshness } = await fleetState();
-  await sendJson(response, toFleetStatus(snapshot, queues, now, getServices().routing.ejection.states(now), freshness));
+  const { ejection, queues: routed } = getServices().routing;
+  const health = ejectionStatesAsOf(ejection, snapshot, routed, now);
+  await sendJson(response, toFleetStatus(snapshot, queues, now, health, freshness));
 };
 
 const queue: Route = async (_request, response) => {

@@ -8,7 +8,7 @@
  */
 import { ServiceUnavailableError } from '../errors';
 import type { FleetSnapshot, NodeView } from '../fleet/node';
-import type { Backend, Ejection, OutlierEjection } from './outlier-ejection';
+import type { Backend, Ejection, NodeHealthState, OutlierEjection } from './outlier-ejection';
 import type { QueueManager } from './queue-manager';
 
 /** Seconds until an ejection ends, at least 1: the Retry-After of a request that has nowhere else to go. */
@@ -64,4 +64,19 @@ export function ejectFromPolls(ejection: OutlierEjection, snapshot: FleetSnapsho
     const node = snapshot.byId.get(ejected.nodeId);
     if (node !== undefined) evictEjected(queues, node, ejected, now);
   }
+}
+
+/**
+ * The nodes' standing for the status views, as of `snapshot`: its polls are judged first (ejecting on a
+ * failed one, ending an ejection a good one answers), as a routed request would, so what `/fleet/status`
+ * shows does not wait for the next request to catch up.
+ */
+export function ejectionStatesAsOf(
+  ejection: OutlierEjection,
+  snapshot: FleetSnapshot,
+  queues: QueueManager,
+  now: number,
+): NodeHealthState[] {
+  ejectFromPolls(ejection, snapshot, queues, now);
+  return ejection.states(now);
 }
