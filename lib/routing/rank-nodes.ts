@@ -8,11 +8,13 @@
  * more free memory, then the lower node id — never to whichever node registered first.
  * Budget: 1,000 nodes in ≤ 100 µs (DESIGN; bench/rank-nodes.ts). Pure.
  */
+
+import { clearlyTooLong, REFUSAL_MARGIN } from '../context/context-window';
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
 import { type Ejection, targetKey } from './outlier-ejection';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
-import type { RoutingRequest } from './routing-request';
+import { contextNeedOf, type RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';
 import { contextFitFor } from './signals';
 
@@ -91,7 +93,7 @@ function keep(best: Best, top: number, table: PlacementTable, index: number, tot
   }
 }
 
-/** Context-fit points per distinct loaded window, for this request's prompt estimate. */
+/** Context-fit points per distinct loaded window, for what this request needs (prompt and answer reserve). */
 function contextPoints(table: PlacementTable, tokens: number | undefined): Float64Array {
   const points = new Float64Array(table.windows.length);
   table.windows.forEach((window, at) => {
@@ -162,6 +164,35 @@ function withEjections(
   return { out, eliminated: [...profile.eliminated, ...eliminated], eligible: profile.eligible - eliminated.length };
 }
 
+/**
+ * The profile with the placements taken out whose model's own maximum context is far below the prompt
+ * (`context-too-long`): no `num_ctx` could hold it there. Per request, like ejections, and skipped at
+ * the cost of one comparison for every prompt within the smallest maximum the table knows.
+ */
+function withContextLimits(
+  table: PlacementTable,
+  profile: EliminationProfile,
+  promptTokens: number | undefined,
+): EliminationProfile {
+  if (promptTokens === undefined || promptTokens <= table.smallestContextMax * REFUSAL_MARGIN) return profile;
+  let out: Uint8Array | undefined;
+  const eliminated: Elimination[] = [];
+  for (let index = 0; index < table.nodeIds.length; index += 1) {
+    const maxContext = table.contextMax[index] ?? 0;
+    if (profile.out[index] === 1 || !clearlyTooLong(promptTokens, maxContext)) continue;
+    out ??= Uint8Array.from(profile.out);
+    out[index] = 1;
+    eliminated.push({
+      nodeId: table.nodeIds[index] ?? '',
+      reason: 'context-too-long',
+      detail: `prompt of about ${promptTokens} tokens is far over the model's ${maxContext}-token context`,
+      tooLong: { promptTokens, maxContext },
+    });
+  }
+  if (out === undefined) return profile;
+  return { out, eliminated: [...profile.eliminated, ...eliminated], eligible: profile.eligible - eliminated.length };
+}
+
 export function rankNodes(
   snapshot: FleetSnapshot,
   request: RoutingRequest,
@@ -170,20 +201,18 @@ export function rankNodes(
 ): Ranking {
   const table = placementTable(snapshot, model);
   if (table === undefined) return { model, ranked: [], eliminated: [], eligible: 0 };
-  const profile = withEjections(table, table.profile(request), context.ejected, context.now);
+  const profile = withContextLimits(
+    table,
+    withEjections(table, table.profile(request), context.ejected, context.now),
+    request.promptTokens,
+  );
+  const need = contextNeedOf(request);
   const load = loadPoints(table, profile, context);
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);
-    const best = totals(
-      table,
-      profile.out,
-      table.scratch,
-      contextPoints(table, request.promptTokens),
-      context.now,
-      top,
-    );
+    const best = totals(table, profile.out, table.scratch, contextPoints(table, need), context.now, top);
     const ranked = best.index.map((index, position): RankedCandidate => {
-      const input = loadInput(table, index, best.depth[position] ?? 0, request.promptTokens, context);
+      const input = loadInput(table, index, best.depth[position] ?? 0, need, context);
       const { total, breakdown } = scoreCandidate(input);
       return {
         node: input.node,
