@@ -46,8 +46,24 @@ export function chatConversationKey(
 const CHARS_PER_TOKEN = 4;
 const TOKENS_PER_IMAGE = 768;
 
+/**
+ * About the length of `JSON.stringify(value)` (quotes, keys and separators counted, escapes not) without
+ * building it: a walk is ~100× cheaper than the string (2 µs against 240 µs for 73 KB of tool definitions),
+ * and the estimate is a quarter of it anyway. Depth is bounded at the edge (lib/http/request-bounds).
+ */
 function jsonLength(value: unknown): number {
-  return JSON.stringify(value)?.length ?? 0;
+  if (typeof value === 'string') return value.length + 2;
+  if (Array.isArray(value)) {
+    let length = 2;
+    for (const item of value) length += jsonLength(item) + 1;
+    return length;
+  }
+  if (typeof value === 'object' && value !== null) {
+    let length = 2;
+    for (const key in value) length += key.length + 4 + jsonLength(Reflect.get(value, key));
+    return length;
+  }
+  return value === undefined ? 0 : String(value).length;
 }
 
 /**
