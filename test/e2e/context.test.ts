@@ -118,3 +118,51 @@ describe('context protection', () => {
     expect(chatsSent().length).toBe(before);
   });
 });
+
+describe('routing by context', () => {
+  let small: SimNode;
+  let large: SimNode;
+  let fleet: RouterProcess;
+
+  beforeAll(async () => {
+    const options = {
+      models: CATALOG.filter((entry) => entry.name === 'llama3.2:3b'),
+      ttftMs: 5,
+      tokensPerSecond: 5000,
+    };
+    small = await startSimNode({ ...options, id: 'small', loaded: ['llama3.2:3b'] });
+    large = await startSimNode({ ...options, id: 'large' });
+    // Loaded the way Ollama loads a model for a client that asks for a context: an empty chat with num_ctx.
+    await fetch(`${large.url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama3.2:3b', messages: [], options: { num_ctx: 32_768 } }),
+    });
+    fleet = await startRouter({ FLEET_NODES: `a=${small.url},b=${large.url}` });
+    await eventually(async () => {
+      const ps = (await (await fetch(`${fleet.url}/api/ps`)).json()) as { models: { context_length?: number }[] };
+      const contexts = ps.models.map((model) => model.context_length ?? 0).sort((a, b) => a - b);
+      expect(contexts).toEqual([4096, 32_768]);
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+    await small?.close();
+    await large?.close();
+  });
+
+  it('sends a 20k-token prompt to the node with the model loaded at 32768, not the one at 4096', async () => {
+    // 80,000 characters: the router's estimate (four characters a token) is 20,000 tokens.
+    const content = 'word '.repeat(16_000);
+    const reply = await fetch(`${fleet.url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama3.2:3b', stream: false, messages: [{ role: 'user', content }] }),
+    });
+
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-fleet-node')).toBe('b');
+    expect(reply.headers.get('x-fleet-context')).toBe('fits');
+    expect(small.requests.filter((request) => request.path === '/api/chat')).toEqual([]);
+    expect(large.snapshot().loaded).toEqual([expect.objectContaining({ contextLength: 32_768 })]);
+  });
+});
