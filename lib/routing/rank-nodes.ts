@@ -5,10 +5,12 @@
  * index). Every survivor gets a total — from the snapshot's precomputed table (./placement-table) plus
  * the few busy or pinned nodes (./load-signals) — and only the best `top` are kept (a bounded insertion,
  * no sort of the fleet) and explained with the signal functions. Ties go to the lower queue depth, then
- * more free memory, then the lower node id — never to whichever node registered first.
+ * more free memory, then the lower node id — never to whichever node registered first. Per request, on
+ * top of the memoised eliminations: ejected nodes, and nodes whose model's own maximum context is far
+ * below the prompt (`context-too-long`, ../context/context-window); `context_fit` scores the loaded
+ * window against the prompt plus the answer reserve.
  * Budget: 1,000 nodes in ≤ 100 µs (DESIGN; bench/rank-nodes.ts). Pure.
  */
-
 import { clearlyTooLong, REFUSAL_MARGIN } from '../context/context-window';
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
