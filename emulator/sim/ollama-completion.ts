@@ -150,6 +150,8 @@ function chunkLine(request: CompletionRequest, part: Part) {
 
 interface Marks {
   loadMs: number;
+  /** The context the model runs with: a longer prompt is cut to it, silently, as Ollama does. */
+  context: number;
   firstNs: number | undefined;
   readonly watch: Stopwatch;
 }
@@ -160,7 +162,7 @@ function metrics(request: CompletionRequest, plan: Plan, marks: Marks, nominalFi
   return {
     total_duration: Math.max(total, 1),
     load_duration: msToNs(marks.loadMs) + 1_000_000,
-    prompt_eval_count: countPromptTokens(request.promptText),
+    prompt_eval_count: Math.min(countPromptTokens(request.promptText), marks.context),
     prompt_eval_duration: Math.max(1, first - msToNs(marks.loadMs)),
     eval_count: plan.evalCount,
     eval_duration: Math.max(1, total - first),
@@ -256,9 +258,10 @@ function answerLoad(deps: CompletionDeps, request: CompletionRequest, res: Serve
 
 /** Answers a validated chat or generate request (text models; image models go to `serveImageGenerate`). */
 export function serveCompletion(deps: CompletionDeps, request: CompletionRequest, res: ServerResponse): void {
-  const marks: Marks = { loadMs: 0, firstNs: undefined, watch: startStopwatch() };
+  const marks: Marks = { loadMs: 0, context: Number.POSITIVE_INFINITY, firstNs: undefined, watch: startStopwatch() };
   const cold = deps.runtime.load(request.entry.name, request.keepAliveMs, request.numCtx);
   marks.loadMs = cold ? deps.timing.loadMs : 0;
+  marks.context = deps.runtime.hotModel(request.entry.name)?.contextLength ?? Number.POSITIVE_INFINITY;
   if (request.loadOnly) {
     answerLoad(deps, request, res, marks.loadMs);
     return;

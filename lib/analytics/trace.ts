@@ -61,6 +61,8 @@ export interface Trace {
   readonly fallbackModel?: string;
   /** Nodes routing passed over because they were ejected for failing, each with why and for how long. */
   readonly skipped?: readonly string[];
+  /** Context protection for a chat: `fits`, `num_ctx=32768 (loaded 4096)`, … (lib/context/plan-context). */
+  readonly context?: string;
   readonly tags: readonly string[];
   readonly clientIp: string;
   readonly finishReason?: string;

@@ -1,6 +1,7 @@
 /**
  * What a chat request is routed by: the model and its fallbacks, whether it carries images (vision
- * models only) or tools, an estimate of the prompt's size for the context-fit signal, and the
+ * models only) or tools, an estimate of the prompt's size and the answer budget for context protection
+ * (../context/context-window), and the
  * conversation key that pins a conversation to the node that served it (also what the context layers
  * remember cleared tool results by: `chatConversationKey`).
  */
@@ -15,10 +16,14 @@ export interface ChatRoutingInput {
     readonly role: string;
     readonly content?: string | null | undefined;
     readonly images?: readonly string[] | null | undefined;
+    readonly tool_calls?: readonly unknown[] | null | undefined;
   }[];
-  readonly tools: number;
+  /** The tool definitions the model is given (they are part of its prompt). */
+  readonly tools: readonly unknown[] | null | undefined;
   /** The context layers' estimate (`estimatePromptTokens`), when they measured the prompt. */
   readonly promptTokens?: number | undefined;
+  /** The output budget sent to the node (`options.num_predict`), when there is one. */
+  readonly answerTokens?: number | null | undefined;
 }
 
 type ChatMessages = ChatRoutingInput['messages'];
@@ -34,9 +39,45 @@ export function chatConversationKey(
   return conversationKey({ model, tags, systemPrompt: system, firstUserTurn: firstUser });
 }
 
-/** Roughly four characters a token; an image costs about what a vision encoder emits for one tile. */
+/**
+ * Roughly four characters a token (0.78–1.21× the cl100k count on this repository's sources and docs:
+ * ../context/context-window); an image costs about what a vision encoder emits for one tile.
+ */
 const CHARS_PER_TOKEN = 4;
 const TOKENS_PER_IMAGE = 768;
+
+/**
+ * About the length of `JSON.stringify(value)` (quotes, keys and separators counted, escapes not) without
+ * building it: a walk is ~100× cheaper than the string (2 µs against 240 µs for 73 KB of tool definitions),
+ * and the estimate is a quarter of it anyway. Depth is bounded at the edge (lib/http/request-bounds).
+ */
+function jsonLength(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (Array.isArray(value)) {
+    let length = 2;
+    for (const item of value) length += jsonLength(item) + 1;
+    return length;
+  }
+  if (typeof value === 'object' && value !== null) {
+    let length = 2;
+    for (const key in value) length += key.length + 4 + jsonLength(Reflect.get(value, key));
+    return length;
+  }
+  return value === undefined ? 0 : String(value).length;
+}
+
+/**
+ * The characters of everything the model reads that is not text content: tool definitions (an agent
+ * such as Claude Code sends tens of thousands of tokens of them) and earlier tool calls' arguments.
+ * Only counted when the context layers did not measure the prompt already.
+ */
+function structuredCharacters(input: ChatRoutingInput): number {
+  let characters = input.tools === undefined || input.tools === null ? 0 : jsonLength(input.tools);
+  for (const message of input.messages) {
+    if (message.tool_calls !== undefined && message.tool_calls !== null) characters += jsonLength(message.tool_calls);
+  }
+  return characters;
+}
 
 export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
   let characters = 0;
@@ -46,14 +87,18 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
     images += message.images?.length ?? 0;
   }
   const key = chatConversationKey(input.model, input.tags, input.messages);
-  const estimate = Math.ceil(characters / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
+  const promptTokens =
+    input.promptTokens ??
+    Math.ceil((characters + structuredCharacters(input)) / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
+  const answer = input.answerTokens;
   return {
     model: input.model,
     fallbackModels: input.fallbackModels,
     kind: 'chat',
     needsVision: images > 0,
-    needsTools: input.tools > 0,
-    promptTokens: input.promptTokens ?? estimate,
+    needsTools: (input.tools?.length ?? 0) > 0,
+    promptTokens,
+    ...(answer !== undefined && answer !== null ? { answerTokens: answer } : {}),
     ...(key !== undefined ? { conversationKey: key } : {}),
   };
 }

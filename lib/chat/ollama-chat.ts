@@ -28,12 +28,12 @@ import { serveChat } from './serve-chat';
 interface RoutedBody {
   readonly body: OllamaClientChatRequest | OllamaClientGenerateRequest;
   readonly messages: ChatRoutingInput['messages'];
-  readonly tools: number;
+  readonly tools: readonly unknown[] | null | undefined;
 }
 
 function readChat(raw: unknown): RoutedBody {
   const body = requireValid(parseOllamaClientChatRequest(raw));
-  return { body, messages: body.messages ?? [], tools: body.tools?.length ?? 0 };
+  return { body, messages: body.messages ?? [], tools: body.tools };
 }
 
 /**
@@ -46,7 +46,7 @@ function readGenerate(raw: unknown): RoutedBody {
   return {
     body,
     messages: [...system, { role: 'user', content: body.prompt ?? '', images: body.images ?? [] }],
-    tools: 0,
+    tools: undefined,
   };
 }
 
@@ -81,7 +81,14 @@ export async function serveOllamaChat(
   const streaming = ollamaStreamRequested(body);
   const routing =
     (endpoint === 'generate' ? await imageRouting(body) : undefined) ??
-    chatRoutingRequest({ model: body.model, fallbackModels: body.fallback_models ?? [], tags, messages, tools });
+    chatRoutingRequest({
+      model: body.model,
+      fallbackModels: body.fallback_models ?? [],
+      tags,
+      messages,
+      tools,
+      answerTokens: body.options?.num_predict,
+    });
   await serveChat({
     request,
     response,

@@ -60,8 +60,9 @@ export async function prepareResolvedChat(input: ResolvedChatInput): Promise<Res
     fallbackModels: input.fallbackModels,
     tags: input.tags,
     messages: canonical.messages,
-    tools: canonical.tools?.length ?? 0,
+    tools: canonical.tools,
     promptTokens: layers.promptTokens,
+    answerTokens: canonical.options?.num_predict,
   });
   const headers = merged<Record<string, string>>(
     modelResolutionHeaders(input.model, resolution),

@@ -4,7 +4,7 @@
  * node at once when the client leaves — release the queue slot when the stream ends, and write the
  * trace whatever happened (completed, failed, client_disconnected, incomplete).
  */
-import type { RequestStyle, TraceStatus } from '../analytics/trace';
+import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
 import { dispatchTraced } from '../dispatch/dispatch-request';
 import { fleetHeaders } from '../dispatch/fleet-headers';
 import { createRequestTrace, routedTraceFields, type TraceFn, traceError } from '../dispatch/request-trace';
@@ -17,13 +17,14 @@ import { JSON_TYPE } from '../http/reply';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
 import { merged } from '../merged';
-import { contextOverflow } from '../protocols/diagnostic-headers';
 import type { DispatchResult } from '../routing/dispatcher';
 import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
+import { parseJson } from '../wire/json';
 import { nodeErrorText } from '../wire/node-error-text';
+import { attemptContext, contextHeaders, withPlannedContext } from './attempt-context';
 import type { ChatOutput } from './chat-output';
 import { openChatStream } from './open-chat-stream';
 
@@ -59,14 +60,17 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
   });
   // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
   const { firstByteTimeoutMs } = getServices().config;
-  const send: NodeTransport = (attempt) =>
-    openChatStream(
+  const send: NodeTransport = (attempt) => {
+    const body = input.nodeBody(attempt.model);
+    const plan = attemptContext(routing, body, attempt.placement);
+    return openChatStream(
       attempt.node.url,
       input.nodePath,
-      input.nodeBody(attempt.model),
+      withPlannedContext(body, plan),
       response.clientGone,
       firstByteTimeoutMs,
     );
+  };
   const result = await dispatchTraced(routing, send, response.clientGone, trace, request.requestId);
   await relay(input, result, startedAt, trace);
 }
@@ -74,13 +78,13 @@ export async function serveChat<Chunk>(input: ServeChatInput<Chunk>): Promise<vo
 async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult, startedAt: number, trace: TraceFn) {
   const { response, routing } = input;
   const { reply, decision, slot, attempt } = result;
-  const loaded = attempt.placement.loaded?.contextLength;
-  const overflow =
-    routing.promptTokens !== undefined && loaded !== undefined
-      ? contextOverflow(routing.promptTokens, loaded)
-      : undefined;
-  const headers = merged<Record<string, string>>(input.headers, fleetHeaders(decision, overflow));
-  const routed = routedTraceFields(decision);
+  // Context protection as the served attempt had it (./attempt-context): pure and cheap, so worked out again.
+  const plan = attemptContext(routing, input.nodeBody(attempt.model), attempt.placement);
+  const headers = merged<Record<string, string>>(input.headers, fleetHeaders(decision), contextHeaders(routing, plan));
+  const routed = merged<Partial<Trace>>(
+    routedTraceFields(decision),
+    plan !== undefined ? { context: plan.description } : undefined,
+  );
   const sentAfterMs = result.sentAt - startedAt;
 
   if (reply.status >= 400) {

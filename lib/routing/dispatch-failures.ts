@@ -2,6 +2,7 @@
  * What went wrong while dispatching one request, and the error the client gets when nothing worked
  * (issue: routing item 3; contract §4 "a 503 that retrying cannot fix carries x-should-retry: false").
  * 404 when none of the models tried exists on any node, offline ones included, naming each model.
+ * 400 when the prompt is far longer than the context of every model tried (../context/context-length-error).
  * 400 when every node holding a model tried refused the request itself (it carries images and the model
  * has no vision, tools the model cannot use, or asks a chat of an embedder). Otherwise 503 with Retry-After, `retryable` (→ `x-should-retry`) true only when waiting can help:
  * a queue was full or timed out, a node was offline, draining, short of memory, or failed while the
@@ -10,6 +11,7 @@
  * (wrong kind of model, no vision, no tools). The message names each node and says in words what
  * failed; the technical causes (URLs, codes) are the error's `detail`, for the log and trace only.
  */
+import { contextLengthError } from '../context/context-length-error';
 import { BadRequestError, NotFoundError, type RouterError, ServiceUnavailableError } from '../errors';
 import type { FleetSnapshot } from '../fleet/node';
 import { describeElimination, isPermanentElimination } from './eliminate';
@@ -40,10 +42,12 @@ export interface AttemptFailure {
   readonly retryAfterSeconds?: number | undefined;
   /** When the attempt failed (the dispatcher's clock, epoch ms), for an attempt that reached for a node. */
   readonly failedAt?: number;
+  /** Eliminated as `context-too-long`: the prompt estimate and the model's maximum context. */
+  readonly tooLong?: { readonly promptTokens: number; readonly maxContext: number };
 }
 
 /** Eliminations that say the request asks what the model cannot do, whatever the node. */
-const REQUEST_MISMATCH: ReadonlySet<string> = new Set(['wrong-kind', 'no-vision', 'no-tools']);
+const REQUEST_MISMATCH: ReadonlySet<string> = new Set(['wrong-kind', 'no-vision', 'no-tools', 'context-too-long']);
 
 /** How many failures the 503 message lists before "and N more". */
 const LISTED = 5;
@@ -67,7 +71,7 @@ export class DispatchLog {
   readonly skipped: string[] = [];
 
   eliminated(model: string, eliminations: readonly Elimination[]): void {
-    for (const { nodeId, reason, detail, retryAfterSeconds } of eliminations) {
+    for (const { nodeId, reason, detail, retryAfterSeconds, tooLong } of eliminations) {
       const words = detail ?? describeElimination(reason);
       this.failures.push({
         nodeId,
@@ -77,6 +81,7 @@ export class DispatchLog {
         clientRetryHelps: !isPermanentElimination(reason),
         requestMismatch: REQUEST_MISMATCH.has(reason),
         ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+        ...(tooLong !== undefined ? { tooLong } : {}),
       });
       if (reason === 'ejected') this.skipped.push(`${nodeId}: ${words}`);
     }
@@ -94,6 +99,18 @@ export class DispatchLog {
     return this.unreachable.has(nodeId);
   }
 
+  /** Every node of every model tried was too small for the prompt: the family's context error. */
+  private contextTooLong(tried: readonly string[]): RouterError | undefined {
+    let promptTokens = 0;
+    let maxContext = 0;
+    for (const failure of this.failures) {
+      if (failure.tooLong === undefined) return undefined;
+      promptTokens = failure.tooLong.promptTokens;
+      maxContext = Math.max(maxContext, failure.tooLong.maxContext);
+    }
+    return contextLengthError(promptTokens, maxContext, tried);
+  }
+
   toError(snapshot: FleetSnapshot, tried: readonly string[]): RouterError {
     const list = tried.length > 1 ? ` (tried: ${tried.join(', ')})` : '';
     const known = tried.filter((model) => modelOnAnyNode(snapshot, model));
@@ -108,6 +125,8 @@ export class DispatchLog {
     }
     const shown = this.failures.slice(0, LISTED).map((failure) => `${failure.nodeId}: ${failure.detail}`);
     if (this.failures.length > LISTED) shown.push(`and ${this.failures.length - LISTED} more`);
+    const tooLong = this.contextTooLong(tried);
+    if (tooLong !== undefined) return tooLong;
     if (this.failures.every((failure) => failure.requestMismatch === true)) {
       // Like Ollama's 400 "does not support vision": no node or retry can serve this request as asked.
       return new BadRequestError(

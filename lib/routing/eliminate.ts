@@ -16,6 +16,11 @@ export type EliminationReason =
   | 'no-vision'
   | 'no-tools'
   | 'does-not-fit'
+  /**
+   * The prompt estimate is far over the model's own maximum context (../context/context-window): no
+   * `num_ctx` could hold it. Judged per request by ./rank-nodes, from the placement table's maxima.
+   */
+  | 'context-too-long'
   /** Taken out of routing for a while after failing (./outlier-ejection); applied per request by ./rank-nodes. */
   | 'ejected';
 
@@ -29,11 +34,12 @@ const DESCRIPTIONS: Readonly<Record<EliminationReason, string>> = {
   'no-vision': 'model cannot read images',
   'no-tools': 'model does not support tools',
   'does-not-fit': 'model does not fit in free memory',
+  'context-too-long': "prompt is far longer than the model's context",
   ejected: 'node is ejected after failing',
 };
 
 /** Reasons that no amount of waiting fixes: the request itself asks for what the model is not. */
-const PERMANENT: ReadonlySet<EliminationReason> = new Set(['wrong-kind', 'no-vision', 'no-tools']);
+const PERMANENT: ReadonlySet<EliminationReason> = new Set(['wrong-kind', 'no-vision', 'no-tools', 'context-too-long']);
 
 export function describeElimination(reason: EliminationReason): string {
   return DESCRIPTIONS[reason];

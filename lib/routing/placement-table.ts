@@ -20,6 +20,8 @@ export interface Elimination {
   readonly detail?: string;
   /** When waiting this long may help (an ejection's remaining time). */
   readonly retryAfterSeconds?: number;
+  /** `context-too-long`: the prompt estimate and the model's maximum context it is far over. */
+  readonly tooLong?: { readonly promptTokens: number; readonly maxContext: number };
 }
 
 /** Which placements a kind of request may use: the same for every request with these needs. */
@@ -45,6 +47,10 @@ export interface PlacementTable {
   /** The distinct loaded context windows (0 = not loaded or unknown), and each placement's entry in it. */
   readonly windows: readonly number[];
   readonly windowOf: Int32Array;
+  /** The model's own maximum context on each placement (`<arch>.context_length`); 0 when unknown. */
+  readonly contextMax: Float64Array;
+  /** The smallest known maximum (+∞ when none is known): prompts below it need no look at `contextMax`. */
+  readonly smallestContextMax: number;
   /** What each node reports as its parallelism (concurrency limits are worked out from it per request). */
   readonly numParallel: Int32Array;
   /** Free memory in GiB for the tie-break; −∞ when the node reports none. */
@@ -91,6 +97,15 @@ function idOrder(placements: readonly ModelPlacement[]): Int32Array {
   return rank;
 }
 
+function smallestContextMax(placements: readonly ModelPlacement[]): number {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const placement of placements) {
+    const max = placement.model?.contextLength;
+    if (max !== undefined && max > 0 && max < smallest) smallest = max;
+  }
+  return smallest;
+}
+
 function buildTable(placements: readonly ModelPlacement[], model: string): PlacementTable {
   const size = placements.length;
   const observed = observedResidentBytes(placements);
@@ -112,6 +127,8 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     roleAffinity: new Float64Array(size),
     windows,
     windowOf: new Int32Array(size),
+    contextMax: new Float64Array(size),
+    smallestContextMax: smallestContextMax(placements),
     numParallel: new Int32Array(size),
     freeMemory: new Float64Array(size),
     idOrder: idOrder(placements),
@@ -164,6 +181,7 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     let windowAt = windows.indexOf(window);
     if (windowAt < 0) windowAt = windows.push(window) - 1;
     table.windowOf[index] = windowAt;
+    table.contextMax[index] = placement.model?.contextLength ?? 0;
     table.numParallel[index] = placement.node.numParallel;
     table.freeMemory[index] = placement.node.memory?.availableGb ?? Number.NEGATIVE_INFINITY;
     let byNode = indexOf.get(name);

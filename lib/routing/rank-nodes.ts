@@ -5,14 +5,18 @@
  * index). Every survivor gets a total — from the snapshot's precomputed table (./placement-table) plus
  * the few busy or pinned nodes (./load-signals) — and only the best `top` are kept (a bounded insertion,
  * no sort of the fleet) and explained with the signal functions. Ties go to the lower queue depth, then
- * more free memory, then the lower node id — never to whichever node registered first.
+ * more free memory, then the lower node id — never to whichever node registered first. Per request, on
+ * top of the memoised eliminations: ejected nodes, and nodes whose model's own maximum context is far
+ * below the prompt (`context-too-long`, ../context/context-window); `context_fit` scores the loaded
+ * window against the prompt plus the answer reserve.
  * Budget: 1,000 nodes in ≤ 100 µs (DESIGN; bench/rank-nodes.ts). Pure.
  */
+import { clearlyTooLong, REFUSAL_MARGIN } from '../context/context-window';
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
 import { type Ejection, targetKey } from './outlier-ejection';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
-import type { RoutingRequest } from './routing-request';
+import { contextNeedOf, type RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';
 import { contextFitFor } from './signals';
 
@@ -96,7 +100,7 @@ function keep(best: Best, top: number, table: PlacementTable, index: number, tot
   }
 }
 
-/** Context-fit points per distinct loaded window, for this request's prompt estimate. */
+/** Context-fit points per distinct loaded window, for what this request needs (prompt and answer reserve). */
 function contextPoints(table: PlacementTable, tokens: number | undefined): Float64Array {
   const points = new Float64Array(table.windows.length);
   table.windows.forEach((window, at) => {
@@ -169,6 +173,35 @@ function withEjections(
   return { out, eliminated: [...profile.eliminated, ...eliminated], eligible: profile.eligible - eliminated.length };
 }
 
+/**
+ * The profile with the placements taken out whose model's own maximum context is far below the prompt
+ * (`context-too-long`): no `num_ctx` could hold it there. Per request, like ejections, and skipped at
+ * the cost of one comparison for every prompt within the smallest maximum the table knows.
+ */
+function withContextLimits(
+  table: PlacementTable,
+  profile: EliminationProfile,
+  promptTokens: number | undefined,
+): EliminationProfile {
+  if (promptTokens === undefined || promptTokens <= table.smallestContextMax * REFUSAL_MARGIN) return profile;
+  let out: Uint8Array | undefined;
+  const eliminated: Elimination[] = [];
+  for (let index = 0; index < table.nodeIds.length; index += 1) {
+    const maxContext = table.contextMax[index] ?? 0;
+    if (profile.out[index] === 1 || !clearlyTooLong(promptTokens, maxContext)) continue;
+    out ??= Uint8Array.from(profile.out);
+    out[index] = 1;
+    eliminated.push({
+      nodeId: table.nodeIds[index] ?? '',
+      reason: 'context-too-long',
+      detail: `prompt of about ${promptTokens} tokens is far over the model's ${maxContext}-token context`,
+      tooLong: { promptTokens, maxContext },
+    });
+  }
+  if (out === undefined) return profile;
+  return { out, eliminated: [...profile.eliminated, ...eliminated], eligible: profile.eligible - eliminated.length };
+}
+
 export function rankNodes(
   snapshot: FleetSnapshot,
   request: RoutingRequest,
@@ -180,20 +213,14 @@ export function rankNodes(
   const base = table.profile(request);
   const overlaid = withEjections(table, base, context.ejected, context.now);
   const panic = overlaid === 'panic';
-  const profile = panic ? base : overlaid;
+  const profile = withContextLimits(table, panic ? base : overlaid, request.promptTokens);
+  const need = contextNeedOf(request);
   const load = loadPoints(table, profile, context);
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);
-    const best = totals(
-      table,
-      profile.out,
-      table.scratch,
-      contextPoints(table, request.promptTokens),
-      context.now,
-      top,
-    );
+    const best = totals(table, profile.out, table.scratch, contextPoints(table, need), context.now, top);
     const ranked = best.index.map((index, position): RankedCandidate => {
-      const input = loadInput(table, index, best.depth[position] ?? 0, request.promptTokens, context);
+      const input = loadInput(table, index, best.depth[position] ?? 0, need, context);
       const { total, breakdown } = scoreCandidate(input);
       return {
         node: input.node,

@@ -4,6 +4,7 @@
  * Family-neutral: each family's handler builds one from its own body (OpenAI, Anthropic, Ollama) and
  * nothing here knows about wire shapes. Pure types and one mapping.
  */
+import { contextNeed } from '../context/context-window';
 import type { ModelKind } from '../fleet/node';
 
 /** The kind of work, which decides the kind of model that may serve it. */
@@ -19,8 +20,10 @@ export interface RoutingRequest {
   readonly needsVision: boolean;
   /** The request declares tools: models a node described without `tools` are eliminated. */
   readonly needsTools?: boolean;
-  /** Estimated prompt tokens (text and images), for the context-fit signal; absent when not estimated. */
+  /** Estimated prompt tokens (text, tools and images), for context protection; absent when not estimated. */
   readonly promptTokens?: number;
+  /** The request's output budget (`options.num_predict`), part of the context it needs (../context/context-window). */
+  readonly answerTokens?: number;
   /** See `conversationKey` in ./affinity; absent where affinity does not apply (embeddings, rerank…). */
   readonly conversationKey?: string;
 }
@@ -36,4 +39,10 @@ const MODEL_KIND: Readonly<Record<RoutingKind, ModelKind>> = {
 /** The kind of model that may serve this kind of work. */
 export function modelKindFor(kind: RoutingKind): ModelKind {
   return MODEL_KIND[kind];
+}
+
+/** Tokens the model's context must hold: the prompt estimate and the answer reserve; undefined when not estimated. */
+export function contextNeedOf(request: Pick<RoutingRequest, 'promptTokens' | 'answerTokens'>): number | undefined {
+  const prompt = request.promptTokens;
+  return prompt === undefined || prompt <= 0 ? undefined : contextNeed(prompt, request.answerTokens);
 }

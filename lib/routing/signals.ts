@@ -28,6 +28,10 @@ export interface SignalInput {
   readonly limit: number;
   /** Observed p75 request duration on this node:model, when there are observations. */
   readonly p75Ms: number | undefined;
+  /**
+   * Tokens the context must hold: the prompt estimate plus the answer reserve (`contextNeedOf` in
+   * ./routing-request); undefined when the prompt was not estimated.
+   */
   readonly promptTokens: number | undefined;
   /** The request's conversation is pinned to this node. */
   readonly pinned: boolean;

@@ -6,7 +6,7 @@ import { eliminate } from '../../../lib/routing/eliminate';
 import { createLatencyStats } from '../../../lib/routing/latency-stats';
 import { type RankContext, rankNodes } from '../../../lib/routing/rank-nodes';
 import { observedResidentBytes, residentBytes } from '../../../lib/routing/resident-size';
-import type { RoutingRequest } from '../../../lib/routing/routing-request';
+import { contextNeedOf, type RoutingRequest } from '../../../lib/routing/routing-request';
 import { scoreCandidate } from '../../../lib/routing/score';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
 import { agentNode, depthsOf, GIB, idle, makeRequest, snapshotOf } from './routing-fixtures';
@@ -114,9 +114,10 @@ describe('rankNodes', () => {
 
   it('breaks a tie on score by the lower queue depth', () => {
     // a: roomy context (+15) but one request running on two slots (−3); b: +12 and idle. Both total the same.
+    // The context must hold 1,000 tokens: a 500-token prompt and a 500-token answer budget.
     const a = hot({ id: 'a', numParallel: 2, loaded: [makeLoadedModel({ contextLength: 8192 })] });
     const b = hot({ id: 'b', loaded: [makeLoadedModel({ contextLength: 4096 })] });
-    const ranking = rankNodes(snapshotOf([a, b]), makeRequest({ promptTokens: 1000 }), {
+    const ranking = rankNodes(snapshotOf([a, b]), makeRequest({ promptTokens: 500, answerTokens: 500 }), {
       now: T0,
       queues: depthsOf({ 'a:llama3.2:3b': 1 }),
     });
@@ -325,7 +326,7 @@ describe('rankNodes', () => {
                 depth,
                 limit: concurrencyLimit(node),
                 p75Ms: latency.p75DurationMs(node.id, 'llama3.2:3b'),
-                promptTokens,
+                promptTokens: contextNeedOf(request),
                 pinned: node.id === pinnedNodeId,
                 now: T0,
               });

@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { chatRoutingRequest } from '../../../lib/chat/chat-routing-request';
+
+const base = { model: 'llama3.2:3b', fallbackModels: [], tags: [] };
+const messages = [{ role: 'user', content: 'x'.repeat(400) }];
+
+describe('chatRoutingRequest', () => {
+  it('estimates tool definitions and earlier tool calls as part of the prompt', () => {
+    const tools = [{ type: 'function', function: { name: 'Read', description: 'd'.repeat(4000) } }];
+    const calls = [
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ function: { name: 'Edit', arguments: { text: 'e'.repeat(2000) } } }],
+      },
+    ];
+
+    const plain = chatRoutingRequest({ ...base, messages, tools: undefined });
+    const withTools = chatRoutingRequest({ ...base, messages: [...messages, ...calls], tools });
+
+    expect(plain.promptTokens).toBe(100);
+    // 4,000 + 2,000 characters of text, plus their JSON framing, at four characters a token.
+    expect(withTools.promptTokens).toBeGreaterThan(100 + 1500);
+    expect(withTools.promptTokens).toBeLessThan(100 + 1600);
+    expect(withTools.needsTools).toBe(true);
+  });
+
+  it('carries the answer budget and keeps the context layers’ own count', () => {
+    const request = chatRoutingRequest({ ...base, messages, tools: [], promptTokens: 26_000, answerTokens: 1024 });
+    expect(request).toMatchObject({ promptTokens: 26_000, answerTokens: 1024, needsTools: false });
+  });
+});
