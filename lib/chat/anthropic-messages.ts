@@ -21,6 +21,7 @@ import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '..
 import { createAnthropicOutput } from './anthropic-output';
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { serveChat } from './serve-chat';
+import { visibleBudgetFor } from './thinking-per-model';
 
 export async function serveAnthropicMessages(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -67,9 +68,17 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
         stopSequences: body.stop_sequences ?? [],
         ...(routing.promptTokens !== undefined ? { inputTokensEstimate: routing.promptTokens } : {}),
         options: forModel(served).options,
+        visibleBudget: visibleBudgetFor(body.max_tokens, forModel(served), routing.promptTokens),
+        showThinking: asksForThinking(body),
         sink: response,
       }),
   });
+}
+
+/** The client sent `thinking` and did not switch it off: only then does it get thinking blocks. */
+function asksForThinking(body: AnthropicMessagesRequest): boolean {
+  const thinking = body.thinking;
+  return thinking !== undefined && thinking !== null && thinking.type !== 'disabled';
 }
 
 /** Any image block, wherever it sits (tool results and documents included): only vision models may serve. */

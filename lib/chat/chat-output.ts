@@ -38,4 +38,9 @@ export interface ChatOutput<Chunk> {
   fail(error: RouterError): string;
   /** Tokens and finish reason, once the last line was seen. */
   outcome(): ChatOutcome;
+  /**
+   * True once the reply is whole before the node's stream ended (the client's visible budget is spent,
+   * `../protocols/visible-budget`): the relay stops reading and cancels the node. Absent: never.
+   */
+  readonly satisfied?: () => boolean;
 }

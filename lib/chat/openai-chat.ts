@@ -17,7 +17,7 @@ import { chatRoutingRequest } from './chat-routing-request';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
 import { thinkingCapable } from './thinking-capable';
-import { requestPerModel } from './thinking-per-model';
+import { requestPerModel, visibleBudgetFor } from './thinking-per-model';
 
 export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -42,19 +42,22 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   const forModel = requestPerModel(canonical, capable, snapshot, translate);
   const id = `chatcmpl-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const created = Math.floor(Date.now() / 1000);
+  const routing = chatRoutingRequest({
+    model: body.model,
+    fallbackModels: body.fallback_models ?? [],
+    tags,
+    messages: canonical.messages,
+    tools: canonical.tools?.length ?? 0,
+  });
+  // The client's budget as the translator reads it (`max_completion_tokens`, `max_tokens`, `options`).
+  const clientBudget = body.max_completion_tokens ?? body.max_tokens ?? body.options?.['num_predict'];
   await serveChat({
     request,
     response,
     style: 'openai-chat',
     family: 'openai',
     tags,
-    routing: chatRoutingRequest({
-      model: body.model,
-      fallbackModels: body.fallback_models ?? [],
-      tags,
-      messages: canonical.messages,
-      tools: canonical.tools?.length ?? 0,
-    }),
+    routing,
     nodePath: '/api/chat',
     nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: body.stream === true }),
     output: (served) =>
@@ -65,6 +68,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
         streaming: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         options: forModel(served).options,
+        visibleBudget: visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens),
       }),
   });
 }

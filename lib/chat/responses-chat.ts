@@ -20,6 +20,7 @@ import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested 
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { createResponsesOutput } from './responses-output';
 import { serveChat } from './serve-chat';
+import { visibleBudgetFor } from './thinking-per-model';
 
 const unixSeconds = (): number => Math.floor(Date.now() / 1000);
 
@@ -68,6 +69,11 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
         stored: false,
         streaming,
         options: forModel(served).options,
+        visibleBudget: visibleBudgetFor(
+          body.max_output_tokens ?? body.options?.['num_predict'],
+          forModel(served),
+          routing.promptTokens,
+        ),
       }),
   });
 }

@@ -124,7 +124,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
         if (next.done === true) break;
         consume(decoder.push(next.value));
         await sendUnsent();
-        if (signal.aborted) break;
+        // The client has its whole answer (its visible budget is spent): the node is cancelled below.
+        if (signal.aborted || output.satisfied?.() === true) break;
       }
     } else {
       // One answer, read whole: no per-chunk turn of the loop for what is usually a single chunk.
@@ -137,7 +138,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       consume(decoder.push(whole));
     }
     if (!signal.aborted) {
-      consume(decoder.end());
+      // A node cut off mid-line leaves a partial line that is no error when its lines are no longer wanted.
+      if (output.satisfied?.() !== true) consume(decoder.end());
       await sendUnsent();
       const end = output.end();
       if (output.streaming) await response.end(end.body);
