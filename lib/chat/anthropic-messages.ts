@@ -46,6 +46,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
   const version = request.header('anthropic-version');
   const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const streaming = body.stream === true;
+  const budgetFor = (served: string) => visibleBudgetFor(body.max_tokens, forModel(served), routing.promptTokens);
   await serveChat({
     request,
     response,
@@ -59,7 +60,9 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
       version !== undefined ? { 'anthropic-version': version } : undefined,
     ),
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: streaming }),
+    // The node streams whenever the router keeps the budget, so it can be stopped there.
+    nodeBody: (served) =>
+      merged<object>(forModel(served), { model: served, stream: streaming || budgetFor(served) !== undefined }),
     output: (served) =>
       createAnthropicOutput({
         id,
@@ -68,7 +71,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
         stopSequences: body.stop_sequences ?? [],
         ...(routing.promptTokens !== undefined ? { inputTokensEstimate: routing.promptTokens } : {}),
         options: forModel(served).options,
-        visibleBudget: visibleBudgetFor(body.max_tokens, forModel(served), routing.promptTokens),
+        visibleBudget: budgetFor(served),
         showThinking: asksForThinking(body),
         sink: response,
       }),

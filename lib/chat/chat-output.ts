@@ -40,7 +40,8 @@ export interface ChatOutput<Chunk> {
   outcome(): ChatOutcome;
   /**
    * True once the reply is whole before the node's stream ended (the client's visible budget is spent,
-   * `../protocols/visible-budget`): the relay stops reading and cancels the node. Absent: never.
+   * `../protocols/visible-budget`): the relay stops reading and cancels the node, and reads the node line
+   * by line even for a one-object answer. Absent: never.
    */
-  readonly satisfied?: () => boolean;
+  readonly satisfied?: (() => boolean) | undefined;
 }

@@ -61,6 +61,6 @@ export function createConvertedOutput(parts: ConvertedOutputParts): ChatOutput<O
       budget === undefined || final === undefined
         ? outcomeOf(final)
         : outcomeOf({ ...final, eval_count: budget.generated() }),
-    satisfied: () => budget?.spent === true,
+    satisfied: budget === undefined ? undefined : () => budget.spent,
   };
 }

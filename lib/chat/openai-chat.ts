@@ -51,6 +51,8 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   });
   // The client's budget as the translator reads it (`max_completion_tokens`, `max_tokens`, `options`).
   const clientBudget = body.max_completion_tokens ?? body.max_tokens ?? body.options?.['num_predict'];
+  const budgetFor = (served: string) => visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens);
+  const streaming = body.stream === true;
   await serveChat({
     request,
     response,
@@ -59,16 +61,18 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
     tags,
     routing,
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: body.stream === true }),
+    // The node streams whenever the router keeps the budget, so it can be stopped there.
+    nodeBody: (served) =>
+      merged<object>(forModel(served), { model: served, stream: streaming || budgetFor(served) !== undefined }),
     output: (served) =>
       createOpenAIOutput({
         id,
         created,
         model: served,
-        streaming: body.stream === true,
+        streaming,
         includeUsage: body.stream_options?.include_usage === true,
         options: forModel(served).options,
-        visibleBudget: visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens),
+        visibleBudget: budgetFor(served),
       }),
   });
 }

@@ -116,12 +116,20 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
         statusCode: 200,
         headers: merged<Record<string, string>>(headers, streamHeaders(output.contentType)),
       });
+    }
+    // An output that may have its whole answer before the node ends reads line by line even when the
+    // client wants one answer (the node streams then), so the node stops as soon as the answer is whole.
+    if (output.streaming || output.satisfied !== undefined) {
       const body = reply.body[Symbol.asyncIterator]();
+      let read = 0;
       for (;;) {
         const next = await body.next().catch((error: unknown) => {
           throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
         });
         if (next.done === true) break;
+        read += next.value.length;
+        if (!output.streaming && read > MAX_LINE_BYTES)
+          throw new UpstreamError(`the node's reply is larger than ${MAX_LINE_BYTES} bytes`);
         consume(decoder.push(next.value));
         await sendUnsent();
         // The client has its whole answer (its visible budget is spent): the node is cancelled below.

@@ -9,7 +9,7 @@
  *   maps it: OpenAI `length`, Anthropic `max_tokens`, Responses `incomplete`), `eval_count` the visible
  *   count and `prompt_eval_count` the caller's estimate (the node reports its counts only at the end);
  *   from then on `spent` is true, later lines give nothing, and the relay stops reading and cancels the
- *   node's stream;
+ *   node's stream (the node streams whenever this applies, even to a client that wants one answer);
  * - a node that ends within the budget keeps its own closing line, with `eval_count` replaced by the
  *   visible count, so usage means one thing for such a model whether it was cut or not: the visible
  *   answer (never more than the client's budget). The thinking the raise paid for is not in it (the

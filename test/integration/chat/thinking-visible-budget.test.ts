@@ -27,7 +27,11 @@ const THINKING_LINES = 40;
 const ANSWER_LINES = 600;
 
 interface NodeCall {
-  readonly body: { readonly think?: unknown; readonly options?: { readonly num_predict?: number } };
+  readonly body: {
+    readonly think?: unknown;
+    readonly stream?: boolean;
+    readonly options?: { readonly num_predict?: number };
+  };
   /** Resolves when the node's response closed, with whether it had sent its last line. */
   readonly closed: Promise<{ readonly finished: boolean }>;
 }
@@ -70,7 +74,7 @@ beforeAll(async () => {
         loaded: [makeLoadedModel({ name: THINKER })],
       },
       answer: (_request, response, raw) => {
-        const body = JSON.parse(raw) as NodeCall['body'] & { stream?: boolean };
+        const body = JSON.parse(raw) as NodeCall['body'];
         let finished = false;
         response.on('finish', () => {
           finished = true;
@@ -113,10 +117,10 @@ function sseData(body: string): Record<string, unknown>[] {
 const BUDGET = 50;
 const messages = [{ role: 'user', content: 'Tell me everything.' }];
 
-/** The node got the raised budget, and its stream was cancelled before it finished. */
+/** The node got the raised budget and was asked to stream (whatever the client asked), and was cancelled. */
 async function expectRaisedAndCancelled(): Promise<void> {
   expect(calls).toHaveLength(1);
-  expect(calls[0]?.body.options?.num_predict).toBe(raiseThinkingBudget(BUDGET));
+  expect(calls[0]?.body).toMatchObject({ stream: true, options: { num_predict: raiseThinkingBudget(BUDGET) } });
   await expect(calls[0]?.closed).resolves.toEqual({ finished: false });
 }
 
@@ -146,7 +150,7 @@ describe('openai chat completions on a thinking model with max_tokens', () => {
     await expectRaisedAndCancelled();
   });
 
-  it('whole: the same cut and reason, usage within the budget', async () => {
+  it('whole: the same cut and reason, usage within the budget, the node streamed and cancelled', async () => {
     const reply = await serve(serveOpenAIChat, '/v1/chat/completions', {
       model: THINKER,
       max_completion_tokens: BUDGET,
@@ -161,6 +165,7 @@ describe('openai chat completions on a thinking model with max_tokens', () => {
     expect(countTokens(body.choices[0]?.message.content ?? '')).toBe(BUDGET);
     expect(body.choices[0]?.finish_reason).toBe('length');
     expect(body.usage.completion_tokens).toBe(BUDGET);
+    await expectRaisedAndCancelled();
   });
 });
 
@@ -213,6 +218,7 @@ describe('responses on a thinking model with max_output_tokens', () => {
       .map((part) => part.text ?? '')
       .join('');
     expect(countTokens(text)).toBe(BUDGET);
+    await expectRaisedAndCancelled();
   });
 });
 
@@ -263,6 +269,7 @@ describe('anthropic messages on a thinking model with max_tokens', () => {
     expect(countTokens(body.content[0]?.text ?? '')).toBe(BUDGET);
     expect(body.stop_reason).toBe('max_tokens');
     expect(body.usage.output_tokens).toBe(BUDGET);
+    await expectRaisedAndCancelled();
   });
 
   it('thinking switched off, a model that thinks anyway: no thinking block', async () => {
