@@ -21,6 +21,7 @@ import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '..
 import { createAnthropicOutput } from './anthropic-output';
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { serveChat } from './serve-chat';
+import { visibleBudgetFor } from './thinking-per-model';
 
 export async function serveAnthropicMessages(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -45,6 +46,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
   const version = request.header('anthropic-version');
   const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const streaming = body.stream === true;
+  const budgetFor = (served: string) => visibleBudgetFor(body.max_tokens, forModel(served), routing.promptTokens);
   await serveChat({
     request,
     response,
@@ -58,7 +60,9 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
       version !== undefined ? { 'anthropic-version': version } : undefined,
     ),
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: streaming }),
+    // The node streams whenever the router keeps the budget, so it can be stopped there.
+    nodeBody: (served) =>
+      merged<object>(forModel(served), { model: served, stream: streaming || budgetFor(served) !== undefined }),
     output: (served) =>
       createAnthropicOutput({
         id,
@@ -67,9 +71,17 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
         stopSequences: body.stop_sequences ?? [],
         ...(routing.promptTokens !== undefined ? { inputTokensEstimate: routing.promptTokens } : {}),
         options: forModel(served).options,
+        visibleBudget: budgetFor(served),
+        showThinking: asksForThinking(body),
         sink: response,
       }),
   });
+}
+
+/** The client sent `thinking` and did not switch it off: only then does it get thinking blocks. */
+function asksForThinking(body: AnthropicMessagesRequest): boolean {
+  const thinking = body.thinking;
+  return thinking !== undefined && thinking !== null && thinking.type !== 'disabled';
 }
 
 /** Any image block, wherever it sits (tool results and documents included): only vision models may serve. */

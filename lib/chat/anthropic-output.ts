@@ -15,6 +15,7 @@ import { createAnthropicStreamConverter } from '../protocols/anthropic/anthropic
 import { encodeAnthropicEvent } from '../protocols/anthropic/encode-anthropic-event';
 import { toAnthropicMessage } from '../protocols/anthropic/to-anthropic-message';
 import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
+import type { VisibleBudgetOptions } from '../protocols/visible-budget';
 import type { AnthropicStreamEvent } from '../wire/anthropic';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
@@ -36,6 +37,13 @@ export interface AnthropicOutputContext {
   readonly inputTokensEstimate?: number;
   /** The options sent to the node, for the diagnostic headers. */
   readonly options: DiagnosticRequestOptions | null | undefined;
+  /** The client's visible budget when the router raised the node's for thinking (`visibleBudgetOf`). */
+  readonly visibleBudget?: VisibleBudgetOptions | undefined;
+  /**
+   * Whether the client asked for thinking (`thinking` sent, not `disabled`): a client that did not gets
+   * no thinking blocks, even from a model that thinks anyway (the trace still counts its tokens).
+   */
+  readonly showThinking: boolean;
   /** Where pings are written; no pings without it. */
   readonly sink?: ResponseSink;
   readonly pingIntervalMs?: number;
@@ -54,8 +62,9 @@ export function createAnthropicOutput(context: AnthropicOutputContext): ChatOutp
   return createConvertedOutput({
     streaming: context.streaming,
     options: context.options,
+    visibleBudget: context.visibleBudget,
     convert(chunk) {
-      const bytes = encode(converter.push(chunk));
+      const bytes = encode(converter.push(context.showThinking ? chunk : withoutThinking(chunk)));
       if (bytes !== '') keepAlive?.touch();
       return bytes;
     },
@@ -65,13 +74,21 @@ export function createAnthropicOutput(context: AnthropicOutputContext): ChatOutp
     },
     render(whole) {
       keepAlive?.stop();
-      return toAnthropicMessage(whole, context);
+      return toAnthropicMessage(context.showThinking ? whole : withoutThinking(whole), context);
     },
     fail(error) {
       keepAlive?.stop();
       return encodeAnthropicEvent(converter.fail(error));
     },
   });
+}
+
+/** The line without the model's thinking. */
+function withoutThinking(chunk: OllamaChatChunk): OllamaChatChunk {
+  const message = chunk.message;
+  if (message === undefined || message === null || message.thinking === undefined) return chunk;
+  const { thinking: _thinking, ...rest } = message;
+  return { ...chunk, message: rest };
 }
 
 /** The ping timer of a streamed reply on a streaming host; `ping()` gives '' once the stream has ended. */

@@ -38,4 +38,10 @@ export interface ChatOutput<Chunk> {
   fail(error: RouterError): string;
   /** Tokens and finish reason, once the last line was seen. */
   outcome(): ChatOutcome;
+  /**
+   * True once the reply is whole before the node's stream ended (the client's visible budget is spent,
+   * `../protocols/visible-budget`): the relay stops reading and cancels the node, and reads the node line
+   * by line even for a one-object answer. Absent: never.
+   */
+  readonly satisfied?: (() => boolean) | undefined;
 }

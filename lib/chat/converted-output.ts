@@ -9,6 +9,7 @@ import { SSE_TYPE } from '../http/reply';
 import { chatDiagnosticHeaders, type DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
 import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
 import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
+import { createVisibleBudget, type VisibleBudgetOptions } from '../protocols/visible-budget';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
 import { outcomeOf } from './ollama-output';
@@ -25,20 +26,29 @@ export interface ConvertedOutputParts {
   render(whole: OllamaChatChunk): unknown;
   /** The bytes that report a failure in band, after the first byte. */
   fail(error: RouterError): string;
+  /** The client's visible budget when the router raised the node's for thinking (`visibleBudgetOf`). */
+  readonly visibleBudget?: VisibleBudgetOptions | undefined;
 }
 
 export function createConvertedOutput(parts: ConvertedOutputParts): ChatOutput<OllamaChatChunk> {
   const accumulator = createOllamaChatAccumulator();
+  const budget = parts.visibleBudget === undefined ? undefined : createVisibleBudget(parts.visibleBudget);
   let final: OllamaChatChunk | undefined;
+  const pass = (chunk: OllamaChatChunk): string => {
+    if (chunk.done === true) final ??= chunk;
+    if (parts.streaming) return parts.convert(chunk);
+    accumulator.push(chunk);
+    return '';
+  };
   return {
     streaming: parts.streaming,
     contentType: SSE_TYPE,
     parseLine: parseOllamaChatLine,
     push(chunk) {
-      if (chunk.done === true) final ??= chunk;
-      if (parts.streaming) return parts.convert(chunk);
-      accumulator.push(chunk);
-      return '';
+      if (budget === undefined) return pass(chunk);
+      let bytes = '';
+      for (const line of budget.push(chunk)) bytes += pass(line);
+      return bytes;
     },
     end() {
       if (parts.streaming) return { body: parts.close() };
@@ -46,6 +56,11 @@ export function createConvertedOutput(parts: ConvertedOutputParts): ChatOutput<O
       return { body: JSON.stringify(parts.render(whole)), headers: chatDiagnosticHeaders(whole, parts.options) };
     },
     fail: (error) => parts.fail(error),
-    outcome: () => outcomeOf(final),
+    // The trace counts what the node generated, thinking included, whatever the client was told.
+    outcome: () =>
+      budget === undefined || final === undefined
+        ? outcomeOf(final)
+        : outcomeOf({ ...final, eval_count: budget.generated() }),
+    satisfied: budget === undefined ? undefined : () => budget.spent,
   };
 }

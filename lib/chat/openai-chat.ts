@@ -17,7 +17,7 @@ import { chatRoutingRequest } from './chat-routing-request';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
 import { thinkingCapable } from './thinking-capable';
-import { requestPerModel } from './thinking-per-model';
+import { requestPerModel, visibleBudgetFor } from './thinking-per-model';
 
 export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
@@ -42,30 +42,38 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   const forModel = requestPerModel(canonical, capable, snapshot, translate);
   const id = `chatcmpl-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const created = Math.floor(Date.now() / 1000);
+  const routing = chatRoutingRequest({
+    model: body.model,
+    fallbackModels: body.fallback_models ?? [],
+    tags,
+    messages: canonical.messages,
+    tools: canonical.tools,
+    answerTokens: canonical.options?.num_predict,
+  });
+  // The client's budget as the translator reads it (`max_completion_tokens`, `max_tokens`, `options`).
+  const clientBudget = body.max_completion_tokens ?? body.max_tokens ?? body.options?.['num_predict'];
+  const budgetFor = (served: string) => visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens);
+  const streaming = body.stream === true;
   await serveChat({
     request,
     response,
     style: 'openai-chat',
     family: 'openai',
     tags,
-    routing: chatRoutingRequest({
-      model: body.model,
-      fallbackModels: body.fallback_models ?? [],
-      tags,
-      messages: canonical.messages,
-      tools: canonical.tools,
-      answerTokens: canonical.options?.num_predict,
-    }),
+    routing,
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: body.stream === true }),
+    // The node streams whenever the router keeps the budget, so it can be stopped there.
+    nodeBody: (served) =>
+      merged<object>(forModel(served), { model: served, stream: streaming || budgetFor(served) !== undefined }),
     output: (served) =>
       createOpenAIOutput({
         id,
         created,
         model: served,
-        streaming: body.stream === true,
+        streaming,
         includeUsage: body.stream_options?.include_usage === true,
         options: forModel(served).options,
+        visibleBudget: budgetFor(served),
       }),
   });
 }

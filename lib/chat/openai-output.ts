@@ -6,6 +6,7 @@
 import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
 import { createOpenAIChatStreamConverter } from '../protocols/openai/openai-chat-stream-converter';
 import { toOpenAIChatCompletion } from '../protocols/openai/to-openai-chat-completion';
+import type { VisibleBudgetOptions } from '../protocols/visible-budget';
 import { encodeSseData, SSE_DONE } from '../stream/sse';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
@@ -18,6 +19,8 @@ export interface OpenAIOutputContext {
   readonly streaming: boolean;
   readonly includeUsage: boolean;
   readonly options: DiagnosticRequestOptions | null | undefined;
+  /** The client's visible budget when the router raised the node's for thinking (`visibleBudgetOf`). */
+  readonly visibleBudget?: VisibleBudgetOptions | undefined;
 }
 
 export function createOpenAIOutput(context: OpenAIOutputContext): ChatOutput<OllamaChatChunk> {
@@ -25,6 +28,7 @@ export function createOpenAIOutput(context: OpenAIOutputContext): ChatOutput<Oll
   return createConvertedOutput({
     streaming: context.streaming,
     options: context.options,
+    visibleBudget: context.visibleBudget,
     convert: (chunk) => converter.push(chunk).map(encodeSseData).join(''),
     close: () => `${converter.end().map(encodeSseData).join('')}${SSE_DONE}`,
     render: (whole) => toOpenAIChatCompletion(whole, context),

@@ -20,6 +20,7 @@ import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested 
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { createResponsesOutput } from './responses-output';
 import { serveChat } from './serve-chat';
+import { visibleBudgetFor } from './thinking-per-model';
 
 const unixSeconds = (): number => Math.floor(Date.now() / 1000);
 
@@ -45,6 +46,8 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     translate: (images, thinking) => fromResponsesRequest(body, { images, thinking }),
   });
   const streaming = responsesStreamRequested(body);
+  const clientBudget = body.max_output_tokens ?? body.options?.['num_predict'];
+  const budgetFor = (served: string) => visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens);
   const id = `resp_${randomUUID().replaceAll('-', '')}`;
   const createdAt = unixSeconds();
   await serveChat({
@@ -57,7 +60,9 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     requestedModel: body.model,
     headers,
     nodePath: '/api/chat',
-    nodeBody: (served) => merged<object>(forModel(served), { model: served, stream: streaming }),
+    // The node streams whenever the router keeps the budget, so it can be stopped there.
+    nodeBody: (served) =>
+      merged<object>(forModel(served), { model: served, stream: streaming || budgetFor(served) !== undefined }),
     output: (served) =>
       createResponsesOutput({
         id,
@@ -68,6 +73,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
         stored: false,
         streaming,
         options: forModel(served).options,
+        visibleBudget: budgetFor(served),
       }),
   });
 }

@@ -11,6 +11,7 @@ import type { ResponsesContext } from '../protocols/responses/responses-envelope
 import { createResponsesStreamConverter } from '../protocols/responses/responses-stream-converter';
 import type { ResponsesStreamEvent } from '../protocols/responses/responses-stream-event';
 import { toResponsesResponse } from '../protocols/responses/to-responses-response';
+import type { VisibleBudgetOptions } from '../protocols/visible-budget';
 import type { OllamaChatChunk } from '../wire/ollama';
 import type { ChatOutput } from './chat-output';
 import { createConvertedOutput } from './converted-output';
@@ -19,6 +20,8 @@ export interface ResponsesOutputContext extends ResponsesContext {
   readonly streaming: boolean;
   /** The options sent to the node, for the diagnostic headers. */
   readonly options: DiagnosticRequestOptions | null | undefined;
+  /** The client's visible budget when the router raised the node's for thinking (`visibleBudgetOf`). */
+  readonly visibleBudget?: VisibleBudgetOptions | undefined;
 }
 
 const encode = (events: readonly ResponsesStreamEvent[]): string => events.map(encodeResponsesEvent).join('');
@@ -28,6 +31,7 @@ export function createResponsesOutput(context: ResponsesOutputContext): ChatOutp
   return createConvertedOutput({
     streaming: context.streaming,
     options: context.options,
+    visibleBudget: context.visibleBudget,
     convert: (chunk) => encode(converter.push(chunk)),
     close: () => encode(converter.end()),
     render: (whole) => toResponsesResponse(whole, context),

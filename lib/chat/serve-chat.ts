@@ -8,7 +8,7 @@ import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
 import { dispatchTraced } from '../dispatch/dispatch-request';
 import { fleetHeaders } from '../dispatch/fleet-headers';
 import { createRequestTrace, routedTraceFields, type TraceFn, traceError } from '../dispatch/request-trace';
-import { RouterError, toRouterError, withHeaders } from '../errors';
+import { RouterError, toRouterError, UpstreamError, withHeaders } from '../errors';
 import { nodeBrokeOff } from '../fleet/node-failure';
 import { readNodeBody } from '../fleet/node-stream';
 import type { WireFamily } from '../http/family';
@@ -22,7 +22,6 @@ import type { RoutingRequest } from '../routing/routing-request';
 import type { NodeTransport } from '../routing/transport';
 import { getServices } from '../services';
 import { createNdjsonDecoder } from '../stream/ndjson-decoder';
-import { parseJson } from '../wire/json';
 import { nodeErrorText } from '../wire/node-error-text';
 import { attemptContext, contextHeaders, withPlannedContext } from './attempt-context';
 import type { ChatOutput } from './chat-output';
@@ -141,15 +140,24 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
         statusCode: 200,
         headers: merged<Record<string, string>>(headers, streamHeaders(output.contentType)),
       });
+    }
+    // An output that may have its whole answer before the node ends reads line by line even when the
+    // client wants one answer (the node streams then), so the node stops as soon as the answer is whole.
+    if (output.streaming || output.satisfied !== undefined) {
       const body = reply.body[Symbol.asyncIterator]();
+      let read = 0;
       for (;;) {
         const next = await body.next().catch((error: unknown) => {
           throw signal.aborted ? error : nodeBrokeOff(decision.nodeId, error);
         });
         if (next.done === true) break;
+        read += next.value.length;
+        if (!output.streaming && read > MAX_LINE_BYTES)
+          throw new UpstreamError(`the node's reply is larger than ${MAX_LINE_BYTES} bytes`);
         consume(decoder.push(next.value));
         await sendUnsent();
-        if (signal.aborted) break;
+        // The client has its whole answer (its visible budget is spent): the node is cancelled below.
+        if (signal.aborted || output.satisfied?.() === true) break;
       }
     } else {
       // One answer, read whole: no per-chunk turn of the loop for what is usually a single chunk.
@@ -162,7 +170,8 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
       consume(decoder.push(whole));
     }
     if (!signal.aborted) {
-      consume(decoder.end());
+      // A node cut off mid-line leaves a partial line that is no error when its lines are no longer wanted.
+      if (output.satisfied?.() !== true) consume(decoder.end());
       await sendUnsent();
       const end = output.end();
       if (output.streaming) await response.end(end.body);

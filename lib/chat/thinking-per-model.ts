@@ -7,6 +7,8 @@
  * the translator gives them for it, and everything else (messages, the context layers' work) unchanged.
  */
 import type { FleetSnapshot } from '../fleet/node';
+import { visibleBudgetOf } from '../protocols/thinking-budget';
+import type { VisibleBudgetOptions } from '../protocols/visible-budget';
 import type { OllamaChatRequest } from '../wire/ollama';
 import { thinkingCapable } from './thinking-capable';
 
@@ -47,4 +49,18 @@ function withThinkingOf(canonical: OllamaChatRequest, variant: OllamaChatRequest
     ...(variant.think !== undefined ? { think: variant.think } : {}),
     ...(hasOptions ? { options: budget !== undefined ? { ...options, num_predict: budget } : options } : {}),
   };
+}
+
+/**
+ * The visible budget the reply to `sent` must keep (`../protocols/visible-budget`): the client's budget
+ * when `sent` carries the raised one for it, with the router's prompt estimate for a cut reply's usage.
+ */
+export function visibleBudgetFor(
+  clientBudget: unknown,
+  sent: OllamaChatRequest,
+  promptTokens: number | undefined,
+): VisibleBudgetOptions | undefined {
+  const limit = visibleBudgetOf(clientBudget, sent.options?.['num_predict']);
+  if (limit === undefined) return undefined;
+  return promptTokens === undefined ? { limit } : { limit, promptTokens };
 }

@@ -24,3 +24,14 @@ export function raiseThinkingBudget(numPredict: number): number {
   if (numPredict <= 0) return numPredict;
   return numPredict + Math.max(THINKING_ALLOWANCE_FACTOR * numPredict, THINKING_MIN_ALLOWANCE);
 }
+
+/**
+ * The visible-answer budget the router must enforce itself: the client's `n` when the node was sent the
+ * raised budget for it (`raiseThinkingBudget(n)`), so the node alone would let the answer run past `n`;
+ * none when the node got the client's budget as it was (it stops there on its own, thinking included).
+ */
+export function visibleBudgetOf(clientBudget: unknown, sentNumPredict: unknown): number | undefined {
+  if (typeof clientBudget !== 'number' || clientBudget <= 0) return undefined;
+  const raised = raiseThinkingBudget(clientBudget);
+  return sentNumPredict === raised && raised !== clientBudget ? clientBudget : undefined;
+}

@@ -299,7 +299,7 @@ export interface AnthropicTextBlock {
   readonly text: string;
 }
 
-/** `signature` is always `""`: nodes do not sign their thinking, and the SDK only stores the value. */
+/** `signature`: the router's (`thinking-signature.ts`); nodes do not sign their thinking. */
 export interface AnthropicThinkingBlock {
   readonly type: 'thinking';
   readonly thinking: string;
@@ -339,6 +339,7 @@ export interface AnthropicMessage {
 export type AnthropicContentBlockDelta =
   | { readonly type: 'text_delta'; readonly text: string }
   | { readonly type: 'thinking_delta'; readonly thinking: string }
+  | { readonly type: 'signature_delta'; readonly signature: string }
   | { readonly type: 'input_json_delta'; readonly partial_json: string };
 
 export interface AnthropicErrorDetail {

@@ -7,8 +7,9 @@
  *   `message_delta` carries its count, which the SDK puts over the start's).
  * - Content blocks get indices 0, 1, 2… in the order they start; one is open at a time. Thinking streams
  *   in a `thinking` block (`thinking_delta`), text in a `text` block (`text_delta`); a line of the other
- *   kind closes the open block and starts a new one. No `signature_delta`: nodes do not sign, and the
- *   SDK keeps the start's `signature: ""` (protocols §6.4 probe).
+ *   kind closes the open block and starts a new one. A thinking block starts with `signature: ""` and
+ *   ends with a `signature_delta` (the router's signature of its text, `thinking-signature.ts`) before
+ *   its `content_block_stop`, as Anthropic's stream does: clients keep only signed thinking.
  * - Ollama sends each tool call whole, so each becomes `content_block_start` (`input: {}`), one
  *   `input_json_delta` with the whole input and `content_block_stop`; ids as `toAnthropicToolUse` gives them.
  * - The node's `done: true` line closes the open block, adds an empty `text` block when the reply had
@@ -31,6 +32,7 @@ import {
 import { errorBody } from '../../wire/error-body';
 import type { OllamaChatChunk } from '../../wire/ollama';
 import { longestStopSequence, mapAnthropicStopReason } from './map-anthropic-stop-reason';
+import { type ThinkingSigner, thinkingSigner } from './thinking-signature';
 import type { AnthropicMessageContext } from './to-anthropic-message';
 import { toAnthropicToolUse } from './to-anthropic-tool-use';
 import { toAnthropicUsage } from './to-anthropic-usage';
@@ -62,9 +64,18 @@ export function createAnthropicStreamConverter(context: AnthropicStreamContext):
   let wroteText = false;
   let toolCalls = 0;
   let tail = '';
+  let signer: ThinkingSigner | undefined;
 
   function close(out: AnthropicStreamEvent[]): void {
     if (open === undefined) return;
+    if (signer !== undefined) {
+      out.push({
+        type: 'content_block_delta',
+        index: open.index,
+        delta: { type: 'signature_delta', signature: signer.digest() },
+      });
+      signer = undefined;
+    }
     out.push({ type: 'content_block_stop', index: open.index });
     open = undefined;
   }
@@ -76,7 +87,9 @@ export function createAnthropicStreamConverter(context: AnthropicStreamContext):
       nextIndex += 1;
       const block = kind === 'text' ? { type: kind, text: '' } : { type: kind, thinking: '', signature: '' };
       out.push({ type: 'content_block_start', index: open.index, content_block: block });
+      if (kind === 'thinking') signer = thinkingSigner();
     }
+    if (delta.type === 'thinking_delta') signer?.update(delta.thinking);
     out.push({ type: 'content_block_delta', index: open.index, delta });
   }
 

@@ -3,8 +3,8 @@
  * node's `stream: false` object or the streamed lines accumulated into one
  * (`createOllamaChatAccumulator`); both have the final line's metrics. Id and model name come in as
  * parameters, so the same reply always gives the same body.
- * - `content`, in this order: a `thinking` block when the model thought (`signature: ""`: nodes do not
- *   sign, and the SDK only stores it), a `text` block (left out when it is empty and there are tool
+ * - `content`, in this order: a `thinking` block when the model thought (left out before this for a
+ *   client that did not ask for thinking: `anthropic-output.ts`), signed by the router (`thinking-signature.ts`: nodes do not sign), a `text` block (left out when it is empty and there are tool
  *   calls, as Anthropic does), one `tool_use` block per call (`to-anthropic-tool-use.ts`).
  * - `stop_reason`/`stop_sequence` from `mapAnthropicStopReason`; `usage` from `toAnthropicUsage`.
  * The stream converter produces the same content, so `finalMessage()` of a stream equals this body.
@@ -13,6 +13,7 @@
 import type { AnthropicContentBlock, AnthropicMessage } from '../../wire/anthropic';
 import type { OllamaChatChunk } from '../../wire/ollama';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
+import { thinkingSignature } from './thinking-signature';
 import { toAnthropicToolUse } from './to-anthropic-tool-use';
 import { toAnthropicUsage } from './to-anthropic-usage';
 
@@ -33,7 +34,7 @@ export function toAnthropicMessage(response: OllamaChatChunk, context: Anthropic
     toAnthropicToolUse(call, context.id, index),
   );
   const content: AnthropicContentBlock[] = [
-    ...(thinking === '' ? [] : [{ type: 'thinking' as const, thinking, signature: '' }]),
+    ...(thinking === '' ? [] : [{ type: 'thinking' as const, thinking, signature: thinkingSignature(thinking) }]),
     ...(text === '' && toolUses.length > 0 ? [] : [{ type: 'text' as const, text }]),
     ...toolUses,
   ];

@@ -14,6 +14,7 @@ const CONTEXT: AnthropicOutputContext = {
   streaming: true,
   stopSequences: [],
   options: { num_predict: 1024 },
+  showThinking: true,
 };
 
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';

@@ -7,6 +7,7 @@ import {
   type AnthropicStreamContext,
   createAnthropicStreamConverter,
 } from '../../../../lib/protocols/anthropic/anthropic-stream-converter';
+import { thinkingSignature } from '../../../../lib/protocols/anthropic/thinking-signature';
 import { toAnthropicMessage } from '../../../../lib/protocols/anthropic/to-anthropic-message';
 import type { AnthropicStreamEvent } from '../../../../lib/wire/anthropic';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
@@ -134,6 +135,9 @@ data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","
 event: content_block_delta
 data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"."}}
 
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"9Ah1X+SzmcjNLn66vf0pfqtMqWfRp3WqWCk7moLTrkk="}}
+
 event: content_block_stop
 data: {"type":"content_block_stop","index":0}
 
@@ -190,6 +194,9 @@ data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","
 
 event: content_block_delta
 data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":", two calls."}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"4eyY4HnvBCU3isSsS9svYRSbDZ0GkZPDDQp9WXUpe5I="}}
 
 event: content_block_stop
 data: {"type":"content_block_stop","index":0}
@@ -441,6 +448,7 @@ data: {"type":"message_stop"}
         'message_start',
         'thinking',
         'content_block_delta',
+        'content_block_delta', // signature_delta
         'content_block_stop',
         'text',
         'content_block_delta',
@@ -578,7 +586,12 @@ data: {"type":"error","error":{"type":"api_error","message":"the node closed the
       const message = await finalMessage(replay('text-then-tools'));
 
       expect(message.content).toEqual([
-        { type: 'thinking', thinking: 'Two cities, two calls.', signature: '' },
+        // The router's signature, from the stream's signature_delta.
+        {
+          type: 'thinking',
+          thinking: 'Two cities, two calls.',
+          signature: thinkingSignature('Two cities, two calls.'),
+        },
         { type: 'text', text: 'Checking Zürich and Genève…' },
         { type: 'tool_use', id: 'call_zrh', name: 'get_weather', input: { city: 'Zürich' } },
         { type: 'tool_use', id: 'toolu_01XFDUDYJgAACzvnptvVoYEL_1', name: 'get_weather', input: { city: 'Genève' } },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { thinkingSignature } from '../../../../lib/protocols/anthropic/thinking-signature';
 import {
   type AnthropicMessageContext,
   toAnthropicMessage,
@@ -26,9 +27,13 @@ describe('toAnthropicMessage', () => {
     });
   });
 
-  it('puts thinking first, in a thinking block with an empty signature', () => {
+  it('puts thinking first, in a thinking block signed by the router', () => {
     expect(toAnthropicMessage(fixtureReply('thinking'), CONTEXT).content).toEqual([
-      { type: 'thinking', thinking: 'Okay, the user asks 17 × 3. That is 51.', signature: '' },
+      {
+        type: 'thinking',
+        thinking: 'Okay, the user asks 17 × 3. That is 51.',
+        signature: thinkingSignature('Okay, the user asks 17 × 3. That is 51.'),
+      },
       { type: 'text', text: '17 × 3 = **51**.' },
     ]);
   });
@@ -37,7 +42,11 @@ describe('toAnthropicMessage', () => {
     const message = toAnthropicMessage(fixtureReply('tool-call'), CONTEXT);
 
     expect(message.content).toEqual([
-      { type: 'thinking', thinking: 'The user wants Tokyo weather.', signature: '' },
+      {
+        type: 'thinking',
+        thinking: 'The user wants Tokyo weather.',
+        signature: thinkingSignature('The user wants Tokyo weather.'),
+      },
       { type: 'tool_use', id: 'call_k3v9x2qa', name: 'get_weather', input: { city: 'Tokyo', unit: 'celsius' } },
     ]);
     expect(message.stop_reason).toBe('tool_use');
