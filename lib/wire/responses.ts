@@ -15,7 +15,10 @@ const text = lazySchema(() => z.nullish(z.string()));
 const number = lazySchema(() => z.nullish(z.number()));
 const integer = lazySchema(() => z.nullish(z.number().check(z.int())));
 
-/** Tools OpenAI runs itself (or asks the client to run in its own shape); the router runs none of them. */
+/**
+ * Tools OpenAI runs itself (or asks the client to run in a call shape of its own: `local_shell`, `shell`,
+ * `apply_patch`, `computer*`); the router runs none of them and the model sees none of them.
+ */
 export const HOSTED_TOOL_TYPES = [
   'file_search',
   'web_search',
@@ -31,7 +34,6 @@ export const HOSTED_TOOL_TYPES = [
   'local_shell',
   'shell',
   'apply_patch',
-  'namespace',
   'tool_search',
   'programmatic_tool_calling',
 ] as const;
@@ -103,15 +105,35 @@ const customToolSchema = lazySchema(() =>
 
 const hostedToolSchema = lazySchema(() => z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }));
 
-export const responsesToolSchema = lazySchema(() =>
-  z.discriminatedUnion('type', [functionToolSchema(), customToolSchema(), hostedToolSchema()], {
-    error: (issue) =>
-      issue.code === 'invalid_union' ? 'expected a function or custom tool (or a hosted tool type)' : undefined,
+/**
+ * A group of the client's own tools under one name (Codex's `multi_agent_v1`): the model calls
+ * `spawn_agent` and the call item says `namespace: "multi_agent_v1"`.
+ */
+const namespaceToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('namespace'),
+    name: z.string().check(z.minLength(1)),
+    description: text(),
+    tools: z.array(
+      z.discriminatedUnion('type', [functionToolSchema(), customToolSchema()], {
+        error: (issue) => (issue.code === 'invalid_union' ? 'expected a function or custom tool' : undefined),
+      }),
+    ),
   }),
 );
 
+export const responsesToolSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [functionToolSchema(), customToolSchema(), namespaceToolSchema(), hostedToolSchema()], {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? 'expected a function, custom or namespace tool (or a hosted tool type)'
+        : undefined,
+  }),
+);
+
+/** `namespace` names the group of a namespaced tool. */
 const namedChoice = <T extends 'function' | 'custom'>(type: T) =>
-  z.looseObject({ type: z.literal(type), name: z.string().check(z.minLength(1)) });
+  z.looseObject({ type: z.literal(type), name: z.string().check(z.minLength(1)), namespace: text() });
 
 const toolChoiceSchema = lazySchema(() =>
   z.union(
@@ -123,7 +145,7 @@ const toolChoiceSchema = lazySchema(() =>
         z.looseObject({
           type: z.literal('allowed_tools'),
           mode: z.enum(['auto', 'required']),
-          tools: z.array(z.looseObject({ type: z.string(), name: text() })),
+          tools: z.array(z.looseObject({ type: z.string(), name: text(), namespace: text() })),
         }),
         z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }),
       ]),
@@ -148,6 +170,8 @@ const functionCallItemSchema = lazySchema(() =>
     type: z.literal('function_call'),
     call_id: z.string(),
     name: z.string().check(z.minLength(1)),
+    /** The namespace tool the function belongs to, as the router wrote it on the call. */
+    namespace: text(),
     /** A JSON string, as the model produced it. */
     arguments: z.string(),
     id: text(),
@@ -169,6 +193,7 @@ const customToolCallItemSchema = lazySchema(() =>
     type: z.literal('custom_tool_call'),
     call_id: z.string(),
     name: z.string().check(z.minLength(1)),
+    namespace: text(),
     input: z.string(),
     id: text(),
   }),
@@ -345,6 +370,8 @@ export interface ResponsesFunctionCallItem {
   readonly status: ResponsesItemStatus;
   readonly call_id: string;
   readonly name: string;
+  /** The namespace tool `name` belongs to; absent for a top-level tool. */
+  readonly namespace?: string;
   /** A JSON string. */
   readonly arguments: string;
 }
@@ -354,6 +381,8 @@ export interface ResponsesCustomToolCallItem {
   readonly type: 'custom_tool_call';
   readonly call_id: string;
   readonly name: string;
+  /** The namespace tool `name` belongs to; absent for a top-level tool. */
+  readonly namespace?: string;
   readonly input: string;
 }
 

@@ -2,34 +2,40 @@
  * An Ollama tool call → a Responses output item (protocols §2.3 → §4.2): a `function_call` with
  * `arguments` as a JSON string (Ollama sends an object; a string from a node is relayed as it is), or,
  * when the name is one of the request's custom tools, a `custom_tool_call` whose `input` is the text
- * the model put in the one `input` argument `fromResponsesTools` gave it. Pure.
+ * the model put in the one `input` argument `fromResponsesTools` gave it. A call of a namespaced tool
+ * (`multi_agent_v1__spawn_agent` to the model) carries the client's `name` and its `namespace`, as
+ * OpenAI writes it and Codex dispatches it (`ToolName::new(namespace, name)`). Pure.
  */
 import { parseJson } from '../../wire/json';
 import type { OllamaChatChunkToolCall } from '../../wire/ollama';
 import type { ResponsesCustomToolCallItem, ResponsesFunctionCallItem } from '../../wire/responses';
 import { outputItemId, responsesCallId } from './responses-item-ids';
+import { clientToolOf, type ResponsesToolIndex } from './responses-tool-names';
 
 export interface CallItemPlace {
   readonly responseId: string;
   readonly outputIndex: number;
   /** The call's position among the reply's calls (for a derived `call_id`). */
   readonly callIndex: number;
-  readonly customTools: ReadonlySet<string>;
+  /** The request's tools by the names the model sees (`responsesToolIndex`). */
+  readonly tools: ResponsesToolIndex;
 }
 
 export function toResponsesCallItem(
   call: OllamaChatChunkToolCall,
   place: CallItemPlace,
 ): ResponsesFunctionCallItem | ResponsesCustomToolCallItem {
-  const name = call.function.name;
+  const target = clientToolOf(place.tools, call.function.name);
   const callId = responsesCallId(call, place.responseId, place.callIndex);
   const args = call.function.arguments;
-  if (place.customTools.has(name)) {
+  const namespace = target.namespace === undefined ? {} : { namespace: target.namespace };
+  if (target.custom) {
     return {
       id: outputItemId('ctc', place.responseId, place.outputIndex),
       type: 'custom_tool_call',
       call_id: callId,
-      name,
+      name: target.name,
+      ...namespace,
       input: customInput(args),
     };
   }
@@ -38,7 +44,8 @@ export function toResponsesCallItem(
     type: 'function_call',
     status: 'completed',
     call_id: callId,
-    name,
+    name: target.name,
+    ...namespace,
     arguments: argumentsText(args),
   };
 }

@@ -100,7 +100,7 @@ describe('parseResponsesRequest', () => {
     expect(parseResponsesRequest({ model: 'm', tools: [{ type: 'teleport' }] })).toEqual({
       ok: false,
       field: 'tools.0.type',
-      message: 'expected a function or custom tool (or a hosted tool type)',
+      message: 'expected a function, custom or namespace tool (or a hosted tool type)',
     });
     expect(parseResponsesRequest({ model: 'm', tools: [{ type: 'function' }] })).toMatchObject({
       ok: false,
