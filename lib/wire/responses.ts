@@ -16,8 +16,10 @@ const number = lazySchema(() => z.nullish(z.number()));
 const integer = lazySchema(() => z.nullish(z.number().check(z.int())));
 
 /**
- * Tools OpenAI runs itself (or asks the client to run in a call shape of its own: `local_shell`, `shell`,
- * `apply_patch`, `computer*`); the router runs none of them and the model sees none of them.
+ * Tools OpenAI runs itself (`web_search`, `file_search`, `code_interpreter`, `image_generation`, `mcp`,
+ * `tool_search`, …) or that its own models call in a shape of their own (`shell`, `apply_patch`,
+ * `computer*`); the router runs none of them and the model sees none of them. `local_shell`, which
+ * Codex runs itself, is not among them: it is offered (`localShellToolSchema`).
  */
 export const HOSTED_TOOL_TYPES = [
   'file_search',
@@ -31,7 +33,6 @@ export const HOSTED_TOOL_TYPES = [
   'code_interpreter',
   'image_generation',
   'mcp',
-  'local_shell',
   'shell',
   'apply_patch',
   'tool_search',
@@ -105,6 +106,9 @@ const customToolSchema = lazySchema(() =>
 
 const hostedToolSchema = lazySchema(() => z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }));
 
+/** A shell the client runs (Codex does): the model's call is a `local_shell_call` with an `exec` action. */
+const localShellToolSchema = lazySchema(() => z.looseObject({ type: z.literal('local_shell') }));
+
 /**
  * A group of the client's own tools under one name (Codex's `multi_agent_v1`): the model calls
  * `spawn_agent` and the call item says `namespace: "multi_agent_v1"`.
@@ -123,12 +127,16 @@ const namespaceToolSchema = lazySchema(() =>
 );
 
 export const responsesToolSchema = lazySchema(() =>
-  z.discriminatedUnion('type', [functionToolSchema(), customToolSchema(), namespaceToolSchema(), hostedToolSchema()], {
-    error: (issue) =>
-      issue.code === 'invalid_union'
-        ? 'expected a function, custom or namespace tool (or a hosted tool type)'
-        : undefined,
-  }),
+  z.discriminatedUnion(
+    'type',
+    [functionToolSchema(), customToolSchema(), namespaceToolSchema(), localShellToolSchema(), hostedToolSchema()],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union'
+          ? 'expected a function, custom, namespace or local_shell tool (or a hosted tool type)'
+          : undefined,
+    },
+  ),
 );
 
 /** `namespace` names the group of a namespaced tool. */
@@ -147,10 +155,11 @@ const toolChoiceSchema = lazySchema(() =>
           mode: z.enum(['auto', 'required']),
           tools: z.array(z.looseObject({ type: z.string(), name: text(), namespace: text() })),
         }),
+        z.looseObject({ type: z.literal('local_shell') }),
         z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }),
       ]),
     ],
-    { error: 'expected none, auto, required, or a function, custom, allowed_tools or hosted tool choice' },
+    { error: 'expected none, auto, required, or a function, custom, allowed_tools, local_shell or hosted tool choice' },
   ),
 );
 
@@ -207,6 +216,21 @@ const customToolCallOutputItemSchema = lazySchema(() =>
   }),
 );
 
+/** A `local_shell` call the router wrote, sent back; its output comes as a `function_call_output`. */
+const localShellCallItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('local_shell_call'),
+    call_id: z.string(),
+    action: z.looseObject({
+      type: z.literal('exec'),
+      command: z.array(z.string()),
+      timeout_ms: integer(),
+      working_directory: text(),
+    }),
+    id: text(),
+  }),
+);
+
 /** Earlier thinking sent back: the summary the router wrote, or raw `reasoning_text` content. */
 const reasoningItemSchema = lazySchema(() =>
   z.looseObject({
@@ -233,6 +257,7 @@ export const RESPONSES_INPUT_ITEM_TYPES = [
   'function_call_output',
   'custom_tool_call',
   'custom_tool_call_output',
+  'local_shell_call',
   'reasoning',
   'additional_tools',
 ] as const;
@@ -246,6 +271,7 @@ export const responsesInputItemSchema = lazySchema(() =>
       functionCallOutputItemSchema(),
       customToolCallItemSchema(),
       customToolCallOutputItemSchema(),
+      localShellCallItemSchema(),
       reasoningItemSchema(),
       itemReferenceSchema(),
       additionalToolsItemSchema(),
@@ -386,11 +412,25 @@ export interface ResponsesCustomToolCallItem {
   readonly input: string;
 }
 
-export type ResponsesOutputItem =
-  | ResponsesMessageItem
-  | ResponsesReasoningItem
-  | ResponsesFunctionCallItem
-  | ResponsesCustomToolCallItem;
+/** A command for the client's shell (`local_shell` tool): Codex runs `action.command` and answers with a `function_call_output`. */
+export interface ResponsesLocalShellCallItem {
+  readonly id: string;
+  readonly type: 'local_shell_call';
+  readonly status: ResponsesItemStatus;
+  readonly call_id: string;
+  readonly action: {
+    readonly type: 'exec';
+    readonly command: readonly string[];
+    readonly timeout_ms: number | null;
+    readonly working_directory: string | null;
+    readonly env: Readonly<Record<string, string>>;
+    readonly user: string | null;
+  };
+}
+
+export type ResponsesCallItem = ResponsesFunctionCallItem | ResponsesCustomToolCallItem | ResponsesLocalShellCallItem;
+
+export type ResponsesOutputItem = ResponsesMessageItem | ResponsesReasoningItem | ResponsesCallItem;
 
 export interface ResponsesUsage {
   readonly input_tokens: number;

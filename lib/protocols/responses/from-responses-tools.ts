@@ -10,8 +10,11 @@
  * - `namespace` tools are groups of the client's own function and custom tools (Codex's
  *   `multi_agent_v1`): each member is offered as `<namespace>__<name>` (`responses-tool-names.ts`), its
  *   description prefixed with the namespace's, and the model's call goes back as `{name, namespace}`.
- * - Hosted tools (`web_search`, `file_search`, `mcp`, `local_shell`, …) run inside OpenAI or answer in
- *   call shapes of their own; the router runs none. Clients send them by default (Codex always sends
+ * - `local_shell` (a shell the client runs; Codex does) becomes the function tool `local_shell` taking
+ *   `command` (argv), `workdir` and `timeout_ms`; the model's call goes back as a `local_shell_call`.
+ * - Hosted tools (`web_search`, `file_search`, `mcp`, `code_interpreter`, …) run inside OpenAI, and
+ *   `shell`, `apply_patch`, `computer*` are called in shapes only OpenAI's models write; the router runs
+ *   none. Clients send them by default (Codex always sends
  *   `web_search`), so they are left out of what the model sees and named by `droppedResponsesTools`
  *   (the handler's `x-fleet-dropped-tools` header): the model is never told it can search. Only a
  *   `tool_choice` that forces one (a hosted choice, or `allowed_tools` with `mode: required` and nothing
@@ -27,7 +30,7 @@ import type { OllamaTool } from '../../wire/ollama';
 import type { ResponsesRequest, ResponsesTool } from '../../wire/responses';
 import { modelToolName, type ResponsesToolIndex, type ResponsesToolTarget } from './responses-tool-names';
 
-type CallableTool = Extract<ResponsesTool, { type: 'function' | 'custom' }>;
+type CallableTool = Extract<ResponsesTool, { type: 'function' | 'custom' | 'local_shell' }>;
 
 interface PlacedTool {
   readonly tool: CallableTool;
@@ -54,6 +57,8 @@ export function fromResponsesTools(request: ResponsesRequest): OllamaTool[] | un
       return [toOllamaTool(named(callable, choice, 'tool_choice.name'))];
     case 'allowed_tools':
       return orNothing(allowedTools(callable, choice));
+    case 'local_shell':
+      return [toOllamaTool(named(callable, { type: 'local_shell', name: LOCAL_SHELL }, 'tool_choice.type'))];
     default:
       throw hostedToolError(choice.type, 'tool_choice.type');
   }
@@ -63,10 +68,11 @@ export function fromResponsesTools(request: ResponsesRequest): OllamaTool[] | un
 export function responsesToolIndex(request: ResponsesRequest): ResponsesToolIndex {
   const index = new Map<string, ResponsesToolTarget>();
   for (const { tool, namespace } of declaredTools(request).callable) {
-    index.set(modelToolName(namespace?.name, tool.name), {
-      name: tool.name,
+    const name = nameOf(tool);
+    index.set(modelToolName(namespace?.name, name), {
+      name,
       ...(namespace === undefined ? {} : { namespace: namespace.name }),
-      custom: tool.type === 'custom',
+      kind: tool.type,
     });
   }
   return index;
@@ -88,6 +94,7 @@ function declaredTools(request: ResponsesRequest): DeclaredTools {
     switch (tool.type) {
       case 'function':
       case 'custom':
+      case 'local_shell':
         callable.push({ tool, field });
         return;
       case 'namespace': {
@@ -120,7 +127,7 @@ function declaredTools(request: ResponsesRequest): DeclaredTools {
 function rejectDuplicates(callable: readonly PlacedTool[]): void {
   const seen = new Set<string>();
   for (const { tool, field, namespace } of callable) {
-    const name = modelToolName(namespace?.name, tool.name);
+    const name = modelToolName(namespace?.name, nameOf(tool));
     if (seen.has(name)) {
       throw new BadRequestError(
         `${field}.name: another tool is already named ${JSON.stringify(name)}`,
@@ -143,8 +150,8 @@ function named(callable: readonly PlacedTool[], choice: NamedChoice, field: stri
   const found = callable.find(
     ({ tool, namespace }) =>
       tool.type === choice.type &&
-      (modelToolName(choice.namespace, name) === modelToolName(namespace?.name, tool.name) ||
-        ((choice.namespace ?? null) === null && name === modelToolName(namespace?.name, tool.name))),
+      (modelToolName(choice.namespace, name) === modelToolName(namespace?.name, nameOf(tool)) ||
+        ((choice.namespace ?? null) === null && name === modelToolName(namespace?.name, nameOf(tool)))),
   );
   if (found === undefined) {
     const spelled = modelToolName(choice.namespace, name);
@@ -161,6 +168,9 @@ function allowedTools(
     const field = `tool_choice.tools.${index}`;
     if (allowed.type === 'function' || allowed.type === 'custom') {
       return [toOllamaTool(named(callable, allowed, `${field}.name`))];
+    }
+    if (allowed.type === 'local_shell') {
+      return [toOllamaTool(named(callable, { type: 'local_shell', name: LOCAL_SHELL }, field))];
     }
     if (allowed.type === 'namespace') {
       return callable.filter(({ namespace }) => namespace?.name === allowed.name).map(toOllamaTool);
@@ -181,8 +191,20 @@ function hostedToolError(type: string, field: string): BadRequestError {
   );
 }
 
+/** The name the client gave the tool; `local_shell` has none of its own. */
+function nameOf(tool: CallableTool): string {
+  return tool.type === 'local_shell' ? LOCAL_SHELL : tool.name;
+}
+
+const LOCAL_SHELL = 'local_shell';
+
 function toOllamaTool({ tool, namespace }: PlacedTool): OllamaTool {
-  const offered = tool.type === 'function' ? fromFunctionTool(tool) : fromCustomTool(tool);
+  const offered =
+    tool.type === 'function'
+      ? fromFunctionTool(tool)
+      : tool.type === 'custom'
+        ? fromCustomTool(tool)
+        : localShellTool();
   if (namespace === undefined) return offered;
   const description = [namespace.description, offered.function.description].filter(
     (text): text is string => typeof text === 'string' && text !== '',
@@ -191,7 +213,7 @@ function toOllamaTool({ tool, namespace }: PlacedTool): OllamaTool {
     type: 'function',
     function: {
       ...offered.function,
-      name: modelToolName(namespace.name, tool.name),
+      name: modelToolName(namespace.name, nameOf(tool)),
       ...(description.length === 0 ? {} : { description: description.join('\n') }),
     },
   };
@@ -217,6 +239,30 @@ function fromCustomTool(tool: Extract<CallableTool, { type: 'custom' }>): Ollama
         type: 'object',
         properties: { input: { type: 'string', description: input } },
         required: ['input'],
+      },
+    },
+  };
+}
+
+/** The client's shell as a function: the arguments map onto a `local_shell_call`'s `exec` action. */
+function localShellTool(): OllamaTool {
+  return {
+    type: 'function',
+    function: {
+      name: LOCAL_SHELL,
+      description: "Runs a command in the user's shell and returns its output.",
+      parameters: {
+        type: 'object',
+        properties: {
+          command: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The program and its arguments, e.g. ["bash", "-lc", "ls -la"].',
+          },
+          workdir: { type: 'string', description: 'The directory to run it in.' },
+          timeout_ms: { type: 'integer', description: 'How long it may run, in milliseconds.' },
+        },
+        required: ['command'],
       },
     },
   };

@@ -12,8 +12,11 @@ export interface ResponsesToolTarget {
   readonly name: string;
   /** The namespace tool it belongs to; absent for a top-level tool. */
   readonly namespace?: string;
-  /** A `custom` tool: its call is a `custom_tool_call` with the text of the one `input` argument. */
-  readonly custom: boolean;
+  /**
+   * What the call becomes: a `function_call`; a `custom_tool_call` with the text of the one `input`
+   * argument; a `local_shell_call` with the `command` as its `exec` action.
+   */
+  readonly kind: 'function' | 'custom' | 'local_shell';
 }
 
 /** Flat model-facing name → the client's tool. */
@@ -30,5 +33,5 @@ export function modelToolName(namespace: string | null | undefined, name: string
 
 /** The client's tool for a name the model used; a name the request did not declare stays a plain function. */
 export function clientToolOf(index: ResponsesToolIndex, modelName: string): ResponsesToolTarget {
-  return index.get(modelName) ?? { name: modelName, custom: false };
+  return index.get(modelName) ?? { name: modelName, kind: 'function' };
 }

@@ -260,7 +260,9 @@ describe('fromResponsesRequest', () => {
         input: [{ type: 'additional_tools', tools: [{ ...patch, name: 'exec' }] }],
       });
 
-      const custom = [...responsesToolIndex(request)].filter(([, target]) => target.custom).map(([name]) => name);
+      const custom = [...responsesToolIndex(request)]
+        .filter(([, target]) => target.kind === 'custom')
+        .map(([name]) => name);
 
       expect(custom).toEqual(['apply_patch', 'exec']);
     });

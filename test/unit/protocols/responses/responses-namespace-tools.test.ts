@@ -43,21 +43,21 @@ function badRequest(body: Record<string, unknown>): BadRequestError {
 }
 
 /** A node reply that calls `name` once. */
-function callReply(name: string): OllamaChatChunk {
+function callReply(name: string, args: Record<string, unknown> = { message: 'hi' }): OllamaChatChunk {
   return {
     model: 'qwen3:8b',
     created_at: '2026-11-25T19:00:00Z',
     message: {
       role: 'assistant',
       content: '',
-      tool_calls: [{ id: 'call_1', function: { index: 0, name, arguments: { message: 'hi' } } }],
+      tool_calls: [{ id: 'call_1', function: { index: 0, name, arguments: args } }],
     },
     done: true,
     done_reason: 'stop',
   };
 }
 
-describe('namespace and hosted tools in a Responses request', () => {
+describe('namespace, local_shell and hosted tools in a Responses request', () => {
   describe("Codex CLI's first request", () => {
     it('translates, offering its own tools and leaving out web_search', () => {
       const names = translate(codexRequest).tools?.map((tool) => tool.function.name);
@@ -197,6 +197,71 @@ describe('namespace and hosted tools in a Responses request', () => {
           ],
         },
         { role: 'tool', content: 'agent 7 started', tool_call_id: 'call_1', tool_name: 'multi_agent_v1__spawn_agent' },
+      ]);
+    });
+  });
+
+  describe('local_shell, the shell Codex runs itself', () => {
+    const body = { input: 'hi', tools: [{ type: 'local_shell' }, { type: 'web_search' }] };
+
+    it('is offered as a function taking an argv, not dropped', () => {
+      const request = responsesRequest(body);
+      const tools = fromResponsesRequest(request, { images: new Map() }).tools;
+
+      expect(tools?.map((tool) => tool.function.name)).toEqual(['local_shell']);
+      expect(tools?.[0]?.function.parameters).toMatchObject({ required: ['command'] });
+      expect(droppedResponsesTools(request)).toEqual(['web_search']);
+    });
+
+    it('is called back as a local_shell_call with an exec action, whole and streamed', () => {
+      const reply = callReply('local_shell', { command: ['bash', '-lc', 'pwd'], workdir: '/repo' });
+      const item = {
+        type: 'local_shell_call',
+        status: 'completed',
+        call_id: 'call_1',
+        action: {
+          type: 'exec',
+          command: ['bash', '-lc', 'pwd'],
+          timeout_ms: null,
+          working_directory: '/repo',
+          env: {},
+          user: null,
+        },
+      };
+
+      const whole = toResponsesResponse(reply, responsesContext(body));
+      const line = new TextEncoder().encode(`${JSON.stringify(reply)}\n`);
+      const streamed = sseEvents(replayResponses([line], responsesContext(body))).flatMap((event) =>
+        event.type === 'response.output_item.done' ? [event.item] : [],
+      );
+
+      expect(whole.output).toEqual([expect.objectContaining(item)]);
+      expect(streamed).toEqual(whole.output);
+    });
+
+    it('shows the model its earlier local_shell_call and the output Codex sent back', () => {
+      const translated = translate({
+        tools: [{ type: 'local_shell' }],
+        input: [
+          { role: 'user', content: 'where am I?' },
+          {
+            type: 'local_shell_call',
+            id: 'lsh_1',
+            call_id: 'call_1',
+            status: 'completed',
+            action: { type: 'exec', command: ['pwd'], timeout_ms: null, working_directory: null, env: {}, user: null },
+          },
+          { type: 'function_call_output', call_id: 'call_1', output: '/repo' },
+        ],
+      });
+
+      expect(translated.messages.slice(1)).toEqual([
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 'call_1', function: { index: 0, name: 'local_shell', arguments: { command: ['pwd'] } } }],
+        },
+        { role: 'tool', content: '/repo', tool_call_id: 'call_1', tool_name: 'local_shell' },
       ]);
     });
   });
