@@ -1,8 +1,9 @@
 /**
  * Codex CLI (`@openai/codex`, the Responses API's main user) end to end: `codex exec` with a custom
  * model provider pointed at the built emulator (`wire_api = "responses"`) and a simulated node. Its
- * first request carries a `namespace` tool and `web_search`; a turn completes, and so does a turn in
- * which the model calls Codex's `exec_command` and Codex sends the output back. The exact first request
+ * first request carries a `namespace` tool and `web_search`; a turn completes, and so do a turn in
+ * which the model calls Codex's `exec_command` and Codex sends the output back, and one in which it calls
+ * the namespaced `multi_agent_v1.spawn_agent` and Codex's handler answers. The exact first request
  * Codex 0.169.0 sent (test/fixtures/codex) is replayed too, streamed and whole, with the dropped-tools
  * header, and a `tool_choice` that forces the dropped tool is refused in OpenAI's shape.
  */
@@ -135,6 +136,21 @@ describe('Codex CLI against the router', () => {
     expect(items[items.length - 1]).toMatchObject({
       type: 'agent_message',
       text: expect.stringMatching(/^Echo: Chunk ID: /),
+    });
+    expect(events(run.stdout).map((event) => event['type'])).toContain('turn.completed');
+  }, 90_000);
+
+  it("dispatches a namespaced call to its multi_agent_v1 handler and sends the handler's answer back", async () => {
+    // The simulated model fills every argument of spawn_agent (it lists none as required), message and
+    // items both, and Codex's spawn_agent refuses that: the refusal is the handler's own, so the call
+    // reached multi_agent_v1's spawn_agent (a name Codex did not know would be an "unsupported call").
+    const run = await codexExec('agents', 'Use multi_agent_v1__spawn_agent with text', ['--json']);
+    const items = completedItems(run.stdout);
+
+    expect({ code: run.code, stderr: run.stderr }).toMatchObject({ code: 0 });
+    expect(items[items.length - 1]).toMatchObject({
+      type: 'agent_message',
+      text: expect.stringMatching(/^Echo: Provide either message or items/),
     });
     expect(events(run.stdout).map((event) => event['type'])).toContain('turn.completed');
   }, 90_000);
