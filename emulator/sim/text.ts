@@ -124,16 +124,20 @@ export function argumentHint(prompt: string, toolName: string): string {
   return (candidates[candidates.length - 1] ?? 'value').replace(/[.]+$/, '');
 }
 
-/** Tool-call arguments: every property of the tool's `parameters` schema filled with a sample value. */
+/**
+ * Tool-call arguments: the properties of the tool's `parameters` schema filled with a sample value —
+ * the `required` ones when the schema lists them (a model leaves out optional arguments it has no use
+ * for: Codex's `exec_command` gets a `cmd`, not a `shell` or `workdir` named after the prompt), else all.
+ */
 export function toolArguments(parameters: unknown, hint: string): Record<string, unknown> {
   const value = sampleValue(schemaOf(parameters) ?? { type: 'object' }, hint, 0);
   return isRecord(value) ? { ...value } : {};
 }
 
-type Schema = Fields<'type' | 'enum' | 'properties' | 'items'>;
+type Schema = Fields<'type' | 'enum' | 'properties' | 'items' | 'required'>;
 
 function schemaOf(value: unknown): Schema | undefined {
-  return fieldsOf<'type' | 'enum' | 'properties' | 'items'>(value);
+  return fieldsOf<'type' | 'enum' | 'properties' | 'items' | 'required'>(value);
 }
 
 function schemaType(schema: Schema): string {
@@ -165,7 +169,9 @@ function sampleValue(schema: Schema, hint: string, depth: number): unknown {
 function sampleObject(schema: Schema, hint: string, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isRecord(schema.properties)) return out;
+  const required = Array.isArray(schema.required) ? new Set(schema.required) : undefined;
   for (const [key, child] of Object.entries(schema.properties)) {
+    if (required !== undefined && !required.has(key)) continue;
     out[key] = sampleValue(schemaOf(child) ?? {}, hint, depth + 1);
   }
   return out;

@@ -5,7 +5,8 @@
  * long Codex session resends its whole history too), route and relay as a Responses object or event
  * stream. The router is stateless: nothing is stored (`store: false` in every response), so
  * `previous_response_id` is a 400 naming it. The resolution shows in `x-fleet-requested-model` and
- * `x-fleet-model-resolution`.
+ * `x-fleet-model-resolution`. Hosted tools the client sent (Codex always sends `web_search`) are left out
+ * of what the model sees and named in `x-fleet-dropped-tools` (comma-separated types), on every reply.
  */
 import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../errors';
@@ -15,6 +16,7 @@ import type { ResponseSink } from '../http/response-sink';
 import { merged } from '../merged';
 import { responsesImageUrls } from '../protocols/responses/from-responses-input';
 import { fromResponsesRequest, responsesImageUrlsToFetch } from '../protocols/responses/from-responses-request';
+import { droppedResponsesTools, responsesToolIndex } from '../protocols/responses/from-responses-tools';
 import { mergeTags } from '../routing/tags';
 import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../wire/responses';
 import { prepareResolvedChat } from './prepare-resolved-chat';
@@ -58,7 +60,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     tags,
     routing,
     requestedModel: body.model,
-    headers,
+    headers: merged<Record<string, string>>(headers, droppedToolsHeader(body)),
     nodePath: '/api/chat',
     // The node streams whenever the router keeps the budget, so it can be stopped there.
     nodeBody: (served) =>
@@ -88,7 +90,13 @@ function rejectStoredState(body: ResponsesRequest): void {
   );
 }
 
+/** `x-fleet-dropped-tools: web_search,file_search` when hosted tools were left out; nothing otherwise. */
+function droppedToolsHeader(body: ResponsesRequest): Record<string, string> {
+  const dropped = droppedResponsesTools(body);
+  return dropped.length === 0 ? {} : { 'x-fleet-dropped-tools': dropped.join(',') };
+}
+
+/** Whether the model is offered any tool (hosted tools are not offered, so they need no tool-capable model). */
 function declaresTools(body: ResponsesRequest): boolean {
-  if ((body.tools?.length ?? 0) > 0) return true;
-  return Array.isArray(body.input) && body.input.some((item) => item.type === 'additional_tools');
+  return responsesToolIndex(body).size > 0;
 }

@@ -15,7 +15,12 @@ const text = lazySchema(() => z.nullish(z.string()));
 const number = lazySchema(() => z.nullish(z.number()));
 const integer = lazySchema(() => z.nullish(z.number().check(z.int())));
 
-/** Tools OpenAI runs itself (or asks the client to run in its own shape); the router runs none of them. */
+/**
+ * Tools OpenAI runs itself (`web_search`, `file_search`, `code_interpreter`, `image_generation`, `mcp`,
+ * `tool_search`, …) or that its own models call in a shape of their own (`shell`, `apply_patch`,
+ * `computer*`); the router runs none of them and the model sees none of them. `local_shell`, which
+ * Codex runs itself, is not among them: it is offered (`localShellToolSchema`).
+ */
 export const HOSTED_TOOL_TYPES = [
   'file_search',
   'web_search',
@@ -28,10 +33,8 @@ export const HOSTED_TOOL_TYPES = [
   'code_interpreter',
   'image_generation',
   'mcp',
-  'local_shell',
   'shell',
   'apply_patch',
-  'namespace',
   'tool_search',
   'programmatic_tool_calling',
 ] as const;
@@ -103,15 +106,42 @@ const customToolSchema = lazySchema(() =>
 
 const hostedToolSchema = lazySchema(() => z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }));
 
-export const responsesToolSchema = lazySchema(() =>
-  z.discriminatedUnion('type', [functionToolSchema(), customToolSchema(), hostedToolSchema()], {
-    error: (issue) =>
-      issue.code === 'invalid_union' ? 'expected a function or custom tool (or a hosted tool type)' : undefined,
+/** A shell the client runs (Codex does): the model's call is a `local_shell_call` with an `exec` action. */
+const localShellToolSchema = lazySchema(() => z.looseObject({ type: z.literal('local_shell') }));
+
+/**
+ * A group of the client's own tools under one name (Codex's `multi_agent_v1`): the model calls
+ * `spawn_agent` and the call item says `namespace: "multi_agent_v1"`.
+ */
+const namespaceToolSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('namespace'),
+    name: z.string().check(z.minLength(1)),
+    description: text(),
+    tools: z.array(
+      z.discriminatedUnion('type', [functionToolSchema(), customToolSchema()], {
+        error: (issue) => (issue.code === 'invalid_union' ? 'expected a function or custom tool' : undefined),
+      }),
+    ),
   }),
 );
 
+export const responsesToolSchema = lazySchema(() =>
+  z.discriminatedUnion(
+    'type',
+    [functionToolSchema(), customToolSchema(), namespaceToolSchema(), localShellToolSchema(), hostedToolSchema()],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union'
+          ? 'expected a function, custom, namespace or local_shell tool (or a hosted tool type)'
+          : undefined,
+    },
+  ),
+);
+
+/** `namespace` names the group of a namespaced tool. */
 const namedChoice = <T extends 'function' | 'custom'>(type: T) =>
-  z.looseObject({ type: z.literal(type), name: z.string().check(z.minLength(1)) });
+  z.looseObject({ type: z.literal(type), name: z.string().check(z.minLength(1)), namespace: text() });
 
 const toolChoiceSchema = lazySchema(() =>
   z.union(
@@ -123,12 +153,13 @@ const toolChoiceSchema = lazySchema(() =>
         z.looseObject({
           type: z.literal('allowed_tools'),
           mode: z.enum(['auto', 'required']),
-          tools: z.array(z.looseObject({ type: z.string(), name: text() })),
+          tools: z.array(z.looseObject({ type: z.string(), name: text(), namespace: text() })),
         }),
+        z.looseObject({ type: z.literal('local_shell') }),
         z.looseObject({ type: z.enum(HOSTED_TOOL_TYPES) }),
       ]),
     ],
-    { error: 'expected none, auto, required, or a function, custom, allowed_tools or hosted tool choice' },
+    { error: 'expected none, auto, required, or a function, custom, allowed_tools, local_shell or hosted tool choice' },
   ),
 );
 
@@ -148,6 +179,8 @@ const functionCallItemSchema = lazySchema(() =>
     type: z.literal('function_call'),
     call_id: z.string(),
     name: z.string().check(z.minLength(1)),
+    /** The namespace tool the function belongs to, as the router wrote it on the call. */
+    namespace: text(),
     /** A JSON string, as the model produced it. */
     arguments: z.string(),
     id: text(),
@@ -169,6 +202,7 @@ const customToolCallItemSchema = lazySchema(() =>
     type: z.literal('custom_tool_call'),
     call_id: z.string(),
     name: z.string().check(z.minLength(1)),
+    namespace: text(),
     input: z.string(),
     id: text(),
   }),
@@ -179,6 +213,21 @@ const customToolCallOutputItemSchema = lazySchema(() =>
     type: z.literal('custom_tool_call_output'),
     call_id: z.string(),
     output: outputContent(),
+  }),
+);
+
+/** A `local_shell` call the router wrote, sent back; its output comes as a `function_call_output`. */
+const localShellCallItemSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('local_shell_call'),
+    call_id: z.string(),
+    action: z.looseObject({
+      type: z.literal('exec'),
+      command: z.array(z.string()),
+      timeout_ms: integer(),
+      working_directory: text(),
+    }),
+    id: text(),
   }),
 );
 
@@ -208,6 +257,7 @@ export const RESPONSES_INPUT_ITEM_TYPES = [
   'function_call_output',
   'custom_tool_call',
   'custom_tool_call_output',
+  'local_shell_call',
   'reasoning',
   'additional_tools',
 ] as const;
@@ -221,6 +271,7 @@ export const responsesInputItemSchema = lazySchema(() =>
       functionCallOutputItemSchema(),
       customToolCallItemSchema(),
       customToolCallOutputItemSchema(),
+      localShellCallItemSchema(),
       reasoningItemSchema(),
       itemReferenceSchema(),
       additionalToolsItemSchema(),
@@ -345,6 +396,8 @@ export interface ResponsesFunctionCallItem {
   readonly status: ResponsesItemStatus;
   readonly call_id: string;
   readonly name: string;
+  /** The namespace tool `name` belongs to; absent for a top-level tool. */
+  readonly namespace?: string;
   /** A JSON string. */
   readonly arguments: string;
 }
@@ -354,14 +407,30 @@ export interface ResponsesCustomToolCallItem {
   readonly type: 'custom_tool_call';
   readonly call_id: string;
   readonly name: string;
+  /** The namespace tool `name` belongs to; absent for a top-level tool. */
+  readonly namespace?: string;
   readonly input: string;
 }
 
-export type ResponsesOutputItem =
-  | ResponsesMessageItem
-  | ResponsesReasoningItem
-  | ResponsesFunctionCallItem
-  | ResponsesCustomToolCallItem;
+/** A command for the client's shell (`local_shell` tool): Codex runs `action.command` and answers with a `function_call_output`. */
+export interface ResponsesLocalShellCallItem {
+  readonly id: string;
+  readonly type: 'local_shell_call';
+  readonly status: ResponsesItemStatus;
+  readonly call_id: string;
+  readonly action: {
+    readonly type: 'exec';
+    readonly command: readonly string[];
+    readonly timeout_ms: number | null;
+    readonly working_directory: string | null;
+    readonly env: Readonly<Record<string, string>>;
+    readonly user: string | null;
+  };
+}
+
+export type ResponsesCallItem = ResponsesFunctionCallItem | ResponsesCustomToolCallItem | ResponsesLocalShellCallItem;
+
+export type ResponsesOutputItem = ResponsesMessageItem | ResponsesReasoningItem | ResponsesCallItem;
 
 export interface ResponsesUsage {
   readonly input_tokens: number;

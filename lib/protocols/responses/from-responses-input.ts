@@ -7,7 +7,12 @@
  *   before when there is one (the model wrote text, then called), else of a new one, so consecutive calls
  *   make one message. `arguments` (a JSON string) is parsed into the object Ollama requires ("" = no
  *   arguments); anything else is a 400 naming the item. `custom_tool_call` items are calls too, their
- *   text passed as `{"input": …}` (the shape `fromResponsesTools` gives custom tools).
+ *   text passed as `{"input": …}` (the shape `fromResponsesTools` gives custom tools). A call the router
+ *   wrote for a namespaced tool comes back with its `namespace`; the model sees the name it called,
+ *   `<namespace>__<name>` (`responses-tool-names.ts`), and so does the tool result's `tool_name`.
+ *   A `local_shell_call` is a call of `local_shell` with the arguments `fromResponsesTools` offers
+ *   (`command`, and `workdir`, `timeout_ms` when the action has them); its result comes as a
+ *   `function_call_output`.
  * - `function_call_output` and `custom_tool_call_output` → `role: tool` with `tool_call_id` and the name
  *   of the earlier call with that id (`tool_name`, when there is one); text and images as above.
  * - `reasoning` items send no message: their text (raw `reasoning_text` content, else the summary) becomes
@@ -22,6 +27,7 @@ import type { OllamaMessage, OllamaToolCall } from '../../wire/ollama';
 import type { ResponsesInputItem, ResponsesMessagePart, ResponsesOutputPart } from '../../wire/responses';
 import { parseToolArguments } from '../request-fields';
 import { responsesImageData } from './responses-image-data';
+import { modelToolName } from './responses-tool-names';
 
 type MessageItem = Extract<ResponsesInputItem, { role: string }>;
 
@@ -74,10 +80,23 @@ export function fromResponsesInput(
         return;
       }
       case 'function_call':
-        addCall(item.call_id, item.name, parseToolArguments(item.arguments, `${field}.arguments`));
+        addCall(
+          item.call_id,
+          modelToolName(item.namespace, item.name),
+          parseToolArguments(item.arguments, `${field}.arguments`),
+        );
         return;
+      case 'local_shell_call': {
+        const { command, working_directory: workdir, timeout_ms: timeout } = item.action;
+        addCall(item.call_id, 'local_shell', {
+          command,
+          ...(workdir === undefined || workdir === null ? {} : { workdir }),
+          ...(timeout === undefined || timeout === null ? {} : { timeout_ms: timeout }),
+        });
+        return;
+      }
       case 'custom_tool_call':
-        addCall(item.call_id, item.name, { input: item.input });
+        addCall(item.call_id, modelToolName(item.namespace, item.name), { input: item.input });
         return;
       case 'function_call_output':
       case 'custom_tool_call_output': {

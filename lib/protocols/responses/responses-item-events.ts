@@ -13,8 +13,7 @@
  * content part before its deltas). `next` hands out the stream's sequence numbers. Pure.
  */
 import type {
-  ResponsesCustomToolCallItem,
-  ResponsesFunctionCallItem,
+  ResponsesCallItem,
   ResponsesItemStatus,
   ResponsesMessageItem,
   ResponsesOutputText,
@@ -164,11 +163,7 @@ export function textItemDoneEvents(
 }
 
 /** Every event of a whole call, from added to done. */
-export function callItemEvents(
-  item: ResponsesFunctionCallItem | ResponsesCustomToolCallItem,
-  index: number,
-  next: NextSequence,
-): ResponsesStreamEvent[] {
+export function callItemEvents(item: ResponsesCallItem, index: number, next: NextSequence): ResponsesStreamEvent[] {
   const scope = { item_id: item.id, output_index: index };
   const events: ResponsesStreamEvent[] = [];
   switch (item.type) {
@@ -215,6 +210,15 @@ export function callItemEvents(
         sequence_number: next(),
         ...scope,
         input: item.input,
+      });
+      break;
+    case 'local_shell_call':
+      // OpenAI sends the whole action at once: there are no delta events for it.
+      events.push({
+        type: 'response.output_item.added',
+        sequence_number: next(),
+        output_index: index,
+        item: { ...item, status: 'in_progress' },
       });
       break;
   }

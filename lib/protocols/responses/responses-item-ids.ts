@@ -6,7 +6,7 @@
  */
 import type { OllamaChatChunkToolCall } from '../../wire/ollama';
 
-export type OutputItemPrefix = 'rs' | 'msg' | 'fc' | 'ctc';
+export type OutputItemPrefix = 'rs' | 'msg' | 'fc' | 'ctc' | 'lsh';
 
 /** `resp_abc` → `abc`. */
 function suffixOf(responseId: string): string {

@@ -27,7 +27,7 @@ import { errorBody } from '../../wire/error-body';
 import type { OllamaChatChunk, OllamaChatChunkToolCall } from '../../wire/ollama';
 import { openAIErrorBodySchema } from '../../wire/openai';
 import type { ResponsesError, ResponsesOutputItem } from '../../wire/responses';
-import { customToolNames } from './from-responses-tools';
+import { responsesToolIndex } from './from-responses-tools';
 import { mapResponsesStatus } from './map-responses-status';
 import { inProgressEnvelope, type ResponsesContext, responsesEnvelope } from './responses-envelope';
 import {
@@ -67,7 +67,7 @@ function failedError(error: RouterError): ResponsesError {
 
 /** @see protocols.md §4.3 */
 export function createResponsesStreamConverter(context: ResponsesContext): ResponsesStreamConverter {
-  const customTools = customToolNames(context.request);
+  const tools = responsesToolIndex(context.request);
   const output: ResponsesOutputItem[] = [];
   const lengths = { thinking: 0, output: 0 };
   let state: 'idle' | 'open' | 'done' | 'failed' = 'idle';
@@ -121,7 +121,7 @@ export function createResponsesStreamConverter(context: ResponsesContext): Respo
       responseId: context.id,
       outputIndex: index,
       callIndex: calls,
-      customTools,
+      tools,
     });
     calls += 1;
     lengths.output += argumentsText(call.function.arguments).length;

@@ -13,7 +13,7 @@
  */
 import type { OllamaChatChunk } from '../../wire/ollama';
 import type { ResponsesOutputItem, ResponsesResponse } from '../../wire/responses';
-import { customToolNames } from './from-responses-tools';
+import { responsesToolIndex } from './from-responses-tools';
 import { mapResponsesStatus } from './map-responses-status';
 import { type ResponsesContext, responsesEnvelope } from './responses-envelope';
 import { outputItemId } from './responses-item-ids';
@@ -26,7 +26,7 @@ export function toResponsesResponse(response: OllamaChatChunk, context: Response
   const content = response.message?.content ?? '';
   const thinking = response.message?.thinking ?? '';
   const calls = response.message?.tool_calls ?? [];
-  const customTools = customToolNames(context.request);
+  const tools = responsesToolIndex(context.request);
   const output: ResponsesOutputItem[] = [];
   if (thinking !== '') {
     output.push({
@@ -45,9 +45,7 @@ export function toResponsesResponse(response: OllamaChatChunk, context: Response
     });
   }
   calls.forEach((call, callIndex) => {
-    output.push(
-      toResponsesCallItem(call, { responseId: context.id, outputIndex: output.length, callIndex, customTools }),
-    );
+    output.push(toResponsesCallItem(call, { responseId: context.id, outputIndex: output.length, callIndex, tools }));
   });
   const argumentsLength = calls.reduce((sum, call) => sum + argumentsText(call.function.arguments).length, 0);
   return responsesEnvelope(context, {

@@ -82,6 +82,15 @@ describe('generated text', () => {
     };
     expect(toolArguments(parameters, 'cats')).toEqual({ q: 'cats', n: 1.5, tags: ['cats'] });
   });
+
+  it('fills only the required arguments when the schema lists them, as a model leaves out optional ones', () => {
+    const parameters = {
+      type: 'object',
+      properties: { cmd: { type: 'string' }, workdir: { type: 'string' }, tty: { type: 'boolean' } },
+      required: ['cmd'],
+    };
+    expect(toolArguments(parameters, 'pwd')).toEqual({ cmd: 'pwd' });
+  });
 });
 
 describe('vectors', () => {

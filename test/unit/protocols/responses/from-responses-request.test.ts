@@ -5,7 +5,7 @@ import {
   fromResponsesRequest,
   responsesImageUrlsToFetch,
 } from '../../../../lib/protocols/responses/from-responses-request';
-import { customToolNames } from '../../../../lib/protocols/responses/from-responses-tools';
+import { responsesToolIndex } from '../../../../lib/protocols/responses/from-responses-tools';
 import { toResponsesResponse } from '../../../../lib/protocols/responses/to-responses-response';
 import type { OllamaChatRequest } from '../../../../lib/wire/ollama';
 import { wholeReply } from '../node-replies';
@@ -222,25 +222,17 @@ describe('fromResponsesRequest', () => {
       expect(tools?.map((tool) => tool.function.name)).toEqual(names);
     });
 
-    it('rejects a hosted tool the model could be asked to use, naming it', () => {
-      const error = badRequest({ input: 'hi', tools: [weather, { type: 'web_search' }] });
+    it('leaves out the hosted tools, wherever they are declared', () => {
+      const translated = translate({
+        tools: [weather, { type: 'web_search', external_web_access: false }],
+        input: [
+          { type: 'additional_tools', tools: [{ type: 'mcp' }] },
+          { role: 'user', content: 'hi' },
+        ],
+      });
 
-      expect(error.param).toBe('tools.1');
-      expect(error.message).toBe(
-        'tools.1: web_search tools run inside OpenAI and the router runs none; send function or custom tools',
-      );
-      expect(badRequest({ input: [{ type: 'additional_tools', tools: [{ type: 'mcp' }] }] }).param).toBe(
-        'input.0.tools.0',
-      );
-    });
-
-    it('ignores a hosted tool tool_choice keeps the model away from', () => {
-      const tools = [weather, { type: 'file_search' }];
-
-      expect(translate({ input: 'hi', tools, tool_choice: 'none' }).tools).toBeUndefined();
-      expect(
-        translate({ input: 'hi', tools, tool_choice: { type: 'function', name: 'get_weather' } }).tools,
-      ).toHaveLength(1);
+      expect(translated.tools?.map((tool) => tool.function.name)).toEqual(['get_weather']);
+      expect(translate({ input: 'hi', tools: [{ type: 'file_search' }] }).tools).toBeUndefined();
     });
 
     it.each([
@@ -248,9 +240,9 @@ describe('fromResponsesRequest', () => {
       ['a function that is not there', { type: 'function', name: 'nope' }, 'tool_choice.name'],
       ['a custom tool named like a function', { type: 'custom', name: 'get_weather' }, 'tool_choice.name'],
       [
-        'allowed_tools with a hosted tool',
-        { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'file_search' }] },
-        'tool_choice.tools.0',
+        'allowed_tools requiring only a hosted tool',
+        { type: 'allowed_tools', mode: 'required', tools: [{ type: 'file_search' }] },
+        'tool_choice.tools',
       ],
     ])('rejects %s naming the field', (_case, toolChoice, field) => {
       expect(badRequest({ input: 'hi', tools: [weather], tool_choice: toolChoice }).param).toBe(field);
@@ -268,7 +260,11 @@ describe('fromResponsesRequest', () => {
         input: [{ type: 'additional_tools', tools: [{ ...patch, name: 'exec' }] }],
       });
 
-      expect([...customToolNames(request)]).toEqual(['apply_patch', 'exec']);
+      const custom = [...responsesToolIndex(request)]
+        .filter(([, target]) => target.kind === 'custom')
+        .map(([name]) => name);
+
+      expect(custom).toEqual(['apply_patch', 'exec']);
     });
   });
 

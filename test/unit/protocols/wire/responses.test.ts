@@ -92,7 +92,7 @@ describe('parseResponsesRequest', () => {
       ok: false,
       field: 'input.0.type',
       message:
-        'unsupported input item type; expected one of message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning, additional_tools',
+        'unsupported input item type; expected one of message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, local_shell_call, reasoning, additional_tools',
     });
   });
 
@@ -100,7 +100,7 @@ describe('parseResponsesRequest', () => {
     expect(parseResponsesRequest({ model: 'm', tools: [{ type: 'teleport' }] })).toEqual({
       ok: false,
       field: 'tools.0.type',
-      message: 'expected a function or custom tool (or a hosted tool type)',
+      message: 'expected a function, custom, namespace or local_shell tool (or a hosted tool type)',
     });
     expect(parseResponsesRequest({ model: 'm', tools: [{ type: 'function' }] })).toMatchObject({
       ok: false,
