@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
 import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
+import { type CorsPolicy, corsSink, createCorsPolicy, preflightHeaders } from './cors';
 import { familyForPath } from './family';
 import { renderError } from './render-error';
 import { type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
@@ -47,6 +48,8 @@ export interface HandlerOptions {
   readonly apiKeys?: readonly string[] | undefined;
   /** Accepted node keys, for `nodeRoute`s only (contract §2, §3.2; see api-keys). */
   readonly nodeKeys?: readonly string[] | undefined;
+  /** Origins browsers may call from (FLEET_CORS_ORIGINS, spec §4.8); unset or empty = no CORS handling. */
+  readonly corsOrigins?: readonly string[] | undefined;
 }
 
 interface AwsLambdaGlobal {
@@ -116,6 +119,15 @@ function findRoute(table: CompiledTable, method: string, path: string, resource:
   throw new MethodNotAllowedError(`${method} is not allowed on ${path}`);
 }
 
+/** What a preflight is told: the methods the path's routes take (HEAD wherever GET), else the table's. */
+function methodsAt(table: CompiledTable, path: string): string[] {
+  const matching = table.ordered.filter((entry) => entry.pattern.match(path) !== undefined);
+  const methods = new Set((matching.length > 0 ? matching : table.ordered).map((entry) => entry.method));
+  if (methods.delete('ANY')) for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) methods.add(method);
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
 function logFailure(error: RouterError, path: string): void {
   // A 503 is the fleet saying "busy" (queues full, nodes away): expected under load, and in the trace.
   if (error.status < 500 || error.status === 503) return;
@@ -146,6 +158,7 @@ export type HandlerOptionsSource = HandlerOptions | (() => HandlerOptions);
 interface ServeSetup {
   readonly options: HandlerOptions;
   readonly checkCredential: CredentialCheck | undefined;
+  readonly cors: CorsPolicy | undefined;
 }
 
 /** Read once per container (a cold start): the operator hears about a setup that shuts node agents out. */
@@ -160,23 +173,30 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
     if (setup === undefined) {
       const options = typeof source === 'function' ? source() : source;
       if (compiled.hasNodeRoutes) warnAboutCredentials(options);
-      setup = { options, checkCredential: createCredentialCheck(options) };
+      setup = { options, checkCredential: createCredentialCheck(options), cors: createCorsPolicy(options.corsOrigins) };
     }
     return setup;
   };
   return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
     const { method, path, resource } = routingKeyOf(event);
     let options: HandlerOptions | undefined;
+    let out = sink;
     try {
       const current = resolve();
       options = current.options;
-      const found = findRoute(compiled, method, path, resource);
-      const request = toHttpRequest(event, found.params);
-      current.checkCredential?.(request, found.route.credential);
-      await found.route.route(request, sink);
-      if (!sink.ended) await sink.end();
+      // CORS (cors.ts): preflights are answered before any key check, and every reply carries its headers.
+      if (current.cors !== undefined && method === 'OPTIONS') {
+        sink.start({ statusCode: 204, headers: preflightHeaders(current.cors, event, methodsAt(compiled, path)) });
+      } else {
+        if (current.cors !== undefined) out = corsSink(current.cors, event, sink);
+        const found = findRoute(compiled, method, path, resource);
+        const request = toHttpRequest(event, found.params);
+        current.checkCredential?.(request, found.route.credential);
+        await found.route.route(request, out);
+      }
+      if (!out.ended) await out.end();
     } catch (error) {
-      await fail(sink, path, error);
+      await fail(out, path, error);
     }
     if (options?.afterResponse !== undefined) {
       await options.afterResponse().catch((error: unknown) => logFailure(toRouterError(error), path));
