@@ -8,8 +8,9 @@
  *   offered (`Access-Control-Allow-Credentials` is never sent): clients authenticate with headers the
  *   page sets itself (`Authorization`, `x-api-key`), which CORS allows like any other header;
  * - every OPTIONS request is answered here, before any key check (browsers send preflights without
- *   credentials): 204 with the path's methods, the requested headers echoed and a max age, or with no
- *   CORS header at all for an origin that is not listed (the browser then blocks);
+ *   credentials): 204 with the path's methods, the requested headers echoed, a max age (and the private
+ *   network allowed when Chromium asks), or with no CORS header at all for an origin that is not listed
+ *   (the browser then blocks);
  * - every header a response carries beyond the CORS-safelisted ones is in `Access-Control-Expose-Headers`
  *   (X-Fleet-*, X-Output-Tokens, Retry-After, request-id …), streams included: headers are final before
  *   the first byte, so the list is made from the response's own headers when it starts.
@@ -117,6 +118,10 @@ export function preflightHeaders(
   const requested = eventHeader(event, 'access-control-request-headers')?.trim();
   if (requested !== undefined && requested !== '' && requested.length <= 4096 && HEADER_LIST.test(requested)) {
     headers['access-control-allow-headers'] = requested;
+  }
+  // A public page calling the router inside a private network: Chromium's Private Network Access asks first.
+  if (eventHeader(event, 'access-control-request-private-network') === 'true') {
+    headers['access-control-allow-private-network'] = 'true';
   }
   headers['access-control-max-age'] = String(PREFLIGHT_MAX_AGE_SECONDS);
   return headers;

@@ -103,6 +103,29 @@ describe('preflightHeaders', () => {
     });
   });
 
+  it('allows the private network when Chromium asks for a listed origin, and only then', () => {
+    const policy = policyFor(['https://app.example']);
+    const asking = (origin: string) =>
+      makeHttpEvent({
+        method: 'OPTIONS',
+        path: '/api/chat',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Private-Network': 'true',
+        },
+      });
+    expect(
+      preflightHeaders(policy, asking('https://app.example'), ['POST'])['access-control-allow-private-network'],
+    ).toBe('true');
+    expect(
+      preflightHeaders(policy, asking('https://evil.test'), ['POST'])['access-control-allow-private-network'],
+    ).toBe(undefined);
+    expect(
+      preflightHeaders(policy, preflight('https://app.example'), ['POST'])['access-control-allow-private-network'],
+    ).toBe(undefined);
+  });
+
   it('gives an unlisted origin no CORS header at all', () => {
     const headers = preflightHeaders(
       policyFor(['http://localhost:*']),
