@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../../lib/config';
 import { corsOriginProblem, createCorsPolicy, preflightHeaders, withCorsHeaders } from '../../../lib/http/cors';
 import { makeHttpEvent } from '../../helpers/events';
 
@@ -72,6 +73,14 @@ describe('corsOriginProblem', () => {
   it('names an entry that can never match an Origin header', () => {
     expect(corsOriginProblem('localhost:3000')).toContain('"localhost:3000" is not an origin');
     expect(corsOriginProblem('https://app.example/path')).toContain('is not an origin');
+  });
+});
+
+describe('FLEET_CORS_ORIGINS at start', () => {
+  it('stops the router on an entry that is not an origin, naming the variable and the entry', () => {
+    expect(() => loadConfig({ FLEET_CORS_ORIGINS: 'http://localhost:*,app.example:3000' })).toThrow(
+      'FLEET_CORS_ORIGINS: "app.example:3000" is not an origin',
+    );
   });
 });
 
