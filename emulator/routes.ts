@@ -1,7 +1,9 @@
 /**
  * Reads the route table from serverless.yml — the only place routes are listed — so the emulator serves
  * exactly what AWS would: each `http` event (string `METHOD /path` or `{method, path}`) becomes a route to
- * its function's handler, and each `schedule` event marks a function the emulator runs on a timer.
+ * its function's handler, each path also takes `OPTIONS` there (CORS preflights, as
+ * serverless/preflight-routes.js adds them in AWS), and each `schedule` event marks a function the
+ * emulator runs on a timer.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -71,6 +73,22 @@ function toFunction(root: string, name: string, definition: ServerlessFunction, 
   };
 }
 
+/**
+ * `OPTIONS` on each of a function's paths that takes neither it nor `ANY`, to that function: the CORS
+ * preflights, exactly as serverless/preflight-routes.js adds them to the deployment.
+ */
+function preflightRoutes(own: readonly EmulatorRoute[]): EmulatorRoute[] {
+  const covered = new Set(
+    own.filter((r) => r.method === 'OPTIONS' || r.method === 'ANY').map((r) => r.pattern.template),
+  );
+  const added = new Map<string, EmulatorRoute>();
+  for (const route of own) {
+    const template = route.pattern.template;
+    if (!covered.has(template) && !added.has(template)) added.set(template, { ...route, method: 'OPTIONS' });
+  }
+  return [...added.values()];
+}
+
 /** Parses serverless.yml; CloudFormation tags (`!Ref`, `!GetAtt`) are left unresolved, as they are unused here. */
 export function readRouteTable(serverlessYmlPath: string): EmulatorRouteTable {
   const root = dirname(serverlessYmlPath);
@@ -81,11 +99,13 @@ export function readRouteTable(serverlessYmlPath: string): EmulatorRouteTable {
   for (const [name, definition] of Object.entries(file.functions ?? {})) {
     const fn = toFunction(root, name, definition, defaultTimeout);
     functions.push(fn);
+    const own: EmulatorRoute[] = [];
     for (const event of definition.events ?? []) {
       if (event?.http === undefined) continue;
       const { method, path } = httpEventParts(event.http);
-      routes.push({ method: method.toUpperCase(), pattern: compileRoutePattern(path), function: fn });
+      own.push({ method: method.toUpperCase(), pattern: compileRoutePattern(path), function: fn });
     }
+    routes.push(...own, ...preflightRoutes(own));
   }
   const binaryMediaTypes = file.provider?.apiGateway?.binaryMediaTypes ?? [];
   return { routes: sortBySpecificity(routes), functions, binaryMediaTypes };

@@ -56,20 +56,20 @@ function findRoute(
 ): FoundRoute | 'method' | undefined {
   const direct = exact.get(`${method} ${path}`);
   if (direct !== undefined) return { route: direct, params: {} };
-  let pathMatched = false;
+  // As API Gateway: the most specific path template that matches is the resource, and the method must be
+  // one of that resource's; a less specific template (`/{proxy+}`) never takes a method it lacks.
+  let resource: string | undefined;
+  let head: FoundRoute | undefined;
   for (const route of routes) {
+    if (resource !== undefined && route.pattern.template !== resource) continue;
     const params = route.pattern.match(path);
     if (params === undefined) continue;
-    pathMatched = true;
+    resource = route.pattern.template;
     if (route.method === method || route.method === 'ANY') return { route, params };
+    if (method === 'HEAD' && route.method === 'GET') head ??= { route, params };
   }
-  if (method === 'HEAD') {
-    for (const route of routes) {
-      const params = route.pattern.match(path);
-      if (params !== undefined && route.method === 'GET') return { route, params };
-    }
-  }
-  return pathMatched ? 'method' : undefined;
+  if (head !== undefined) return head;
+  return resource !== undefined ? 'method' : undefined;
 }
 
 function sendError(response: ServerResponse, path: string, error: RouterError, close = false): void {

@@ -3,6 +3,7 @@
  * defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
+import { corsOriginProblem } from './http/cors';
 import { type ImageUrlAllow, parseImageUrlAllow } from './media/image-url-allow';
 import { lazySchema } from './wire/lazy-schema';
 import * as z from './wire/zod';
@@ -226,6 +227,14 @@ function checkKeyListsApart(apiKeys: readonly string[] | undefined, nodeKeys: re
   }
 }
 
+/** An entry that can never match an Origin header (a path, no scheme) is a mistake: refused at start. */
+function checkCorsOrigins(origins: readonly string[] | undefined): void {
+  for (const entry of origins ?? []) {
+    const problem = corsOriginProblem(entry);
+    if (problem !== undefined) throw new Error(`FLEET_CORS_ORIGINS: ${problem}`);
+  }
+}
+
 /** Builds the frozen config from an environment; throws one error naming every bad variable. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): FleetConfig {
   const present = Object.fromEntries(
@@ -244,6 +253,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     ids.add(node.id);
   }
   checkKeyListsApart(value.FLEET_API_KEYS, value.FLEET_NODE_KEYS);
+  checkCorsOrigins(value.FLEET_CORS_ORIGINS);
   return Object.freeze({
     port: value.FLEET_PORT,
     host: value.FLEET_HOST,

@@ -170,13 +170,18 @@ const inLambda = process.env['AWS_LAMBDA_FUNCTION_NAME'] !== undefined;
 
 /**
  * What every HTTP handler is wrapped with: the client and node keys it accepts (from the same config
- * as the services, so the registry's heartbeat rules and the wrapper's key check agree), the
- * end-of-invocation flush.
+ * as the services, so the registry's heartbeat rules and the wrapper's key check agree), the origins
+ * browsers may call from (CORS), the end-of-invocation flush.
  */
 export function handlerOptions(): HandlerOptions {
   const flush = async () => {
     if (services !== undefined) await services.writeBehind.flush();
   };
   const config = services?.config ?? getConfig();
-  return { apiKeys: config.apiKeys, nodeKeys: config.nodeKeys, ...(inLambda ? { afterResponse: flush } : {}) };
+  return {
+    apiKeys: config.apiKeys,
+    nodeKeys: config.nodeKeys,
+    corsOrigins: config.corsOrigins,
+    ...(inLambda ? { afterResponse: flush } : {}),
+  };
 }

@@ -10,6 +10,7 @@ import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
 import { causeText, logger } from '../logger';
 import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
+import { type CorsPolicy, corsSink, createCorsPolicy, preflightHeaders } from './cors';
 import { familyForPath } from './family';
 import { logRequestEnd } from './log-request';
 import { renderError } from './render-error';
@@ -49,6 +50,8 @@ export interface HandlerOptions {
   readonly apiKeys?: readonly string[] | undefined;
   /** Accepted node keys, for `nodeRoute`s only (contract §2, §3.2; see api-keys). */
   readonly nodeKeys?: readonly string[] | undefined;
+  /** Origins browsers may call from (FLEET_CORS_ORIGINS, spec §4.8); unset or empty = no CORS handling. */
+  readonly corsOrigins?: readonly string[] | undefined;
 }
 
 interface AwsLambdaGlobal {
@@ -118,6 +121,15 @@ function findRoute(table: CompiledTable, method: string, path: string, resource:
   throw new MethodNotAllowedError(`${method} is not allowed on ${path}`);
 }
 
+/** What a preflight is told: the methods the path's routes take (HEAD wherever GET), else the table's. */
+function methodsAt(table: CompiledTable, path: string): string[] {
+  const matching = table.ordered.filter((entry) => entry.pattern.match(path) !== undefined);
+  const methods = new Set((matching.length > 0 ? matching : table.ordered).map((entry) => entry.method));
+  if (methods.delete('ANY')) for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) methods.add(method);
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
 async function fail(sink: ResponseSink, path: string, error: RouterError): Promise<void> {
   if (sink.ended) return;
   if (sink.started) {
@@ -139,6 +151,7 @@ export type HandlerOptionsSource = HandlerOptions | (() => HandlerOptions);
 interface ServeSetup {
   readonly options: HandlerOptions;
   readonly checkCredential: CredentialCheck | undefined;
+  readonly cors: CorsPolicy | undefined;
 }
 
 /** Read once per container (a cold start): the operator hears about a setup that shuts node agents out. */
@@ -153,7 +166,7 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
     if (setup === undefined) {
       const options = typeof source === 'function' ? source() : source;
       if (compiled.hasNodeRoutes) warnAboutCredentials(options);
-      setup = { options, checkCredential: createCredentialCheck(options) };
+      setup = { options, checkCredential: createCredentialCheck(options), cors: createCorsPolicy(options.corsOrigins) };
     }
     return setup;
   };
@@ -162,18 +175,25 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
     let options: HandlerOptions | undefined;
     let error: RouterError | undefined;
     let requestId: string | undefined;
+    let out = sink;
     try {
       const current = resolve();
       options = current.options;
-      const found = findRoute(compiled, method, path, resource);
-      const request = toHttpRequest(event, found.params);
-      requestId = request.requestId;
-      current.checkCredential?.(request, found.route.credential);
-      await found.route.route(request, sink);
-      if (!sink.ended) await sink.end();
+      // CORS (cors.ts): preflights are answered before any key check, and every reply carries its headers.
+      if (current.cors !== undefined && method === 'OPTIONS') {
+        sink.start({ statusCode: 204, headers: preflightHeaders(current.cors, event, methodsAt(compiled, path)) });
+      } else {
+        if (current.cors !== undefined) out = corsSink(current.cors, event, sink);
+        const found = findRoute(compiled, method, path, resource);
+        const request = toHttpRequest(event, found.params);
+        requestId = request.requestId;
+        current.checkCredential?.(request, found.route.credential);
+        await found.route.route(request, out);
+      }
+      if (!out.ended) await out.end();
     } catch (thrown) {
       error = toRouterError(thrown);
-      await fail(sink, path, error);
+      await fail(out, path, error);
     }
     // One line for a request that failed, whichever way it failed (thrown, in band, the client gone).
     logRequestEnd({

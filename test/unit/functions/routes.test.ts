@@ -20,8 +20,9 @@ describe('serverless.yml and the handlers', () => {
   it.each(table.functions.filter((fn) => !fn.scheduled).map((fn) => fn.name))(
     'routes exactly the http events of %s',
     async (name) => {
+      // Preflights (OPTIONS) and the catch-all (`ANY /{proxy+}`) are answered by the wrapper, not by a route.
       const declared = table.routes
-        .filter((route) => route.function.name === name)
+        .filter((route) => route.function.name === name && route.method !== 'OPTIONS' && route.method !== 'ANY')
         .map((route) => `${route.method} ${route.pattern.template}`)
         .sort();
 
@@ -30,6 +31,32 @@ describe('serverless.yml and the handlers', () => {
       expect(handled).toEqual(declared);
     },
   );
+
+  it('takes OPTIONS on every path, at the function that serves the path (CORS preflights)', () => {
+    const byPath = new Map<string, Set<string>>();
+    for (const route of table.routes) {
+      const key = route.pattern.template;
+      byPath.set(key, (byPath.get(key) ?? new Set()).add(`${route.method} ${route.function.name}`));
+    }
+    for (const [path, entries] of byPath) {
+      const functions = new Set([...entries].map((entry) => entry.split(' ')[1]));
+      const preflight = [...entries].filter((entry) => /^(OPTIONS|ANY) /.test(entry));
+      expect({ path, preflight: preflight.length, functions: functions.size }).toEqual({
+        path,
+        preflight: 1,
+        functions: 1,
+      });
+    }
+  });
+
+  it('sends every path no route has to one function, whose wrapper answers it', () => {
+    expect(table.routes.filter((route) => route.method === 'ANY').map((route) => route.function.name)).toEqual([
+      'ollama',
+    ]);
+    expect(table.routes.filter((route) => route.method === 'ANY').map((route) => route.pattern.template)).toEqual([
+      '/{proxy+}',
+    ]);
+  });
 
   it('schedules the poller', () => {
     expect(table.functions.filter((fn) => fn.scheduled).map((fn) => fn.name)).toEqual(['poller']);
