@@ -9,8 +9,8 @@
  * - a 5xx answer or a connection cut before the first byte: ejected after `consecutiveFailures` in a
  *   row (default 3; one bad answer is often the model's, not the node's).
  * An ejection lasts `baseMs` × 2^(n−1) for the node's n-th ejection in a row, capped at `maxMs`; the
- * node returns on its own when it ends, or — ejected for a failed poll or a refused connect — at the
- * first good poll after it. The level n falls by one for every `baseMs` the node goes
+ * node returns on its own when it ends, or — unless a missed first byte ejected it — at the first good
+ * poll after it. The level n falls by one for every `baseMs` the node goes
  * without an ejection, so a node that recovered starts again from `baseMs`. An answer below 500
  * clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
  *
@@ -87,8 +87,12 @@ export interface OutlierEjection {
 export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 
 const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout', 'poll']);
-/** Ejections a good poll of a listed node ends: the router reached it again. A hang or a 5xx waits out its time. */
-const RESTORED_BY_POLL: ReadonlySet<FailureCause> = new Set(['connect', 'poll']);
+/**
+ * Ejections a good poll of a listed node ends: the router reached it and it answered again (as Envoy's
+ * `successful_active_health_check_uneject_host`, on by default). A missed first byte waits out its time:
+ * a node whose generation hangs may still answer the cheap poll routes.
+ */
+const RESTORED_BY_POLL: ReadonlySet<FailureCause> = new Set(['connect', 'poll', 'server-error', 'transport']);
 
 interface Health {
   readonly target: EjectionTarget;
@@ -211,8 +215,7 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
       for (const node of list) {
         const failedAt = node.lastErrorAt;
         if (failedAt === undefined) {
-          // A good poll since the ejection: a node ejected for its polls, or for a refused connect, is
-          // reachable again and back (a good poll of a listed node is the router reaching it).
+          // A good poll since the ejection: the node answers again and is back (RESTORED_BY_POLL).
           if (pollsJudged.size > 0) pollsJudged.delete(node.id);
           const standing = active.size === 0 ? undefined : active.get(node.id);
           if (standing !== undefined && RESTORED_BY_POLL.has(standing.cause) && node.lastSeenAt > standing.at) {

@@ -225,7 +225,9 @@ describe('POST /api/transcribe with FLEET_TRANSCRIPTION=true', () => {
       });
 
       expect(down.status).toBe(502);
-      expect(down.body['error']).toMatch(/^speech-to-text failed: .*studio: refused the connection$/);
+      expect(down.body['error']).toMatch(
+        /^speech-to-text failed: .*studio: refused the connection; node ejected for 1 s$/,
+      );
       expect(ejected.status).toBe(503);
       expect(ejected.body['error']).toMatch(/transcription sidecar is ejected for 1 s more \(could not connect/);
       expect(back.status).toBe(200);

@@ -198,7 +198,16 @@ describe('createOutlierEjection fed by polls', () => {
     expect(health.ejected(A, T0 + 2000)).toBeUndefined();
   });
 
-  it('keeps a node ejected for its requests ejected whatever its polls say', () => {
+  it('lets a node ejected for 5xx answers back at a good poll after it', () => {
+    const health = createOutlierEjection(options);
+    for (const at of [T0, T0 + 1, T0 + 2]) health.recordFailure(A, 'server-error', 'failed (HTTP 500)', at);
+
+    health.fromPolls([polled({ lastSeenAt: T0 + 1000 })], T0 + 1000);
+
+    expect(health.ejected(A, T0 + 1000)).toBeUndefined();
+  });
+
+  it('keeps a node ejected for a missed first byte ejected whatever its polls say', () => {
     const health = createOutlierEjection(options);
     health.recordFailure(A, 'first-byte-timeout', 'hung', T0);
 
