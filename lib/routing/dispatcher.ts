@@ -112,6 +112,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
   const clock = options.clock ?? Date.now;
   const { queues, latency, affinity, send, ejection } = options;
 
+  // A waiting request has the latest snapshot's polls judged, so a node that went silent is ejected and
+  // its queue moved on even when no new request comes to notice it.
+  const judgeLatestPolls =
+    ejection === undefined
+      ? undefined
+      : () => {
+          const latest = options.snapshot();
+          if (!(latest instanceof Promise)) ejectFromPolls(ejection, latest, queues, clock());
+          else latest.then((snapshot) => ejectFromPolls(ejection, snapshot, queues, clock())).catch(() => undefined);
+        };
+
   return async function dispatch(request, signal, trail) {
     throwIfAborted(signal);
     const current = options.snapshot();
@@ -152,7 +163,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
           ...(log.skipped.length > 0 ? { skipped: [...log.skipped] } : {}),
         };
         if (trail !== undefined) trail.decision = decision;
-        const outcome = await tryCandidate(candidate, { queues, send, clock, ejection }, signal);
+        const outcome = await tryCandidate(
+          candidate,
+          { queues, send, clock, ejection, whileWaiting: judgeLatestPolls },
+          signal,
+        );
         if (outcome.kind === 'failed') {
           log.failed(outcome.failure);
           if (trail !== undefined && isSendFailure(outcome.failure)) trail.failedAttempts.push(outcome.failure);

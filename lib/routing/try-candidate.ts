@@ -34,6 +34,8 @@ export interface CandidateDeps {
   readonly send: NodeTransport;
   readonly clock: () => number;
   readonly ejection?: OutlierEjection | undefined;
+  /** Called every second while the request waits for a slot: judges the latest polls (the dispatcher's). */
+  readonly whileWaiting?: (() => void) | undefined;
 }
 
 function targetOf(candidate: RankedCandidate): EjectionTarget {
@@ -70,13 +72,20 @@ function noteFailure(
   return `${detail}; node ejected for ${secondsLeft(ejection, now)} s`;
 }
 
+/** How often a request waiting in a queue has the fleet's latest polls judged (`CandidateDeps.whileWaiting`). */
+const WAITING_CHECK_MS = 1000;
+
 async function takeSlot(
   candidate: RankedCandidate,
-  queues: QueueManager,
+  deps: CandidateDeps,
   signal: AbortSource,
 ): Promise<{ readonly slot: Slot } | { readonly failure: AttemptFailure }> {
+  // While it waits, a node that stopped answering its polls is ejected and this waiter moves on, with no
+  // other request needed to notice (one timer per waiting request; a free slot never gets here).
+  const check = deps.whileWaiting === undefined ? undefined : setInterval(deps.whileWaiting, WAITING_CHECK_MS);
+  check?.unref();
   try {
-    return { slot: await queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal) };
+    return { slot: await deps.queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal) };
   } catch (error) {
     if (signal.aborted) throw new RequestAbortedError();
     if (!(error instanceof ServiceUnavailableError)) throw error;
@@ -92,6 +101,8 @@ async function takeSlot(
         retryAfterSeconds: error.retryAfterSeconds,
       },
     };
+  } finally {
+    if (check !== undefined) clearInterval(check);
   }
 }
 
@@ -113,7 +124,7 @@ export async function tryCandidate(
   // A free slot is taken at once: no promise for the usual case of a node with room.
   let slot = signal.aborted ? undefined : deps.queues.tryAcquire(candidate.node.id, candidate.model, candidate.limit);
   if (slot === undefined) {
-    const taken = await takeSlot(candidate, deps.queues, signal);
+    const taken = await takeSlot(candidate, deps, signal);
     if ('failure' in taken) return { kind: 'failed', failure: taken.failure };
     slot = taken.slot;
     const meanwhile = ejection?.ejected(targetOf(candidate), deps.clock());

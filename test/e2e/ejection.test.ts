@@ -107,3 +107,59 @@ describe('a node that stops answering', () => {
     expect(status.nodes.find((node) => node.node_id === 'b')?.ejection).toBeUndefined();
   }, 60_000);
 });
+
+describe('a listed node that stops answering, on the default first-byte deadline', () => {
+  let still: SimNode;
+  let other: SimNode;
+  let defaults: RouterProcess;
+
+  beforeAll(async () => {
+    const models = CATALOG.filter((entry) => entry.name === MODEL);
+    still = await startSimNode({ id: 'c', models, loaded: [MODEL], ttftMs: 20, tokensPerSecond: 200 });
+    other = await startSimNode({ id: 'd', models, ttftMs: 20, tokensPerSecond: 200 });
+    defaults = await startRouter({ FLEET_NODES: `c=${still.url},d=${other.url}`, FLEET_NODE_CONCURRENCY: 'c=1,d=4' });
+    await eventually(async () => {
+      const body = (await (await fetch(`${defaults.url}/fleet/status`)).json()) as StatusBody;
+      expect(body.nodes.map((node) => node.node_id).sort()).toEqual(['c', 'd']);
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    still?.faults.hang(false);
+    await defaults?.stop();
+    await still?.close();
+    await other?.close();
+  });
+
+  it('is ejected by its failed poll, and the requests queued behind it move to the peer within seconds', async () => {
+    const status = async () => (await (await fetch(`${defaults.url}/fleet/status`)).json()) as StatusBody;
+    const send = (content: string, signal?: AbortSignal) =>
+      fetch(`${defaults.url}/api/chat`, {
+        method: 'POST',
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content }], stream: false }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    const hangStarted = Date.now();
+    still.faults.hang(true);
+    const stuck = new AbortController();
+    const first = send('the hung one', stuck.signal).catch(() => undefined);
+    await eventually(async () => expect((await status()).queues[`c:${MODEL}`]?.in_flight).toBe(1));
+    const queued = [send('queued 1'), send('queued 2')];
+
+    // The 120 s first-byte deadline has not passed; the poll's 5 s one has, and the node is out.
+    const answers = await Promise.all(queued);
+    const endedAt = Date.now();
+    stuck.abort();
+    await first;
+
+    expect(answers.map((answer) => [answer.status, answer.headers.get('x-fleet-node')])).toEqual([
+      [200, 'd'],
+      [200, 'd'],
+    ]);
+    expect(endedAt - hangStarted).toBeLessThan(GENEROUS_BOUND_MS);
+    expect((await status()).nodes.find((node) => node.node_id === 'c')?.ejection).toMatchObject({
+      ejected: true,
+      reason: expect.stringContaining('its last poll failed'),
+    });
+  }, 60_000);
+});
