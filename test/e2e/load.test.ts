@@ -11,6 +11,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
+import { seededRandom } from '../../emulator/sim/hash';
 import { createDynamoClient } from '../../lib/store/client';
 import { dayOf } from '../../lib/store/keys';
 import { openTable } from '../../lib/store/table';
@@ -28,18 +29,6 @@ const FAULT_RATE = 0.1;
 const SEED = 1919;
 const TAG_PREFIX = `load-${Date.now()}-`;
 
-/** A small seeded generator (mulberry32): the same faults every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface InjectedFaults {
   status500: number;
   reset: number;
@@ -52,7 +41,7 @@ async function startFaultyProxy(
   target: string,
   rate: number,
 ): Promise<{ url: string; faults: InjectedFaults; server: Server }> {
-  const random = seeded(SEED);
+  const random = seededRandom(SEED);
   const faults: InjectedFaults = { status500: 0, reset: 0, cut: 0, passed: 0 };
   const server = createServer((req, res) => {
     const roll = req.method === 'POST' ? random() : 1;

@@ -3,7 +3,6 @@
  * answers, with the router's collector forced to run every 100 ms; and the table stopped (connections
  * accepted, never answered) or deleted under a running router.
  */
-import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDynamo } from '../../emulator/dynamo';
@@ -12,6 +11,7 @@ import { createDynamoClient } from '../../lib/store/client';
 import { dayOf } from '../../lib/store/keys';
 import { dynamoSdk } from '../../lib/store/sdk';
 import { openTable } from '../../lib/store/table';
+import { type HungServer, startHungServer } from '../helpers/hung-server';
 import { type StoppableProxy, startStoppableProxy } from '../helpers/stoppable-proxy';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
@@ -57,21 +57,10 @@ async function within<T>(work: Promise<T>, boundMs: number): Promise<T | 'still 
   return Promise.race([work, bound]).finally(() => clearTimeout(timer));
 }
 
-async function hungServer(): Promise<{ url: string; server: Server }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('data', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => {
-    for (const socket of sockets) socket.destroy();
-    return new Promise((resolve) => server.close(resolve));
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { url: `http://127.0.0.1:${address.port}`, server };
+async function hungServer(): Promise<HungServer> {
+  const server = await startHungServer();
+  cleanups.push(() => server.close());
+  return server;
 }
 
 describe('a listed node that never answers, with the collector forced', () => {

@@ -1,4 +1,3 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
 import { loadConfig } from '../../../lib/config';
@@ -8,30 +7,22 @@ import { callNodeJson } from '../../../lib/fleet/node-client';
 import { createListedNodePolls } from '../../../lib/fleet/poll-listed-nodes';
 import { createFleetRegistry, type NodeStore } from '../../../lib/fleet/registry';
 import { collectGarbageEvery } from '../../helpers/force-gc';
+import { type HungServer, startHungServer } from '../../helpers/hung-server';
 
 /** A node that accepts the connection and never answers (issue 19 item 1). */
-let hung: Server;
+let hung: HungServer;
 let hungUrl: string;
-const sockets = new Set<Socket>();
 let healthy: SimNode;
 let stopGc: () => void;
 
 beforeAll(async () => {
-  hung = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('data', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-  const address = hung.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  hungUrl = `http://127.0.0.1:${address.port}`;
+  hung = await startHungServer();
+  hungUrl = hung.url;
   healthy = await startSimNode({ models: CATALOG.filter((entry) => entry.name === 'qwen3:8b') });
 });
 
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => hung.close(resolve));
+  await hung.close();
   await healthy.close();
 });
 
@@ -132,7 +123,7 @@ describe('deadlines on node calls, with the collector running all the time', () 
     expect([second.started, second.skipped]).toEqual([['healthy'], ['hung']]);
     expect([third.started, third.skipped]).toEqual([['healthy'], ['hung']]);
     expect(saved).toEqual(['healthy', 'healthy', 'healthy']);
-    for (const socket of sockets) socket.destroy();
+    hung.cutConnections();
     await polls.idle();
   });
 });

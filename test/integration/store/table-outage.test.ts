@@ -1,34 +1,25 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDynamoClient } from '../../../lib/store/client';
 import { ensureTable } from '../../../lib/store/ensure-table';
 import { dynamoSdk } from '../../../lib/store/sdk';
 import { openTable } from '../../../lib/store/table';
 import { createWriteBehind } from '../../../lib/store/write-behind';
+import { type HungServer, startHungServer } from '../../helpers/hung-server';
 import { type StoreFixture, startStore } from './store-fixture';
 
 /** A table endpoint that accepts connections and never answers: a stand-in that was stopped (SIGSTOP). */
-let hung: Server;
+let hung: HungServer;
 let hungEndpoint: string;
-const sockets = new Set<Socket>();
 let store: StoreFixture;
 
 beforeAll(async () => {
-  hung = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('data', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-  const address = hung.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  hungEndpoint = `http://127.0.0.1:${address.port}`;
+  hung = await startHungServer();
+  hungEndpoint = hung.url;
   store = await startStore('outage');
 });
 
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => hung.close(resolve));
+  await hung.close();
   await store.close();
 });
 
