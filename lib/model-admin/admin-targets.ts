@@ -7,8 +7,10 @@
  * A model served only by a node agent's sidecar (image, speech-to-text, text embedding, rerank) is no
  * Ollama model: 400 naming how to remove it on the node instead. No holder at all: 404 `notFound`. Pure.
  */
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors';
+
+import { BadRequestError, NotFoundError } from '../errors';
 import type { FleetSnapshot, NodeView, SidecarModel } from '../fleet/node';
+import { reachableNode } from '../fleet/reachable-node';
 import { isPlaceable, modelNameKeys } from '../fleet/snapshot';
 
 const HF_CACHE = "delete its weights from the node's Hugging Face cache (`huggingface-cli delete-cache`)";
@@ -49,14 +51,7 @@ function holds(node: NodeView, keys: ReadonlySet<string>): boolean {
 }
 
 function namedNode(snapshot: FleetSnapshot, nodeId: string, name: string, action: string): NodeView {
-  const node = snapshot.byId.get(nodeId);
-  if (node === undefined) throw new NotFoundError(`node '${nodeId}' not found`, 'node_not_found');
-  if (node.draining) {
-    throw new ServiceUnavailableError(`node '${nodeId}' is draining`, { retryAfterSeconds: 30, retryable: false });
-  }
-  if (node.status === 'offline') {
-    throw new ServiceUnavailableError(`node '${nodeId}' is offline`, { retryAfterSeconds: 5 });
-  }
+  const node = reachableNode(snapshot, nodeId);
   const refusal = holds(node, new Set(modelNameKeys(name))) ? undefined : sidecarOnlyRefusal(name, [node], action);
   if (refusal !== undefined) throw new BadRequestError(refusal, 'model');
   return node;

@@ -12,8 +12,10 @@
  *   4. else 503.
  * Ties go by node id, so the choice is stable. Pure.
  */
-import { NotFoundError, ServiceUnavailableError } from '../errors';
+
+import { ServiceUnavailableError } from '../errors';
 import type { FleetSnapshot, NodeView } from '../fleet/node';
+import { reachableNode } from '../fleet/reachable-node';
 import { isPlaceable, modelNameKeys } from '../fleet/snapshot';
 import { type PullSize, pullSize } from './pull-size';
 
@@ -38,16 +40,7 @@ function byFreeMemory(a: NodeView, b: NodeView): number {
 }
 
 function namedNode(snapshot: FleetSnapshot, nodeId: string, size: PullSize): PullChoice {
-  const node = snapshot.byId.get(nodeId);
-  if (node === undefined) throw new NotFoundError(`node '${nodeId}' not found`, 'node_not_found');
-  // A draining node also reads as offline: say which, since only one of them comes back by itself.
-  if (node.draining) {
-    throw new ServiceUnavailableError(`node '${nodeId}' is draining`, { retryAfterSeconds: 30, retryable: false });
-  }
-  if (node.status === 'offline') {
-    throw new ServiceUnavailableError(`node '${nodeId}' is offline`, { retryAfterSeconds: 5 });
-  }
-  return { node, size, reason: 'node_id' };
+  return { node: reachableNode(snapshot, nodeId), size, reason: 'node_id' };
 }
 
 export function choosePullNode(snapshot: FleetSnapshot, model: string, nodeId?: string): PullChoice {
