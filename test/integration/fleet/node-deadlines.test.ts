@@ -8,6 +8,7 @@ import { createListedNodePolls } from '../../../lib/fleet/poll-listed-nodes';
 import { createFleetRegistry, type NodeStore } from '../../../lib/fleet/registry';
 import { collectGarbageEvery } from '../../helpers/force-gc';
 import { type HungServer, startHungServer } from '../../helpers/hung-server';
+import { outcomeWithin } from '../../helpers/outcome-within';
 
 /** A node that accepts the connection and never answers (issue 19 item 1). */
 let hung: HungServer;
@@ -34,19 +35,6 @@ afterEach(() => {
   stopGc();
 });
 
-/** Settles with what `work` did, or 'still waiting' after a bound far beyond the deadline under test. */
-function outcome<T>(work: Promise<T>, boundMs = 8000): Promise<'resolved' | 'rejected' | 'still waiting'> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'still waiting'>((resolve) => {
-    timer = setTimeout(() => resolve('still waiting'), boundMs);
-  });
-  const settled = work.then(
-    () => 'resolved' as const,
-    () => 'rejected' as const,
-  );
-  return Promise.race([settled, bound]).finally(() => clearTimeout(timer));
-}
-
 function memoryStore(): NodeStore {
   const records = new Map<string, NodeRecord>();
   return {
@@ -60,13 +48,13 @@ function memoryStore(): NodeStore {
 
 describe('deadlines on node calls, with the collector running all the time', () => {
   it('rejects a JSON call to a node that never answers once its deadline passes', async () => {
-    expect(await outcome(callNodeJson(hungUrl, '/api/tags', { timeoutMs: 200 }))).toBe('rejected');
+    expect(await outcomeWithin(callNodeJson(hungUrl, '/api/tags', { timeoutMs: 200 }))).toBe('rejected');
   });
 
   it('describes no model of a node that never answers, within its budget', async () => {
     const describe = createModelDescriber({ budgetMs: 200 });
 
-    expect(await outcome(describe(hungUrl, ['qwen3:8b']))).toBe('resolved');
+    expect(await outcomeWithin(describe(hungUrl, ['qwen3:8b']))).toBe('resolved');
   });
 
   it('ends a poll pass although one listed node never answers, and keeps the others online', async () => {

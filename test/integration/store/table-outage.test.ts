@@ -5,6 +5,7 @@ import { dynamoSdk } from '../../../lib/store/sdk';
 import { openTable } from '../../../lib/store/table';
 import { createWriteBehind } from '../../../lib/store/write-behind';
 import { type HungServer, startHungServer } from '../../helpers/hung-server';
+import { outcomeWithin } from '../../helpers/outcome-within';
 import { type StoreFixture, startStore } from './store-fixture';
 
 /** A table endpoint that accepts connections and never answers: a stand-in that was stopped (SIGSTOP). */
@@ -23,19 +24,6 @@ afterAll(async () => {
   await store.close();
 });
 
-/** Settles with what `work` did, or 'still waiting' after a bound far beyond the deadline under test. */
-function outcome<T>(work: Promise<T>, boundMs = 8000): Promise<'resolved' | 'rejected' | 'still waiting'> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'still waiting'>((resolve) => {
-    timer = setTimeout(() => resolve('still waiting'), boundMs);
-  });
-  const settled = work.then(
-    () => 'resolved' as const,
-    () => 'rejected' as const,
-  );
-  return Promise.race([settled, bound]).finally(() => clearTimeout(timer));
-}
-
 async function deleteTable(): Promise<void> {
   await store.client.send(new (dynamoSdk().DeleteTableCommand)({ TableName: store.tableName }));
 }
@@ -44,8 +32,8 @@ describe('the table while it is stopped or gone', () => {
   it('gives up on a read from a table that never answers once its deadline passes, SDK retries included', async () => {
     const table = openTable(createDynamoClient({ dynamodbEndpoint: hungEndpoint }), 'fleet-router', { timeoutMs: 300 });
 
-    expect(await outcome(table.queryDocs('NODE'))).toBe('rejected');
-    expect(await outcome(table.getDoc('NODE', 'a'))).toBe('rejected');
+    expect(await outcomeWithin(table.queryDocs('NODE'))).toBe('rejected');
+    expect(await outcomeWithin(table.getDoc('NODE', 'a'))).toBe('rejected');
   });
 
   it('creates a vanished table again on a read, which then answers', async () => {
