@@ -196,12 +196,9 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
       await fail(out, path, error);
     }
     // One line for a request that failed, whichever way it failed (thrown, in band, the client gone).
-    logRequestEnd({
-      path,
-      requestId,
-      ...(error !== undefined ? { error } : {}),
-      ...(sink.failure !== undefined && error === undefined ? { failure: sink.failure } : {}),
-    });
+    // A request that went well logs nothing and builds nothing here (the hot path).
+    if (error !== undefined) logRequestEnd({ path, requestId, error });
+    else if (sink.failure !== undefined) logRequestEnd({ path, requestId, failure: sink.failure });
     if (options?.afterResponse !== undefined) {
       await options.afterResponse().catch((flushError: unknown) =>
         // The table is down for every request alike: one line per 10 s says so, not one per request.
