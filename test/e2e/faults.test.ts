@@ -427,12 +427,18 @@ describe('table faults (router on an external DynamoDB)', () => {
 
   // Item 5: a table that vanished (ResourceNotFound) is recreated, not retried forever.
   it('creates a deleted table again', async () => {
+    const tableExists = async () => {
+      const { TableNames } = await dynamoClient().send(new ListTablesCommand({}));
+      expect(TableNames).toContain(TABLE);
+    };
+    // The case before deleted it too: start from the table its writes brought back, not from its recreation in flight.
+    await eventually(async () => {
+      await chat(router.url, 'ollama');
+      await tableExists();
+    }, 20_000);
     await deleteTable();
     await chat(router.url, 'ollama');
 
-    await eventually(async () => {
-      const { TableNames } = await dynamoClient().send(new ListTablesCommand({}));
-      expect(TableNames).toContain(TABLE);
-    }, 10_000);
-  }, 30_000);
+    await eventually(tableExists, 20_000);
+  }, 60_000);
 });
