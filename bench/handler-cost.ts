@@ -8,9 +8,9 @@
  */
 import { Writable } from 'node:stream';
 import { installAwsLambdaGlobal } from '../emulator/lambda-runtime';
-import { loadConfig } from '../lib/config';
-import { createDynamoClient } from '../lib/store/client';
-import { ensureTable } from '../lib/store/ensure-table';
+import { loadConfig } from '../lib/services/platform/config';
+import { createDynamoClient } from '../lib/services/store/client';
+import { ensureTable } from '../lib/services/store/ensure-table';
 import { BENCH_MODEL } from './fast-node';
 
 type StreamingHandler = (event: unknown, stream: Writable, context: unknown) => Promise<void>;

@@ -95,7 +95,7 @@ async function emulatorOverhead(): Promise<Verdict[]> {
     ok: raw.cpuAdded <= 20,
   });
   for (const name of ['streaming', 'buffered']) {
-    console.log(`  with lib/http's ${name} wrapper: ${describe(name).text}`);
+    console.log(`  with lib/services/http's ${name} wrapper: ${describe(name).text}`);
   }
   return verdicts;
 }

@@ -2,7 +2,7 @@
  * The servers the emulator-overhead benchmark compares, started in their own process so the load
  * generator does not share their event loop: a bare node:http server answering a small JSON body; the
  * emulator serving the same answer through a hand-written streaming Lambda handler (the emulator's own
- * cost); and through a streaming and a buffered handler built with lib/http's wrapper (request view,
+ * cost); and through a streaming and a buffered handler built with lib/services/http's wrapper (request view,
  * routing, error rendering: the path every real request takes).
  */
 import { createServer, type Server } from 'node:http';
@@ -11,9 +11,9 @@ import type { Writable } from 'node:stream';
 import { installAwsLambdaGlobal } from '../emulator/lambda-runtime';
 import type { EmulatorFunction } from '../emulator/routes';
 import { createEmulatorServer } from '../emulator/server';
-import { createBufferedHandler, createHandler, type RouteTable } from '../lib/http/handler';
-import { sendJson } from '../lib/http/reply';
-import { compileRoutePattern } from '../lib/http/route-pattern';
+import { createBufferedHandler, createHandler, type RouteTable } from '../lib/services/http/handler';
+import { sendJson } from '../lib/services/http/reply';
+import { compileRoutePattern } from '../lib/services/http/route-pattern';
 
 const BODY = { status: 'ok', nodes: 3 };
 

@@ -4,12 +4,12 @@
  * with observed latencies, a conversation pinned to one node and a prompt estimate, so every signal
  * does real work — ranked over and over: warm-up, then the median of many timed batches.
  */
-import type { LoadedModel, NodeModel, NodeRecord } from '../lib/fleet/node';
-import { buildSnapshot } from '../lib/fleet/snapshot';
-import { createLatencyStats } from '../lib/routing/latency-stats';
-import { createQueueManager } from '../lib/routing/queue-manager';
-import { type RankContext, rankNodes } from '../lib/routing/rank-nodes';
-import type { RoutingRequest } from '../lib/routing/routing-request';
+import type { LoadedModel, NodeModel, NodeRecord } from '../lib/core/fleet/node';
+import { buildSnapshot } from '../lib/core/fleet/snapshot';
+import { type RankContext, rankNodes } from '../lib/core/scoring/rank-nodes';
+import type { RoutingRequest } from '../lib/core/scoring/routing-request';
+import { createLatencyStats } from '../lib/services/dispatch/latency-stats';
+import { createQueueManager } from '../lib/services/dispatch/queue-manager';
 import { median } from './stats';
 
 const NODES = 1000;

@@ -7,8 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createDynamoClient } from '../lib/store/client';
-import { dynamoSdk } from '../lib/store/sdk';
+import { createDynamoClient } from '../lib/services/store/client';
+import { dynamoSdk } from '../lib/services/store/sdk';
 
 /** The part of dynalite's options we use (the package ships no typings). */
 interface DynaliteOptions {

@@ -13,11 +13,11 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadConfig } from '../lib/config';
-import { credentialWarnings } from '../lib/http/api-keys';
-import { runShutdownHooks } from '../lib/shutdown-hooks';
-import { createDynamoClient } from '../lib/store/client';
-import { ensureTable } from '../lib/store/ensure-table';
+import { credentialWarnings } from '../lib/services/http/api-keys';
+import { loadConfig } from '../lib/services/platform/config';
+import { runShutdownHooks } from '../lib/services/platform/shutdown-hooks';
+import { createDynamoClient } from '../lib/services/store/client';
+import { ensureTable } from '../lib/services/store/ensure-table';
 import { applyDemoEnvironment } from './demo-environment';
 import { startDynamo } from './dynamo';
 import { listen } from './listen';

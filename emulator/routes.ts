@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { compileRoutePattern, type RoutePattern, sortBySpecificity } from '../lib/http/route-pattern';
+import { compileRoutePattern, type RoutePattern, sortBySpecificity } from '../lib/services/http/route-pattern';
 
 export interface EmulatorFunction {
   readonly name: string;

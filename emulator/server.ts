@@ -7,11 +7,11 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
-import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RouterError } from '../lib/errors';
-import { familyForPath } from '../lib/http/family';
-import { renderError } from '../lib/http/render-error';
-import { MAX_BODY_BYTES } from '../lib/http/request';
-import { normalizePath } from '../lib/http/route-pattern';
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RouterError } from '../lib/core/errors';
+import { familyForPath } from '../lib/services/http/family';
+import { renderError } from '../lib/services/http/render-error';
+import { MAX_BODY_BYTES } from '../lib/services/http/request';
+import { normalizePath } from '../lib/services/http/route-pattern';
 import { createDeadlines, type Deadlines } from './deadlines';
 import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';

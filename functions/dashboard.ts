@@ -1,10 +1,11 @@
 /** The dashboard surface (spec §4.7): the runtime settings, read and changed. */
-import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
-import { readJsonBody } from '../lib/http/parse-json';
-import { sendJson } from '../lib/http/reply';
-import { getServices, handlerOptions } from '../lib/services';
-import { settingsView, toOverrides } from '../lib/settings/settings-view';
-import { settingsUpdateSchema } from '../lib/wire/settings';
+
+import { settingsUpdateSchema } from '../lib/core/wire/settings';
+import { settingsView, toOverrides } from '../lib/features/settings/settings-view';
+import { getServices, handlerOptions } from '../lib/instance';
+import { createHandler, type Route, type RouteTable } from '../lib/services/http/handler';
+import { readJsonBody } from '../lib/services/http/parse-json';
+import { sendJson } from '../lib/services/http/reply';
 
 const settings: Route = async (_request, response) => {
   const services = getServices();

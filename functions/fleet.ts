@@ -1,14 +1,14 @@
 /** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, contract §3.2). */
-import { toFleetQueue } from '../lib/fleet/views/fleet-queue';
-import { toFleetStatus } from '../lib/fleet/views/fleet-status';
-import { mergeQueues } from '../lib/fleet/views/merge-queues';
-import { queuesFromSnapshot } from '../lib/fleet/views/queues-from-snapshot';
-import { createHandler, nodeRoute, type Route, type RouteTable } from '../lib/http/handler';
-import { readJson, requireValid } from '../lib/http/parse-json';
-import { sendJson } from '../lib/http/reply';
-import { ejectionStatesAsOf } from '../lib/routing/evict-ejected';
-import { getServices, handlerOptions } from '../lib/services';
-import { isDrainHeartbeat, parseHeartbeat } from '../lib/wire/heartbeat';
+import { toFleetQueue } from '../lib/core/views/fleet-queue';
+import { toFleetStatus } from '../lib/core/views/fleet-status';
+import { mergeQueues } from '../lib/core/views/merge-queues';
+import { queuesFromSnapshot } from '../lib/core/views/queues-from-snapshot';
+import { isDrainHeartbeat, parseHeartbeat } from '../lib/core/wire/heartbeat';
+import { getServices, handlerOptions } from '../lib/instance';
+import { ejectionStatesAsOf } from '../lib/services/dispatch/evict-ejected';
+import { createHandler, nodeRoute, type Route, type RouteTable } from '../lib/services/http/handler';
+import { readJson, requireValid } from '../lib/services/http/parse-json';
+import { sendJson } from '../lib/services/http/reply';
 
 /** The snapshot and the queues: the router's own, from every instance, over what nodes report. */
 async function fleetState() {

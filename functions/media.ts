@@ -1,8 +1,9 @@
 /** The media surface (spec §4.5): image models and image generation, speech-to-text. */
-import { createHandler, type RouteTable } from '../lib/http/handler';
-import { serveGenerateImage, serveImageModels } from '../lib/images/serve-images';
-import { handlerOptions } from '../lib/services';
-import { serveTranscription } from '../lib/transcription/serve-transcription';
+
+import { serveGenerateImage, serveImageModels } from '../lib/features/images/serve-images';
+import { serveTranscription } from '../lib/features/transcription/serve-transcription';
+import { handlerOptions } from '../lib/instance';
+import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes: RouteTable = {
   'GET /api/image-models': serveImageModels,

@@ -1,8 +1,9 @@
 /** The Anthropic Messages surface (spec §4.3). */
-import { serveAnthropicCountTokens } from '../lib/chat/anthropic-count-tokens';
-import { serveAnthropicMessages } from '../lib/chat/anthropic-messages';
-import { createHandler, type RouteTable } from '../lib/http/handler';
-import { handlerOptions } from '../lib/services';
+
+import { serveAnthropicMessages } from '../lib/features/chat/anthropic-messages';
+import { serveAnthropicCountTokens } from '../lib/features/count-tokens/anthropic-count-tokens';
+import { handlerOptions } from '../lib/instance';
+import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes: RouteTable = {
   'POST /v1/messages': serveAnthropicMessages,

@@ -4,22 +4,22 @@
  * push answered with what to do instead).
  */
 
-import { serveOllamaChat } from '../lib/chat/ollama-chat';
-import { serveOllamaEmbed, serveOllamaEmbeddings } from '../lib/embeddings/serve-embeddings';
-import { BadRequestError } from '../lib/errors';
-import type { FleetSnapshot } from '../lib/fleet/node';
-import { toApiPs } from '../lib/fleet/views/api-ps';
-import { toApiTags } from '../lib/fleet/views/api-tags';
-import { ollamaApiVersion } from '../lib/fleet/views/api-version';
-import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
-import { readJsonBody } from '../lib/http/parse-json';
-import { sendJson, sendText } from '../lib/http/reply';
-import { serveCopy } from '../lib/model-admin/serve-copy';
-import { serveDelete } from '../lib/model-admin/serve-delete';
-import { serveCreate, servePush } from '../lib/model-admin/serve-unrouted-admin';
-import { servePull } from '../lib/pull/serve-pull';
-import { getServices, handlerOptions } from '../lib/services';
-import { ollamaShowRequestSchema } from '../lib/wire/ollama-show';
+import { BadRequestError } from '../lib/core/errors';
+import type { FleetSnapshot } from '../lib/core/fleet/node';
+import { toApiPs } from '../lib/core/views/api-ps';
+import { toApiTags } from '../lib/core/views/api-tags';
+import { ollamaApiVersion } from '../lib/core/views/api-version';
+import { ollamaShowRequestSchema } from '../lib/core/wire/ollama-show';
+import { serveOllamaChat } from '../lib/features/chat/ollama-chat';
+import { serveOllamaEmbed, serveOllamaEmbeddings } from '../lib/features/embeddings/serve-embeddings';
+import { serveCopy } from '../lib/features/model-admin/serve-copy';
+import { serveDelete } from '../lib/features/model-admin/serve-delete';
+import { serveCreate, servePush } from '../lib/features/model-admin/serve-unrouted-admin';
+import { servePull } from '../lib/features/pull/serve-pull';
+import { getServices, handlerOptions } from '../lib/instance';
+import { createHandler, type Route, type RouteTable } from '../lib/services/http/handler';
+import { readJsonBody } from '../lib/services/http/parse-json';
+import { sendJson, sendText } from '../lib/services/http/reply';
 
 const snapshot = (): Promise<FleetSnapshot> => getServices().registry.snapshot();
 

@@ -1,13 +1,14 @@
 /** The OpenAI-style surface (spec §4.2): models, chat, responses, embeddings, rerank and images. */
-import { serveOpenAIChat } from '../lib/chat/openai-chat';
-import { serveResponses } from '../lib/chat/responses-chat';
-import { serveOpenAIEmbeddings } from '../lib/embeddings/serve-embeddings';
-import { toOpenAIModels } from '../lib/fleet/views/openai-models';
-import { createHandler, type Route, type RouteTable } from '../lib/http/handler';
-import { sendJson } from '../lib/http/reply';
-import { serveOpenAIImages } from '../lib/images/serve-images';
-import { serveRerank } from '../lib/rerank/serve-rerank';
-import { getServices, handlerOptions } from '../lib/services';
+
+import { toOpenAIModels } from '../lib/core/views/openai-models';
+import { serveOpenAIChat } from '../lib/features/chat/openai-chat';
+import { serveResponses } from '../lib/features/chat/responses-chat';
+import { serveOpenAIEmbeddings } from '../lib/features/embeddings/serve-embeddings';
+import { serveOpenAIImages } from '../lib/features/images/serve-images';
+import { serveRerank } from '../lib/features/rerank/serve-rerank';
+import { getServices, handlerOptions } from '../lib/instance';
+import { createHandler, type Route, type RouteTable } from '../lib/services/http/handler';
+import { sendJson } from '../lib/services/http/reply';
 
 const models: Route = async (_request, response) => {
   const snapshot = await getServices().registry.snapshot();

@@ -2,10 +2,10 @@
  * Scheduled: polls the nodes listed in FLEET_NODES (contract §3.1). EventBridge invokes it once a
  * minute, so in AWS one invocation polls every FLEET_POLL_INTERVAL_MS until its time is nearly up; the
  * emulator invokes it once per interval (`source: fleet.emulator`) for a single pass. Each node is polled
- * on its own schedule (lib/fleet/poll-listed-nodes): a pass never waits on a hung node beyond an interval.
+ * on its own schedule (lib/services/registry/poll-listed-nodes): a pass never waits on a hung node beyond an interval.
  */
 import type { Context } from 'aws-lambda';
-import { getServices } from '../lib/services';
+import { getServices } from '../lib/instance';
 
 interface ScheduledEvent {
   readonly source?: string;

@@ -5,40 +5,40 @@
  * the instance's from a config of their own with `initServices`.
  */
 import { randomUUID } from 'node:crypto';
-import { createTraceRecorder, type TraceRecorder } from './analytics/trace';
-import { type FleetConfig, getConfig } from './config';
-import { type ApplyContextLayers, createContextLayers } from './context-service/context-layers';
-import { createFleetSummariser } from './context-service/fleet-summariser';
-import { createStickyClearedIds } from './context-service/sticky-cleared-ids';
-import { createSummaryCache } from './context-service/summary-cache';
-import { createModelDescriber, type DescribeModels } from './fleet/describe-models';
-import { heartbeatAdmission } from './fleet/heartbeat-admission';
-import { createListedNodePolls, type ListedNodePolls } from './fleet/poll-listed-nodes';
-import { createFleetRegistry, type FleetRegistry } from './fleet/registry';
-import { createShowModel, type ShowModel } from './fleet/show-model';
-import type { HandlerOptions } from './http/handler';
-import { type AffinityTracker, createAffinityTracker } from './routing/affinity';
-import { createFleetDepths, type FleetDepths } from './routing/fleet-depths';
-import { createLatencyStats, type LatencyStats } from './routing/latency-stats';
-import { createOutlierEjection, type OutlierEjection } from './routing/outlier-ejection';
-import { createQueueManager, type QueueManager, type QueueState } from './routing/queue-manager';
-import { createQueuePublisher } from './routing/queue-publisher';
-import { createRuntimeSettings, type RuntimeSettings } from './settings/runtime-settings';
-import { onShutdown } from './shutdown-hooks';
-import { createAffinityRepository } from './store/affinity-repository';
-import { createClearedToolResultsRepository } from './store/cleared-tool-results-repository';
-import { createDynamoClient } from './store/client';
-import { ensureTable } from './store/ensure-table';
-import { createNodeRepository } from './store/node-repository';
+import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';
+import { type ApplyContextLayers, createContextLayers } from './services/context-layers/context-layers';
+import { createFleetSummariser } from './services/context-layers/fleet-summariser';
+import { createStickyClearedIds } from './services/context-layers/sticky-cleared-ids';
+import { createSummaryCache } from './services/context-layers/summary-cache';
+import { type AffinityTracker, createAffinityTracker } from './services/dispatch/affinity';
+import { createFleetDepths, type FleetDepths } from './services/dispatch/fleet-depths';
+import { createLatencyStats, type LatencyStats } from './services/dispatch/latency-stats';
+import { createOutlierEjection, type OutlierEjection } from './services/dispatch/outlier-ejection';
+import { createQueueManager, type QueueManager, type QueueState } from './services/dispatch/queue-manager';
+import { createQueuePublisher } from './services/dispatch/queue-publisher';
+import type { HandlerOptions } from './services/http/handler';
+import { createModelDescriber, type DescribeModels } from './services/node-client/describe-models';
+import { createShowModel, type ShowModel } from './services/node-client/show-model';
+import { type FleetConfig, getConfig } from './services/platform/config';
+import { onShutdown } from './services/platform/shutdown-hooks';
+import { heartbeatAdmission } from './services/registry/heartbeat-admission';
+import { createListedNodePolls, type ListedNodePolls } from './services/registry/poll-listed-nodes';
+import { createFleetRegistry, type FleetRegistry } from './services/registry/registry';
+import { createRuntimeSettings, type RuntimeSettings } from './services/settings/runtime-settings';
+import { createAffinityRepository } from './services/store/affinity-repository';
+import { createClearedToolResultsRepository } from './services/store/cleared-tool-results-repository';
+import { createDynamoClient } from './services/store/client';
+import { ensureTable } from './services/store/ensure-table';
+import { createNodeRepository } from './services/store/node-repository';
 import {
   createQueueStateRepository,
   QUEUE_STATE_TTL_MS,
   type QueueStateRepository,
-} from './store/queue-state-repository';
-import { createSettingsRepository } from './store/settings-repository';
-import { openTable, type Table } from './store/table';
-import { createToolResultSummaryRepository } from './store/tool-result-summary-repository';
-import { createWriteBehind, type WriteBehind } from './store/write-behind';
+} from './services/store/queue-state-repository';
+import { createSettingsRepository } from './services/store/settings-repository';
+import { openTable, type Table } from './services/store/table';
+import { createToolResultSummaryRepository } from './services/store/tool-result-summary-repository';
+import { createWriteBehind, type WriteBehind } from './services/store/write-behind';
 
 export interface Services {
   readonly queueStates: QueueStateRepository;

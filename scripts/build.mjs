@@ -4,8 +4,8 @@
 //
 // The heavy libraries (the AWS SDK's DynamoDB client, undici, the tokenizer's cl100k encoder and the
 // multipart parser) are bundled on their own into dist/functions/<name>/node_modules/<package>/index.js
-// beside each handler that requires them. The handler requires them on first use (lib/store/sdk.ts,
-// lib/fleet/node-http.ts, lib/tokens/cl100k.ts, lib/http/multipart.ts), so a cold start parses and runs
+// beside each handler that requires them. The handler requires them on first use (lib/services/store/sdk.ts,
+// lib/services/node-client/node-http.ts, lib/core/tokens/cl100k.ts, lib/services/http/multipart.ts), so a cold start parses and runs
 // only the code it needs, and Node finds them there with no node_modules of the project.
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';

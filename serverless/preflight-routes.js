@@ -2,7 +2,7 @@
  * Serverless Framework v3 plugin: browsers send a CORS preflight (`OPTIONS`) before a cross-origin call
  * with an API key or a JSON body (spec §4.8), and a REST API answers a method it does not list with 403
  * before any function runs. So every path a function serves also takes OPTIONS, routed to that same
- * function, whose wrapper answers it (lib/http/cors.ts) — or, with FLEET_CORS_ORIGINS unset, answers
+ * function, whose wrapper answers it (lib/services/http/cors.ts) — or, with FLEET_CORS_ORIGINS unset, answers
  * 405 as for any method a route does not take. serverless.yml lists each route once; the emulator
  * (emulator/routes.ts) adds the same OPTIONS routes when it reads the file.
  */

@@ -9,7 +9,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateText, type ModelMessage, streamText } from 'ai';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
-import { countTokens } from '../../lib/tokens/count-tokens';
+import { countTokens } from '../../lib/core/tokens/count-tokens';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 const THINKER = 'qwen3:8b';

@@ -16,9 +16,9 @@ import { installAwsLambdaGlobal } from '../../emulator/lambda-runtime';
 import type { EmulatorFunction } from '../../emulator/routes';
 import { createEmulatorServer } from '../../emulator/server';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
-import { createHandler } from '../../lib/http/handler';
-import { SSE_TYPE } from '../../lib/http/reply';
-import { compileRoutePattern } from '../../lib/http/route-pattern';
+import { createHandler } from '../../lib/services/http/handler';
+import { SSE_TYPE } from '../../lib/services/http/reply';
+import { compileRoutePattern } from '../../lib/services/http/route-pattern';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 const KEY = 'sk-browser-1';

@@ -23,11 +23,11 @@ import {
   startSimAgent,
   startSimNode,
 } from '../../emulator/sim';
-import type { Trace, TracePage } from '../../lib/analytics/trace';
-import { createDynamoClient } from '../../lib/store/client';
-import { dayOf } from '../../lib/store/keys';
-import { openTable, type Table } from '../../lib/store/table';
-import { countTokens } from '../../lib/tokens/count-tokens';
+import { countTokens } from '../../lib/core/tokens/count-tokens';
+import type { Trace, TracePage } from '../../lib/services/analytics/trace';
+import { createDynamoClient } from '../../lib/services/store/client';
+import { dayOf } from '../../lib/services/store/keys';
+import { openTable, type Table } from '../../lib/services/store/table';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 const NOMIC = 'nomic-embed-text:latest';

@@ -10,9 +10,9 @@
 import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
-import { createDynamoClient } from '../../lib/store/client';
-import { dayOf } from '../../lib/store/keys';
-import { openTable } from '../../lib/store/table';
+import { createDynamoClient } from '../../lib/services/store/client';
+import { dayOf } from '../../lib/services/store/keys';
+import { openTable } from '../../lib/services/store/table';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
 import { type Family, parsedOrText, shapeProblem } from './family-shapes';
 import { eventually, type RouterProcess, startRouter } from './router-process';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { CATALOG, rerankScore, type SimAgent, startSimAgent } from '../../emulator/sim';
-import { sigmoid } from '../../lib/protocols/rerank/relevance-scores';
+import { sigmoid } from '../../lib/core/protocols/rerank/relevance-scores';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 interface RerankBody {

@@ -12,9 +12,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Ollama } from 'ollama';
 import { startDynamo } from '../../emulator/dynamo';
 import { type SimAgent, startSimAgent } from '../../emulator/sim';
-import { createDynamoClient } from '../../lib/store/client';
-import { createNodeRepository } from '../../lib/store/node-repository';
-import { openTable } from '../../lib/store/table';
+import { createDynamoClient } from '../../lib/services/store/client';
+import { createNodeRepository } from '../../lib/services/store/node-repository';
+import { openTable } from '../../lib/services/store/table';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -3,9 +3,9 @@
  * `herd-node` sends it) and the records the router keeps. Overrides are shallow: pass whole nested
  * objects to change them.
  */
-import type { LoadedModel, NodeModel, NodeRecord } from '../../lib/fleet/node';
-import type { QueueState } from '../../lib/routing/queue-manager';
-import type { FullHeartbeat } from '../../lib/wire/heartbeat';
+import type { LoadedModel, NodeModel, NodeRecord } from '../../lib/core/fleet/node';
+import type { FullHeartbeat } from '../../lib/core/wire/heartbeat';
+import type { QueueState } from '../../lib/services/dispatch/queue-manager';
 
 /** 2025-01-01T00:00:00.000Z: a fixed clock for tests. */
 export const T0 = Date.UTC(2025, 0, 1);

@@ -1,6 +1,6 @@
 /**
  * V8's own view of an object's layout, for tests that check hot-path objects stay cheap (see
- * lib/merged.ts for why that matters). The flag is set before the checks are
+ * lib/core/merged.ts for why that matters). The flag is set before the checks are
  * compiled, so the intrinsics parse.
  */
 import { setFlagsFromString } from 'node:v8';

@@ -5,7 +5,7 @@
  * The message opens with the words of the Anthropic API's own context error ("prompt is too long: N
  * tokens > M maximum"), which agent clients such as Claude Code recognise and answer by compacting, then
  * says where the cap comes from. The code is `prompt_too_large`; the status picks each family's error
- * type (`lib/wire/error-body.ts`: Anthropic `request_too_large`, which the SDKs raise as their 413 class;
+ * type (`lib/core/wire/error-body.ts`: Anthropic `request_too_large`, which the SDKs raise as their 413 class;
  * OpenAI `invalid_request_error`). Pure.
  */
 import { RouterError } from '../errors';

@@ -2,7 +2,7 @@
  * The refusal of context protection (issue 20 item 10): a prompt no model tried can hold — its estimate
  * is over `REFUSAL_MARGIN` times the largest maximum among them (./context-window) — is answered 400
  * before any node is asked, instead of being cut silently by the node. Each family gets its own context
- * error (lib/wire/error-body.ts): OpenAI and Responses `invalid_request_error` with code
+ * error (lib/core/wire/error-body.ts): OpenAI and Responses `invalid_request_error` with code
  * `context_length_exceeded`, Anthropic `invalid_request_error` whose message opens with the API's own
  * words "prompt is too long: N tokens > M maximum" (Claude Code compacts on them), Ollama `{"error"}`.
  * Pure.

@@ -2,7 +2,7 @@
  * An upper bound of `estimatePromptTokens` that tokenizes nothing (anchor §3.8; DESIGN decision 5: the hot
  * path pays for the context layers only when one of them can act). cl100k is a byte-level BPE: every
  * token stands for at least one byte of UTF-8, and `countTokens` sums the counts of segments of the text
- * (`lib/tokens/token-segments.ts`), each of which obeys the same rule, so a text never has more tokens
+ * (`lib/core/tokens/token-segments.ts`), each of which obeys the same rule, so a text never has more tokens
  * than UTF-8 bytes. The bound adds up the bytes of exactly what the estimate counts, and the same
  * `IMAGE_TOKENS` per image. A prompt whose bound is at or below every threshold cannot trigger a layer,
  * so it is never tokenized and the table is never read for it. Pure.

@@ -2,7 +2,7 @@
  * A listed node's poll (contract §3.1: `GET /api/tags`, `/api/ps`, `/api/version`, plus cached
  * `/api/show` answers) → the node's record, and what a failed poll changes. Ollama reports no memory,
  * CPU or hardware, so those stay unknown. Shapes: research/protocols.md §2.7–2.9. Pure: responses
- * arrive parsed (lib/wire/ollama-node), the clock as `now`.
+ * arrive parsed (lib/core/wire/ollama-node), the clock as `now`.
  */
 import type { OllamaPsResponse, OllamaShowResponse, OllamaTagsModel, OllamaTagsResponse } from '../wire/ollama-node';
 import { capabilitiesOrInferred, familyOf, kindFromCapabilities } from './model-kind';

@@ -9,7 +9,7 @@
  * | `x-output-tokens`           | integer, `eval_count` − thinking tokens  | always                               |
  * | `x-budget-used`             | `<eval_count>/<num_predict>`, e.g. `412/1324` | a positive `num_predict` was sent |
  * | `x-done-reason`             | the node's `done_reason` as it came (`stop`, `length`, `load`, `unload`) | the node sent one, a plain word |
- * | `x-fleet-context-overflow`  | `estimated_tokens=<N>; context_length=<M>` | the prompt estimate exceeds the context the model runs with (lib/chat/attempt-context) |
+ * | `x-fleet-context-overflow`  | `estimated_tokens=<N>; context_length=<M>` | the prompt estimate exceeds the context the model runs with (lib/features/chat/attempt-context) |
  *
  * Ollama reports one output count, `eval_count`, thinking included (absent = 0, Go `omitempty`). It is
  * split in proportion to the characters of thinking and of visible output (content plus tool-call

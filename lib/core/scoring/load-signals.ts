@@ -4,8 +4,9 @@
  * nodes the queues report busy and the one the conversation is pinned to — found through the table's
  * index, never by a scan of the fleet — with the same signal functions that explain a decision. Pure.
  */
+
+import type { LatencyLookup, LatencyWindow } from '../../services/dispatch/latency-stats';
 import { type ConcurrencyOverrides, concurrencyLimit } from './concurrency-limit';
-import type { LatencyLookup, LatencyWindow } from './latency-stats';
 import type { EliminationProfile, PlacementTable } from './placement-table';
 import { affinityPoints, queuePoints, type SignalInput, waitPoints } from './signals';
 

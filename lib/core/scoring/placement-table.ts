@@ -113,7 +113,7 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
   const profiles = new Map<string, EliminationProfile>();
   const indexOf = new Map<string, Map<string, number>>();
   // One literal with every field, `profile` included. Spread into a new literal with `profile` added
-  // (see lib/merged.ts), each table got a hidden class of its own once this builder ran optimised; with
+  // (see lib/core/merged.ts), each table got a hidden class of its own once this builder ran optimised; with
   // new tables every snapshot, the ranking code read them polymorphically and deoptimised again and again.
   const table: PlacementTable = {
     placements,

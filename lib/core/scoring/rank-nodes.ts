@@ -11,10 +11,11 @@
  * window against the prompt plus the answer reserve.
  * Budget: 1,000 nodes in ≤ 100 µs (DESIGN; bench/rank-nodes.ts). Pure.
  */
+
+import { type Ejection, targetKey } from '../../services/dispatch/outlier-ejection';
 import { clearlyTooLong, REFUSAL_MARGIN } from '../context/context-window';
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
-import { type Ejection, targetKey } from './outlier-ejection';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
 import { contextNeedOf, type RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';

@@ -4,7 +4,7 @@
  * are ~1 MB of JavaScript that cost ~100–150 ms to load and build, so the encoder is required on the first
  * count, not at module load: a handler that never counts pays nothing at cold start. In a Lambda bundle
  * the package is external and shipped beside the handler (scripts/build.mjs), like the SDK in
- * `lib/store/sdk.ts`.
+ * `lib/services/store/sdk.ts`.
  *
  * User text is never special: `<|endoftext|>` in a prompt is counted as the characters it is, never as a
  * control token and never as an error (the library's default is to throw).

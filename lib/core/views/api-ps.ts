@@ -9,8 +9,8 @@
  * last report. Digest and details come from the loaded entry, filled in from the node's on-disk entry
  * (which `/api/show` describes); what no one reported is left out, never sent as "" (issue 20 item 6). Pure.
  */
-import type { FleetSnapshot, LoadedModel, NodeView } from '../node';
-import { isPlaceable } from '../snapshot';
+import type { FleetSnapshot, LoadedModel, NodeView } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 import { digestField, reportedDetails } from './reported-details';
 
 /** Ollama's default `keep_alive` (OLLAMA_KEEP_ALIVE unset): a model unloads 5 minutes after its last use. */

@@ -6,8 +6,8 @@
  * not listed: chat clients would offer them as chat models. A digest or detail string no node reported
  * is left out rather than sent empty (issue 20 item 6). Pure.
  */
-import type { FleetSnapshot, NodeModel, NodeView } from '../node';
-import { isPlaceable } from '../snapshot';
+import type { FleetSnapshot, NodeModel, NodeView } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 import { digestField, reportedDetails } from './reported-details';
 
 export interface OllamaTagsEntry {

@@ -4,8 +4,8 @@
  * level the whole fleet supports — the lowest version among the nodes that can take work — and,
  * with no such node, the level the router itself speaks.
  */
-import type { FleetSnapshot } from '../node';
-import { isPlaceable } from '../snapshot';
+import type { FleetSnapshot } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 
 /** The Ollama API level the router's own endpoints follow. */
 export const ROUTER_OLLAMA_API_VERSION = '0.12.6';

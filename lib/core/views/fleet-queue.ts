@@ -4,8 +4,8 @@
  * flight) and the queues themselves. `nodes_online` counts the nodes that can take work — online and
  * degraded — which is what a client backing off cares about. Pure: the clock comes in as `now`.
  */
-import type { FleetSnapshot } from '../node';
-import { isPlaceable } from '../snapshot';
+import type { FleetSnapshot } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 import { type FleetQueueState, type QueueEntry, queueStates } from './fleet-status';
 
 export interface FleetQueue {

@@ -6,9 +6,10 @@
  * `ejection` (issue 19 item 4): whether this router instance has taken it out of routing, until when
  * and why, and its failures in a row; absent when it has none. Pure: the clock comes in as `now`.
  */
-import type { FleetSnapshot, NodeView, Sidecar } from '../node';
-import type { SnapshotFreshness } from '../registry';
-import { isPlaceable } from '../snapshot';
+
+import type { SnapshotFreshness } from '../../services/registry/registry';
+import type { FleetSnapshot, NodeView, Sidecar } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 
 /** One node:model queue as the router sees it (until real queues exist, see `queuesFromSnapshot`). */
 export interface QueueEntry {
@@ -27,7 +28,7 @@ export interface FleetQueueState {
   readonly concurrency: number;
 }
 
-/** A node's service's standing with outlier ejection (lib/routing/outlier-ejection `NodeHealthState`). */
+/** A node's service's standing with outlier ejection (lib/services/dispatch/outlier-ejection `NodeHealthState`). */
 export interface NodeHealthEntry {
   readonly nodeId: string;
   /** `ollama`, or the sidecar (`image`, `transcription`, `text-embedding`). */

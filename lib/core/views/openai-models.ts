@@ -4,8 +4,8 @@
  * per id, with `owned_by` naming the backend that serves it. Rerankers and speech-to-text models are
  * not OpenAI "models" a client can call through these routes, so they are left out. Pure.
  */
-import type { FleetSnapshot, ModelKind, SidecarModel } from '../node';
-import { isPlaceable } from '../snapshot';
+import type { FleetSnapshot, ModelKind, SidecarModel } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 
 export interface OpenAIModel {
   readonly id: string;

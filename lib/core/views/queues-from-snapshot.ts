@@ -3,8 +3,8 @@
  * One entry per (online or degraded node, loaded model), nothing pending (the router holds no queue
  * yet), in flight as the node counts it, concurrency = the node's OLLAMA_NUM_PARALLEL. Pure.
  */
-import type { FleetSnapshot } from '../node';
-import { isPlaceable } from '../snapshot';
+import type { FleetSnapshot } from '../fleet/node';
+import { isPlaceable } from '../fleet/snapshot';
 import type { QueueEntry } from './fleet-status';
 
 export function queuesFromSnapshot(snapshot: FleetSnapshot): QueueEntry[] {

@@ -2,7 +2,7 @@
  * Embeddings on the wire (spec §4.2 `POST /v1/embeddings`, §4.4 `POST /api/embed` and `/api/embeddings`;
  * protocols §2.6, §5.1): what clients send, as loose zod schemas (unknown fields pass and are forwarded
  * to Ollama nodes), and what the router sends to nodes and sidecars, as TS interfaces. `input` and
- * `prompt` are `unknown` here: `lib/protocols/embeddings/embedding-inputs` checks them item by item so a
+ * `prompt` are `unknown` here: `lib/core/protocols/embeddings/embedding-inputs` checks them item by item so a
  * 400 can name `input.3`. A node's reply is read without zod (`read-node-embeddings`): its vectors are
  * large and a schema would copy every one. Pure.
  */

@@ -4,7 +4,7 @@
  * models; protocols §5.3): what clients send, as loose zod schemas (unknown fields pass and are forwarded
  * to the node), what the router sends to sidecars and Ollama and answers, as TS interfaces, and the one
  * field of Ollama's reply it reads. Numbers are only type-checked here; ranges and defaults are the
- * translator's (`lib/protocols/images/image-job`), so a 400 names the field and the allowed range. Pure.
+ * translator's (`lib/core/protocols/images/image-job`), so a 400 names the field and the allowed range. Pure.
  */
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';

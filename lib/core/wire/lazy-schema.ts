@@ -5,7 +5,7 @@
  * Lambda parses one or two. A `lazySchema` runs its builder on the first call and
  * returns that one instance afterwards, so a sub-schema used in several places is still built once.
  *
- * In `lib/wire`, every schema is a `lazySchema`, referenced by calling it inside other builders and
+ * In `lib/core/wire`, every schema is a `lazySchema`, referenced by calling it inside other builders and
  * parse functions; its type comes from the factory (`InferLazy<typeof fooSchema>`). A schema another
  * module takes as a value (`readJsonBody`, a test's `safeParse`) is exported as `z.lazy(…)`: a real zod
  * schema, one small instance at load, whose inner schema is built on first parse.

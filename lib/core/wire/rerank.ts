@@ -2,7 +2,7 @@
  * Rerank on the wire (spec §4.2 `POST /v1/rerank`, §2 "Rerank result"; contract §3 sidecar rerank;
  * protocols §7): the client's request (Jina/Cohere shape) as a loose zod schema, the node sidecar's
  * reply as a minimal one, and the response the router writes as TS types. Limits and empty documents
- * are checked by `lib/protocols/rerank/rerank-document-texts`, where the messages can count. Pure.
+ * are checked by `lib/core/protocols/rerank/rerank-document-texts`, where the messages can count. Pure.
  */
 import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
@@ -61,7 +61,7 @@ const tokenCount = lazySchema(() => z.nullish(z.number().check(z.int(), z.nonneg
 /**
  * The sidecar's reply: `results` is all the router needs. Scores are read as probabilities unless
  * `raw_scores: true` says they are logits (TEI's and infinity's name for the switch; see
- * `lib/protocols/rerank/relevance-scores`); `usage` when it counted.
+ * `lib/core/protocols/rerank/relevance-scores`); `usage` when it counted.
  */
 export const sidecarRerankReplySchema = lazySchema(() =>
   z.looseObject({

@@ -7,17 +7,17 @@
  * in `x-fleet-requested-model` and `x-fleet-model-resolution` (the served model is `x-fleet-model`).
  */
 import { randomUUID } from 'node:crypto';
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { merged } from '../merged';
-import { anthropicBlocks } from '../protocols/anthropic/anthropic-blocks';
+import { merged } from '../../core/merged';
+import { anthropicBlocks } from '../../core/protocols/anthropic/anthropic-blocks';
 import {
   anthropicImageUrls,
   fromAnthropicMessagesRequest,
-} from '../protocols/anthropic/from-anthropic-messages-request';
-import { mergeTags } from '../routing/tags';
-import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../wire/anthropic';
+} from '../../core/protocols/anthropic/from-anthropic-messages-request';
+import { mergeTags } from '../../core/scoring/tags';
+import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../../core/wire/anthropic';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { createAnthropicOutput } from './anthropic-output';
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { serveChat } from './serve-chat';

@@ -10,17 +10,18 @@
  * only after the relay fixed the status and headers (every `X-Fleet-*` header is final before the first
  * byte, contract §4), and stop at the end, on failure, and when the client leaves.
  */
-import type { ResponseSink } from '../http/response-sink';
-import { createAnthropicStreamConverter } from '../protocols/anthropic/anthropic-stream-converter';
-import { encodeAnthropicEvent } from '../protocols/anthropic/encode-anthropic-event';
-import { toAnthropicMessage } from '../protocols/anthropic/to-anthropic-message';
-import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import type { VisibleBudgetOptions } from '../protocols/visible-budget';
-import type { AnthropicStreamEvent } from '../wire/anthropic';
-import type { OllamaChatChunk } from '../wire/ollama';
+
+import { createAnthropicStreamConverter } from '../../core/protocols/anthropic/anthropic-stream-converter';
+import { encodeAnthropicEvent } from '../../core/protocols/anthropic/encode-anthropic-event';
+import { toAnthropicMessage } from '../../core/protocols/anthropic/to-anthropic-message';
+import type { DiagnosticRequestOptions } from '../../core/protocols/diagnostic-headers';
+import type { VisibleBudgetOptions } from '../../core/protocols/visible-budget';
+import { createIdleKeepAlive, type IdleKeepAlive } from '../../core/stream/idle-keep-alive';
+import type { AnthropicStreamEvent } from '../../core/wire/anthropic';
+import type { OllamaChatChunk } from '../../core/wire/ollama';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { ChatOutput } from './chat-output';
 import { createConvertedOutput } from './converted-output';
-import { createIdleKeepAlive, type IdleKeepAlive } from './idle-keep-alive';
 
 /** How long a streamed reply may stay quiet before a `ping` goes out. */
 export const PING_INTERVAL_MS = 10_000;

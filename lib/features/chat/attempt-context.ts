@@ -5,11 +5,11 @@
  * reports about the model (loaded context, own maximum); the body with `options.num_ctx` when the plan
  * asks for one; and the reply headers that say what was done. Pure.
  */
-import { type ContextPlan, planContext } from '../context/plan-context';
-import type { ModelPlacement } from '../fleet/node';
-import { merged } from '../merged';
-import { CONTEXT_OVERFLOW_HEADER, contextOverflow } from '../protocols/diagnostic-headers';
-import type { RoutingRequest } from '../routing/routing-request';
+import { type ContextPlan, planContext } from '../../core/context/plan-context';
+import type { ModelPlacement } from '../../core/fleet/node';
+import { merged } from '../../core/merged';
+import { CONTEXT_OVERFLOW_HEADER, contextOverflow } from '../../core/protocols/diagnostic-headers';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
 
 export const CONTEXT_HEADER = 'x-fleet-context';
 

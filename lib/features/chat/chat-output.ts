@@ -3,8 +3,8 @@
  * NDJSON stream and hands each parsed line here; an output turns lines into the bytes it writes as they
  * come (streaming) or into one body at the end, and knows how to report a failure after the first byte.
  */
-import type { RouterError } from '../errors';
-import type { DecodedLine } from '../stream/ndjson-decoder';
+import type { RouterError } from '../../core/errors';
+import type { DecodedLine } from '../../core/stream/ndjson-decoder';
 
 export interface ParsedChunk<Chunk> {
   readonly ok: true;

@@ -5,8 +5,9 @@
  * conversation key that pins a conversation to the node that served it (also what the context layers
  * remember cleared tool results by: `chatConversationKey`).
  */
-import { conversationKey } from '../routing/affinity';
-import type { RoutingRequest } from '../routing/routing-request';
+
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import { conversationKey } from '../../services/dispatch/affinity';
 
 export interface ChatRoutingInput {
   readonly model: string;
@@ -49,7 +50,7 @@ const TOKENS_PER_IMAGE = 768;
 /**
  * About the length of `JSON.stringify(value)` (quotes, keys and separators counted, escapes not) without
  * building it: a walk is ~100× cheaper than the string (2 µs against 240 µs for 73 KB of tool definitions),
- * and the estimate is a quarter of it anyway. Depth is bounded at the edge (lib/http/request-bounds).
+ * and the estimate is a quarter of it anyway. Depth is bounded at the edge (lib/services/http/request-bounds).
  */
 function jsonLength(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;

@@ -4,13 +4,13 @@
  * bytes are written as they come; non-streaming, the lines are collected into one reply that the family
  * renders as its body, with the diagnostic headers. A family gives only what differs.
  */
-import type { RouterError } from '../errors';
-import { SSE_TYPE } from '../http/reply';
-import { chatDiagnosticHeaders, type DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
-import { parseOllamaChatLine } from '../protocols/ollama/parse-ollama-line';
-import { createVisibleBudget, type VisibleBudgetOptions } from '../protocols/visible-budget';
-import type { OllamaChatChunk } from '../wire/ollama';
+import type { RouterError } from '../../core/errors';
+import { chatDiagnosticHeaders, type DiagnosticRequestOptions } from '../../core/protocols/diagnostic-headers';
+import { createOllamaChatAccumulator } from '../../core/protocols/ollama/ollama-chat-accumulator';
+import { parseOllamaChatLine } from '../../core/protocols/ollama/parse-ollama-line';
+import { createVisibleBudget, type VisibleBudgetOptions } from '../../core/protocols/visible-budget';
+import type { OllamaChatChunk } from '../../core/wire/ollama';
+import { SSE_TYPE } from '../../services/http/reply';
 import type { ChatOutput } from './chat-output';
 import { outcomeOf } from './ollama-output';
 

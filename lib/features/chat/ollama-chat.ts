@@ -4,14 +4,10 @@
  * one-object answer goes through the same relay as a stream of one line. Generate with an Ollama-native
  * image model is relayed the same way, routed as image work.
  */
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { requireImageGeneration } from '../images/require-image-generation';
-import { merged } from '../merged';
-import type { RoutingRequest } from '../routing/routing-request';
-import { mergeTags } from '../routing/tags';
-import { getServices } from '../services';
+
+import { merged } from '../../core/merged';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import { mergeTags } from '../../core/scoring/tags';
 import {
   type OllamaClientChatRequest,
   type OllamaClientGenerateRequest,
@@ -19,7 +15,12 @@ import {
   parseOllamaClientChatRequest,
   parseOllamaClientGenerateRequest,
   stripRouterFields,
-} from '../wire/ollama';
+} from '../../core/wire/ollama';
+import { getServices } from '../../instance';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { requireImageGeneration } from '../images/require-image-generation';
 import { type ChatRoutingInput, chatRoutingRequest } from './chat-routing-request';
 import { createOllamaOutput } from './ollama-output';
 import { serveChat } from './serve-chat';

@@ -7,15 +7,15 @@
  * answer: a single `done: true` line whose message (or `response`) is complete. That line is the body as
  * the node wrote it, like a streamed line, rather than parsed, rebuilt and serialised again.
  */
-import { UpstreamError } from '../errors';
-import { NDJSON_TYPE } from '../http/reply';
-import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { chatDiagnosticHeaders, generateDiagnosticHeaders } from '../protocols/diagnostic-headers';
-import { createOllamaChatAccumulator } from '../protocols/ollama/ollama-chat-accumulator';
-import { createOllamaGenerateAccumulator } from '../protocols/ollama/ollama-generate-accumulator';
-import { parseOllamaChatLine, parseOllamaGenerateLine } from '../protocols/ollama/parse-ollama-line';
-import { inBandError } from '../stream/in-band-error';
-import type { OllamaChatChunk, OllamaGenerateChunk } from '../wire/ollama';
+import { UpstreamError } from '../../core/errors';
+import type { DiagnosticRequestOptions } from '../../core/protocols/diagnostic-headers';
+import { chatDiagnosticHeaders, generateDiagnosticHeaders } from '../../core/protocols/diagnostic-headers';
+import { createOllamaChatAccumulator } from '../../core/protocols/ollama/ollama-chat-accumulator';
+import { createOllamaGenerateAccumulator } from '../../core/protocols/ollama/ollama-generate-accumulator';
+import { parseOllamaChatLine, parseOllamaGenerateLine } from '../../core/protocols/ollama/parse-ollama-line';
+import { inBandError } from '../../core/stream/in-band-error';
+import type { OllamaChatChunk, OllamaGenerateChunk } from '../../core/wire/ollama';
+import { NDJSON_TYPE } from '../../services/http/reply';
 import type { ChatOutcome, ChatOutput } from './chat-output';
 
 type Final = Pick<
@@ -35,7 +35,7 @@ function nodeFirstTokenMs(final: Final): number | undefined {
 }
 
 export function outcomeOf(final: Final | undefined): ChatOutcome {
-  // Set one by one, not spread: see lib/merged.ts on why the request path avoids spreads.
+  // Set one by one, not spread: see lib/core/merged.ts on why the request path avoids spreads.
   const outcome: { -readonly [K in keyof ChatOutcome]: ChatOutcome[K] } = {};
   if (final === undefined) return outcome;
   if (typeof final.prompt_eval_count === 'number') outcome.promptTokens = final.prompt_eval_count;

@@ -4,15 +4,15 @@
  * client does; its one-object answer goes through the same relay as a stream of one line.
  */
 import { randomUUID } from 'node:crypto';
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { fetchImages } from '../media/fetch-images';
-import { merged } from '../merged';
-import { fromOpenAIChatRequest, imageUrlsToFetch } from '../protocols/openai/from-openai-chat-request';
-import { mergeTags } from '../routing/tags';
-import { getServices } from '../services';
-import { parseOpenAIChatRequest } from '../wire/openai';
+import { merged } from '../../core/merged';
+import { fromOpenAIChatRequest, imageUrlsToFetch } from '../../core/protocols/openai/from-openai-chat-request';
+import { mergeTags } from '../../core/scoring/tags';
+import { parseOpenAIChatRequest } from '../../core/wire/openai';
+import { getServices } from '../../instance';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { fetchImages } from '../../services/image-urls/fetch-images';
 import { chatRoutingRequest } from './chat-routing-request';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';

@@ -3,12 +3,12 @@
  * comes and closes with `[DONE]`; non-streaming collects the lines and answers OpenAI's body with the
  * diagnostic headers. A failure after the first byte is an SSE `data: {"error": ...}` event.
  */
-import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { createOpenAIChatStreamConverter } from '../protocols/openai/openai-chat-stream-converter';
-import { toOpenAIChatCompletion } from '../protocols/openai/to-openai-chat-completion';
-import type { VisibleBudgetOptions } from '../protocols/visible-budget';
-import { encodeSseData, SSE_DONE } from '../stream/sse';
-import type { OllamaChatChunk } from '../wire/ollama';
+import type { DiagnosticRequestOptions } from '../../core/protocols/diagnostic-headers';
+import { createOpenAIChatStreamConverter } from '../../core/protocols/openai/openai-chat-stream-converter';
+import { toOpenAIChatCompletion } from '../../core/protocols/openai/to-openai-chat-completion';
+import type { VisibleBudgetOptions } from '../../core/protocols/visible-budget';
+import { encodeSseData, SSE_DONE } from '../../core/stream/sse';
+import type { OllamaChatChunk } from '../../core/wire/ollama';
 import type { ChatOutput } from './chat-output';
 import { createConvertedOutput } from './converted-output';
 

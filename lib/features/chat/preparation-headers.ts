@@ -1,10 +1,11 @@
 /**
  * The `X-Fleet-*` headers only the messages and responses styles add (the routing decision's are
- * `lib/dispatch/fleet-headers`): how the client's model id was resolved (anchor §2.8) and what the
+ * `lib/services/dispatch/fleet-headers`): how the client's model id was resolved (anchor §2.8) and what the
  * context layers changed (anchor §3.8).
  */
-import { headerValue } from '../http/header-value';
-import type { ModelResolution } from '../routing/resolve-model';
+
+import type { ModelResolution } from '../../core/scoring/resolve-model';
+import { headerValue } from '../../services/http/header-value';
 
 /**
  * The client's model id and how it became the routed model (`map`, `fleet`, `auto`, `default`); the model

@@ -4,13 +4,14 @@
  * translate to an Ollama chat request knowing whether that model thinks, apply the context layers, and
  * build the routing request. The family's handler keeps its own validation, translator and output.
  */
-import { fetchImages, type ImageUrlAt } from '../media/fetch-images';
-import { merged } from '../merged';
-import type { ModelResolution } from '../routing/resolve-model';
-import { resolveModel } from '../routing/resolve-model';
-import type { RoutingRequest } from '../routing/routing-request';
-import { getServices } from '../services';
-import type { OllamaChatRequest } from '../wire/ollama';
+
+import { merged } from '../../core/merged';
+import type { ModelResolution } from '../../core/scoring/resolve-model';
+import { resolveModel } from '../../core/scoring/resolve-model';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import type { OllamaChatRequest } from '../../core/wire/ollama';
+import { getServices } from '../../instance';
+import { fetchImages, type ImageUrlAt } from '../../services/image-urls/fetch-images';
 import { chatRoutingRequest } from './chat-routing-request';
 import { contextLayerHeaders, modelResolutionHeaders } from './preparation-headers';
 import { thinkingCapable } from './thinking-capable';

@@ -9,16 +9,16 @@
  * of what the model sees and named in `x-fleet-dropped-tools` (comma-separated types), on every reply.
  */
 import { randomUUID } from 'node:crypto';
-import { BadRequestError } from '../errors';
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { merged } from '../merged';
-import { responsesImageUrls } from '../protocols/responses/from-responses-input';
-import { fromResponsesRequest, responsesImageUrlsToFetch } from '../protocols/responses/from-responses-request';
-import { droppedResponsesTools, responsesToolIndex } from '../protocols/responses/from-responses-tools';
-import { mergeTags } from '../routing/tags';
-import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../wire/responses';
+import { BadRequestError } from '../../core/errors';
+import { merged } from '../../core/merged';
+import { responsesImageUrls } from '../../core/protocols/responses/from-responses-input';
+import { fromResponsesRequest, responsesImageUrlsToFetch } from '../../core/protocols/responses/from-responses-request';
+import { droppedResponsesTools, responsesToolIndex } from '../../core/protocols/responses/from-responses-tools';
+import { mergeTags } from '../../core/scoring/tags';
+import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../../core/wire/responses';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { createResponsesOutput } from './responses-output';
 import { serveChat } from './serve-chat';

@@ -5,14 +5,14 @@
  * headers. A failure after the first byte is the converter's `error` event followed by
  * `response.failed`, which openai-node throws.
  */
-import type { DiagnosticRequestOptions } from '../protocols/diagnostic-headers';
-import { encodeResponsesEvent } from '../protocols/responses/encode-responses-event';
-import type { ResponsesContext } from '../protocols/responses/responses-envelope';
-import { createResponsesStreamConverter } from '../protocols/responses/responses-stream-converter';
-import type { ResponsesStreamEvent } from '../protocols/responses/responses-stream-event';
-import { toResponsesResponse } from '../protocols/responses/to-responses-response';
-import type { VisibleBudgetOptions } from '../protocols/visible-budget';
-import type { OllamaChatChunk } from '../wire/ollama';
+import type { DiagnosticRequestOptions } from '../../core/protocols/diagnostic-headers';
+import { encodeResponsesEvent } from '../../core/protocols/responses/encode-responses-event';
+import type { ResponsesContext } from '../../core/protocols/responses/responses-envelope';
+import { createResponsesStreamConverter } from '../../core/protocols/responses/responses-stream-converter';
+import type { ResponsesStreamEvent } from '../../core/protocols/responses/responses-stream-event';
+import { toResponsesResponse } from '../../core/protocols/responses/to-responses-response';
+import type { VisibleBudgetOptions } from '../../core/protocols/visible-budget';
+import type { OllamaChatChunk } from '../../core/wire/ollama';
 import type { ChatOutput } from './chat-output';
 import { createConvertedOutput } from './converted-output';
 

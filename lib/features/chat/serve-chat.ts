@@ -4,28 +4,29 @@
  * node at once when the client leaves — release the queue slot when the stream ends, and write the
  * trace whatever happened (completed, failed, client_disconnected, incomplete).
  */
-import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
-import { dispatchTraced } from '../dispatch/dispatch-request';
-import { fleetHeaders } from '../dispatch/fleet-headers';
-import { createRequestTrace, routedTraceFields, type TraceFn, traceError } from '../dispatch/request-trace';
-import { RouterError, toRouterError, UpstreamError, withHeaders } from '../errors';
-import { nodeBrokeOff } from '../fleet/node-failure';
-import { readNodeBody } from '../fleet/node-stream';
-import type { WireFamily } from '../http/family';
-import { renderError } from '../http/render-error';
-import { JSON_TYPE } from '../http/reply';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { merged } from '../merged';
-import type { DispatchResult } from '../routing/dispatcher';
-import type { RoutingRequest } from '../routing/routing-request';
-import type { NodeTransport } from '../routing/transport';
-import { getServices } from '../services';
-import { createNdjsonDecoder } from '../stream/ndjson-decoder';
-import { nodeErrorText } from '../wire/node-error-text';
+
+import { RouterError, toRouterError, UpstreamError, withHeaders } from '../../core/errors';
+import { nodeBrokeOff } from '../../core/fleet/node-failure';
+import { merged } from '../../core/merged';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import { createNdjsonDecoder } from '../../core/stream/ndjson-decoder';
+import { nodeErrorText } from '../../core/wire/node-error-text';
+import { getServices } from '../../instance';
+import type { RequestStyle, Trace, TraceStatus } from '../../services/analytics/trace';
+import { dispatchTraced } from '../../services/dispatch/dispatch-request';
+import type { DispatchResult } from '../../services/dispatch/dispatcher';
+import { fleetHeaders } from '../../services/dispatch/fleet-headers';
+import { createRequestTrace, routedTraceFields, type TraceFn, traceError } from '../../services/dispatch/request-trace';
+import type { NodeTransport } from '../../services/dispatch/transport';
+import type { WireFamily } from '../../services/http/family';
+import { renderError } from '../../services/http/render-error';
+import { JSON_TYPE } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { readNodeBody } from '../../services/node-client/node-stream';
+import { openChatStream } from '../../services/node-client/open-chat-stream';
 import { attemptContext, contextHeaders, withPlannedContext } from './attempt-context';
 import type { ChatOutput } from './chat-output';
-import { openChatStream } from './open-chat-stream';
 
 export interface ServeChatInput<Chunk> {
   readonly request: HttpRequest;
@@ -201,7 +202,7 @@ async function relay<Chunk>(input: ServeChatInput<Chunk>, result: DispatchResult
     // A one-object answer arrives whole: its first token came when the node says it did.
     if (!output.streaming)
       timeToFirstTokenMs = nodeFirstTokenMs === undefined ? undefined : sentAfterMs + nodeFirstTokenMs;
-    // Starts with a plain property, never a spread (see lib/merged.ts): traces share hidden classes.
+    // Starts with a plain property, never a spread (see lib/core/merged.ts): traces share hidden classes.
     trace({
       status,
       ...routed,

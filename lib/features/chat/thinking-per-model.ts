@@ -6,10 +6,10 @@
  * fallback model that thinks where that one does not, or the other way round, gets those two fields as
  * the translator gives them for it, and everything else (messages, the context layers' work) unchanged.
  */
-import type { FleetSnapshot } from '../fleet/node';
-import { visibleBudgetOf } from '../protocols/thinking-budget';
-import type { VisibleBudgetOptions } from '../protocols/visible-budget';
-import type { OllamaChatRequest } from '../wire/ollama';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { visibleBudgetOf } from '../../core/protocols/thinking-budget';
+import type { VisibleBudgetOptions } from '../../core/protocols/visible-budget';
+import type { OllamaChatRequest } from '../../core/wire/ollama';
 import { thinkingCapable } from './thinking-capable';
 
 /** The request translated for a model that thinks (`capable`) or does not. Pure. */

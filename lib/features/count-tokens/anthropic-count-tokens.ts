@@ -11,16 +11,16 @@
  * Image URLs are not fetched: an image costs `IMAGE_TOKENS` whatever it holds, so each URL stands in for
  * itself with an empty placeholder.
  */
-import { estimatePromptTokens } from '../context/estimate-prompt-tokens';
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import { sendJson } from '../http/reply';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
+import { estimatePromptTokens } from '../../core/context/estimate-prompt-tokens';
 import {
   anthropicImageUrls,
   fromAnthropicMessagesRequest,
-} from '../protocols/anthropic/from-anthropic-messages-request';
-import { type AnthropicCountTokensRequest, parseAnthropicCountTokensRequest } from '../wire/anthropic';
+} from '../../core/protocols/anthropic/from-anthropic-messages-request';
+import { type AnthropicCountTokensRequest, parseAnthropicCountTokensRequest } from '../../core/wire/anthropic';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 
 /** What stands in for an image that is counted, not seen. */
 const UNFETCHED_IMAGE = '';

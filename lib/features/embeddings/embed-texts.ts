@@ -10,21 +10,21 @@
  * usage, with the node's token count when it sent one and the router's otherwise.
  */
 
-import { type NodeAnswer, nodeRefusal, routedCall } from '../dispatch/routed-call';
-import { BadRequestError, UpstreamError } from '../errors';
-import { openNodeStream } from '../fleet/node-stream';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { merged } from '../merged';
-import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../protocols/embeddings/embed-node-request';
-import { type NodeEmbeddings, readNodeEmbeddings } from '../protocols/embeddings/read-node-embeddings';
+import { BadRequestError, UpstreamError } from '../../core/errors';
+import { merged } from '../../core/merged';
+import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../../core/protocols/embeddings/embed-node-request';
+import { type NodeEmbeddings, readNodeEmbeddings } from '../../core/protocols/embeddings/read-node-embeddings';
 import {
   MAX_EMBEDDING_INPUT_TOKENS,
   type TruncatedInputs,
   truncateInputs,
-} from '../protocols/embeddings/truncate-inputs';
-import { mergeTags } from '../routing/tags';
-import type { NodeAttempt, NodeReply } from '../routing/transport';
+} from '../../core/protocols/embeddings/truncate-inputs';
+import { mergeTags } from '../../core/scoring/tags';
+import { type NodeAnswer, nodeRefusal, routedCall } from '../../services/dispatch/routed-call';
+import type { NodeAttempt, NodeReply } from '../../services/dispatch/transport';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { openNodeStream } from '../../services/node-client/node-stream';
 
 /** How many inputs the router cut to 2,048 tokens; only sent when it cut some. */
 export const TRUNCATED_INPUTS_HEADER = 'x-fleet-truncated-inputs';

@@ -18,20 +18,20 @@
  *   nodes, and a reply of another width is a 502 (a sidecar never honours it, so only its native width
  *   can be asked of one).
  */
-import { BadRequestError } from '../errors';
-import type { Route } from '../http/handler';
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import { sendJson } from '../http/reply';
-import { forwardedEmbedFields } from '../protocols/embeddings/embed-node-request';
-import { embeddingInputs } from '../protocols/embeddings/embedding-inputs';
-import { toOllamaEmbed, toOllamaLegacyEmbedding } from '../protocols/embeddings/to-ollama-embed';
-import { encodingFormatOf, toOpenAIEmbeddings } from '../protocols/embeddings/to-openai-embeddings';
+import { BadRequestError } from '../../core/errors';
+import { forwardedEmbedFields } from '../../core/protocols/embeddings/embed-node-request';
+import { embeddingInputs } from '../../core/protocols/embeddings/embedding-inputs';
+import { toOllamaEmbed, toOllamaLegacyEmbedding } from '../../core/protocols/embeddings/to-ollama-embed';
+import { encodingFormatOf, toOpenAIEmbeddings } from '../../core/protocols/embeddings/to-openai-embeddings';
 import {
   type OllamaEmbedRequest,
   type OpenAIEmbeddingsRequest,
   parseOllamaEmbedRequest,
   parseOpenAIEmbeddingsRequest,
-} from '../wire/embeddings';
+} from '../../core/wire/embeddings';
+import type { Route } from '../../services/http/handler';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import { sendJson } from '../../services/http/reply';
 import { type EmbedRequest, embedTexts } from './embed-texts';
 
 /** The fields every route reads the same way. */

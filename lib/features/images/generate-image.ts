@@ -10,16 +10,20 @@
  * fleet too busy to take the request stays 503.
  */
 
-import { createRequestTrace } from '../dispatch/request-trace';
-import { type NodeAnswer, nodeRefusal, routedCall } from '../dispatch/routed-call';
-import { RouterError, toRouterError, UpstreamError } from '../errors';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { merged } from '../merged';
-import type { ImageJob } from '../protocols/images/image-job';
-import { describeNodeError, imageFromOllamaReply, imageFromSidecarReply } from '../protocols/images/node-image-reply';
-import type { RoutingRequest } from '../routing/routing-request';
-import { getServices } from '../services';
+import { RouterError, toRouterError, UpstreamError } from '../../core/errors';
+import { merged } from '../../core/merged';
+import type { ImageJob } from '../../core/protocols/images/image-job';
+import {
+  describeNodeError,
+  imageFromOllamaReply,
+  imageFromSidecarReply,
+} from '../../core/protocols/images/node-image-reply';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import { getServices } from '../../instance';
+import { createRequestTrace } from '../../services/dispatch/request-trace';
+import { type NodeAnswer, nodeRefusal, routedCall } from '../../services/dispatch/routed-call';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { requireImageModel } from './image-models';
 import { createImageTransport, type NodeFailure } from './image-transport';
 

@@ -5,11 +5,11 @@
  * nodes; sorted by name, then backend, so the answer is deterministic. Also the 404 of a request for an
  * image model no node has, which names the ones there are. Pure.
  */
-import { NotFoundError } from '../errors';
-import type { FleetSnapshot } from '../fleet/node';
-import { isPlaceable } from '../fleet/snapshot';
-import { imageBackendOf } from '../protocols/images/image-backend';
-import type { ImageModelEntry } from '../wire/images';
+import { NotFoundError } from '../../core/errors';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { isPlaceable } from '../../core/fleet/snapshot';
+import { imageBackendOf } from '../../core/protocols/images/image-backend';
+import type { ImageModelEntry } from '../../core/wire/images';
 
 interface Group {
   readonly name: string;

@@ -6,12 +6,12 @@
  * no node could serve can say which node failed and why (502, anchor §4.3), and when the attempt that
  * served was sent, for `X-Generation-Time`. One per request.
  */
-import { UpstreamError } from '../errors';
-import { openNodeStream, readNodeBody } from '../fleet/node-stream';
-import type { ImageJob } from '../protocols/images/image-job';
-import { describeNodeError } from '../protocols/images/node-image-reply';
-import { toOllamaImageRequest, toSidecarImageRequest } from '../protocols/images/to-image-node-request';
-import type { NodeAttempt, NodeReply, NodeTransport } from '../routing/transport';
+import { UpstreamError } from '../../core/errors';
+import type { ImageJob } from '../../core/protocols/images/image-job';
+import { describeNodeError } from '../../core/protocols/images/node-image-reply';
+import { toOllamaImageRequest, toSidecarImageRequest } from '../../core/protocols/images/to-image-node-request';
+import type { NodeAttempt, NodeReply, NodeTransport } from '../../services/dispatch/transport';
+import { openNodeStream, readNodeBody } from '../../services/node-client/node-stream';
 
 export interface NodeFailure {
   readonly nodeId: string;

@@ -4,8 +4,8 @@
  * instance reads from the table. The 503 says how to enable it and carries `x-should-retry: false` —
  * retrying cannot help until someone does.
  */
-import { ServiceUnavailableError } from '../errors';
-import { getServices } from '../services';
+import { ServiceUnavailableError } from '../../core/errors';
+import { getServices } from '../../instance';
 
 export const IMAGE_GENERATION_DISABLED =
   'image generation is disabled: start the router with FLEET_IMAGE_GENERATION=true, ' +

@@ -5,21 +5,22 @@
  * `response_format`) before the fleet is asked. `/api/generate-image` answers the raw PNG; `/v1`
  * answers `{created, data: [{b64_json, revised_prompt}]}`, or with `response_format: url` the raw PNG as
  * the spec says. Both carry `X-Fleet-Node`, `X-Fleet-Score`, `X-Fleet-Model`, `X-Generation-Time`.
- * Defaults and bounds are in lib/protocols/images/image-job. The model list needs no switch: it says
+ * Defaults and bounds are in lib/core/protocols/images/image-job. The model list needs no switch: it says
  * what the fleet could generate with.
  */
-import type { Route } from '../http/handler';
-import { readJson, requireModel, requireValid } from '../http/parse-json';
-import { sendJson } from '../http/reply';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { merged } from '../merged';
-import { fromGenerateImageRequest, fromOpenAIImageRequest } from '../protocols/images/image-job';
-import { toOpenAIImagesResponse } from '../protocols/images/to-openai-images-response';
-import { mergeTags } from '../routing/tags';
-import { getServices } from '../services';
-import { type ImageModelsList, parseGenerateImageRequest, parseOpenAIImageRequest } from '../wire/images';
-import type { WireParseResult } from '../wire/parse-with';
+
+import { merged } from '../../core/merged';
+import { fromGenerateImageRequest, fromOpenAIImageRequest } from '../../core/protocols/images/image-job';
+import { toOpenAIImagesResponse } from '../../core/protocols/images/to-openai-images-response';
+import { mergeTags } from '../../core/scoring/tags';
+import { type ImageModelsList, parseGenerateImageRequest, parseOpenAIImageRequest } from '../../core/wire/images';
+import type { WireParseResult } from '../../core/wire/parse-with';
+import { getServices } from '../../instance';
+import type { Route } from '../../services/http/handler';
+import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
+import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { type GeneratedImage, generateImage } from './generate-image';
 import { imageModelEntries } from './image-models';
 import { requireImageGeneration } from './require-image-generation';

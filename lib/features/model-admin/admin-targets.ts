@@ -8,10 +8,10 @@
  * Ollama model: 400 naming how to remove it on the node instead. No holder at all: 404 `notFound`. Pure.
  */
 
-import { BadRequestError, NotFoundError } from '../errors';
-import type { FleetSnapshot, NodeView, SidecarModel } from '../fleet/node';
-import { reachableNode } from '../fleet/reachable-node';
-import { isPlaceable, modelNameKeys } from '../fleet/snapshot';
+import { BadRequestError, NotFoundError } from '../../core/errors';
+import type { FleetSnapshot, NodeView, SidecarModel } from '../../core/fleet/node';
+import { reachableNode } from '../../core/fleet/reachable-node';
+import { isPlaceable, modelNameKeys } from '../../core/fleet/snapshot';
 
 const HF_CACHE = "delete its weights from the node's Hugging Face cache (`huggingface-cli delete-cache`)";
 

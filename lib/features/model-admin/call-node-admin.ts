@@ -3,9 +3,9 @@
  * never thrown — every node's answer (its status and words, or why it could not be reached) comes back
  * as data, because a fleet-wide call reports each node's outcome.
  */
-import type { NodeView } from '../fleet/node';
-import { describeNetworkError, nodeHttp } from '../fleet/node-http';
-import { nodeErrorText } from '../wire/node-error-text';
+import type { NodeView } from '../../core/fleet/node';
+import { nodeErrorText } from '../../core/wire/node-error-text';
+import { describeNetworkError, nodeHttp } from '../../services/node-client/node-http';
 
 export interface NodeAdminAnswer {
   readonly nodeId: string;

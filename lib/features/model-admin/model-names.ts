@@ -2,8 +2,8 @@
  * The names a model-admin call reads and sends (issue 20 item 11): the client's first non-blank field,
  * and the name a node itself lists the model under. Pure.
  */
-import type { NodeView } from '../fleet/node';
-import { modelNameKeys } from '../fleet/snapshot';
+import type { NodeView } from '../../core/fleet/node';
+import { modelNameKeys } from '../../core/fleet/snapshot';
 
 /** The first of `values` that is a non-blank string, trimmed. */
 export function firstNonBlank(...values: readonly (string | null | undefined)[]): string | undefined {

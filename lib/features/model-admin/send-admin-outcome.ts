@@ -4,9 +4,9 @@
  * as the node gave it; otherwise 502 `{"error", "succeeded_nodes", "failed_nodes"}` — Ollama's error shape,
  * with the node ids a fleet tool needs to retry only where it failed.
  */
-import { NotFoundError, RouterError } from '../errors';
-import { sendJson } from '../http/reply';
-import type { ResponseSink } from '../http/response-sink';
+import { NotFoundError, RouterError } from '../../core/errors';
+import { sendJson } from '../../services/http/reply';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { AdminOutcome } from './admin-outcome';
 
 export async function sendAdminOutcome(response: ResponseSink, outcome: AdminOutcome, notFound: string): Promise<void> {

@@ -5,11 +5,11 @@
  * source is, as a user of one Ollama expects. Answers as Ollama does (200 empty; 404 `model "<source>" not
  * found`) or names the nodes where it failed; the copies are recorded on those nodes at once.
  */
-import { BadRequestError } from '../errors';
-import type { Route } from '../http/handler';
-import { readJsonBody } from '../http/parse-json';
-import { getServices } from '../services';
-import { copyRequestSchema } from '../wire/model-admin';
+import { BadRequestError } from '../../core/errors';
+import { copyRequestSchema } from '../../core/wire/model-admin';
+import { getServices } from '../../instance';
+import type { Route } from '../../services/http/handler';
+import { readJsonBody } from '../../services/http/parse-json';
 import { adminOutcome } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';

@@ -6,11 +6,11 @@
  * partial failure naming the nodes (`send-admin-outcome`). The registry forgets the model on the nodes
  * that deleted it before the client hears back, so `/api/tags` right after no longer lists it there.
  */
-import { BadRequestError } from '../errors';
-import type { Route } from '../http/handler';
-import { readJsonBody } from '../http/parse-json';
-import { getServices } from '../services';
-import { deleteRequestSchema } from '../wire/model-admin';
+import { BadRequestError } from '../../core/errors';
+import { deleteRequestSchema } from '../../core/wire/model-admin';
+import { getServices } from '../../instance';
+import type { Route } from '../../services/http/handler';
+import { readJsonBody } from '../../services/http/parse-json';
 import { adminOutcome } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';

@@ -11,13 +11,13 @@
  *   is known to the operator, not the router. Push from that node; the message names the nodes that
  *   hold the model.
  */
-import { RouterError } from '../errors';
-import type { FleetSnapshot } from '../fleet/node';
-import { isPlaceable, modelNameKeys } from '../fleet/snapshot';
-import type { Route } from '../http/handler';
-import { readJsonBody } from '../http/parse-json';
-import { getServices } from '../services';
-import { namedModelRequestSchema } from '../wire/model-admin';
+import { RouterError } from '../../core/errors';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { isPlaceable, modelNameKeys } from '../../core/fleet/snapshot';
+import { namedModelRequestSchema } from '../../core/wire/model-admin';
+import { getServices } from '../../instance';
+import type { Route } from '../../services/http/handler';
+import { readJsonBody } from '../../services/http/parse-json';
 import { firstNonBlank } from './model-names';
 
 function notServed(message: string): RouterError {

@@ -3,9 +3,9 @@
  * (issue 20 item 11), instead of waiting for the next poll or heartbeat (which then takes over). A
  * failure here never fails the call that was done; it is only logged.
  */
-import type { NodeModel } from '../fleet/node';
-import type { FleetRegistry } from '../fleet/registry';
-import { hasTag, modelNameKeys } from '../fleet/snapshot';
+import type { NodeModel } from '../../core/fleet/node';
+import { hasTag, modelNameKeys } from '../../core/fleet/snapshot';
+import type { FleetRegistry } from '../../services/registry/registry';
 
 type Registry = Pick<FleetRegistry, 'record' | 'save' | 'recordModel'>;
 

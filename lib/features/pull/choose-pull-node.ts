@@ -13,10 +13,10 @@
  * Ties go by node id, so the choice is stable. Pure.
  */
 
-import { ServiceUnavailableError } from '../errors';
-import type { FleetSnapshot, NodeView } from '../fleet/node';
-import { reachableNode } from '../fleet/reachable-node';
-import { isPlaceable, modelNameKeys } from '../fleet/snapshot';
+import { ServiceUnavailableError } from '../../core/errors';
+import type { FleetSnapshot, NodeView } from '../../core/fleet/node';
+import { reachableNode } from '../../core/fleet/reachable-node';
+import { isPlaceable, modelNameKeys } from '../../core/fleet/snapshot';
 import { type PullSize, pullSize } from './pull-size';
 
 export interface PullChoice {

@@ -6,8 +6,8 @@
  * rerank). Ollama's own image models (`x/z-image-turbo`) are native: only the bare names are refused.
  * Pure.
  */
-import type { FleetSnapshot, NodeView, SidecarModel } from '../fleet/node';
-import { modelNameKeys } from '../fleet/snapshot';
+import type { FleetSnapshot, NodeView, SidecarModel } from '../../core/fleet/node';
+import { modelNameKeys } from '../../core/fleet/snapshot';
 
 const MFLUX = 'uv tool install mflux';
 const DIFFUSIONKIT = 'uv tool install diffusionkit';

@@ -3,8 +3,8 @@
  * `model`, trimmed; and the canonical form locks use, so `Llama3`, `llama3` and `llama3:latest` are one
  * pull, as Ollama resolves them (untagged = `:latest`, names compared without case). Pure.
  */
-import { BadRequestError } from '../errors';
-import { hasTag } from '../fleet/snapshot';
+import { BadRequestError } from '../../core/errors';
+import { hasTag } from '../../core/fleet/snapshot';
 
 export const MISSING_NAME_MESSAGE = "model name required (use 'name' or 'model' field)";
 

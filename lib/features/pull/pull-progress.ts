@@ -5,8 +5,8 @@
  * the router cannot read. It also adds up the layers' sizes (each digest once), the model's size on disk
  * when the node's own listing cannot be had. A small synchronous state machine. Pure.
  */
-import type { DecodedLine } from '../stream/ndjson-decoder';
-import { parsePullProgressLine } from '../wire/pull';
+import type { DecodedLine } from '../../core/stream/ndjson-decoder';
+import { parsePullProgressLine } from '../../core/wire/pull';
 
 export type PullLine =
   | { readonly kind: 'progress' }

@@ -10,8 +10,8 @@
  * 3. no count in the name: a fixed floor of 8 GB (an untagged name is usually a 7–9 B model, ~5 GB).
  * Pure.
  */
-import type { FleetSnapshot } from '../fleet/node';
-import { modelNameKeys } from '../fleet/snapshot';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { modelNameKeys } from '../../core/fleet/snapshot';
 
 export interface PullSize {
   readonly bytes: number;

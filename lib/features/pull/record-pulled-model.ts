@@ -5,12 +5,13 @@
  * node's record, for agent nodes as for polled ones; the next heartbeat or poll then takes over. When
  * the node cannot be asked, an entry inferred from the name and the pulled layers' sizes stands in.
  */
-import type { DescribeModels } from '../fleet/describe-models';
-import { inferCapabilities, kindFromCapabilities } from '../fleet/model-kind';
-import type { NodeModel, NodeView } from '../fleet/node';
-import { pollNode } from '../fleet/poller';
-import type { FleetRegistry } from '../fleet/registry';
-import { hasTag, modelNameKeys } from '../fleet/snapshot';
+
+import { inferCapabilities, kindFromCapabilities } from '../../core/fleet/model-kind';
+import type { NodeModel, NodeView } from '../../core/fleet/node';
+import { hasTag, modelNameKeys } from '../../core/fleet/snapshot';
+import type { DescribeModels } from '../../services/node-client/describe-models';
+import { pollNode } from '../../services/registry/poller';
+import type { FleetRegistry } from '../../services/registry/registry';
 
 export interface RecordPulledModelDeps {
   readonly registry: Pick<FleetRegistry, 'recordModel'>;

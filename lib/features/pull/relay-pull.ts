@@ -8,13 +8,13 @@
  * way `onSuccess` runs when the node says `success` and before the client hears it, so a client that
  * lists models right after the pull sees the new one.
  */
-import { type RouterError, UpstreamError } from '../errors';
-import { technicalCause } from '../fleet/node-failure';
-import type { NodeReply } from '../fleet/node-stream';
-import { NDJSON_TYPE, sendJson } from '../http/reply';
-import type { ResponseSink } from '../http/response-sink';
-import { inBandError } from '../stream/in-band-error';
-import { createNdjsonDecoder, type DecodedLine } from '../stream/ndjson-decoder';
+import { type RouterError, UpstreamError } from '../../core/errors';
+import { technicalCause } from '../../core/fleet/node-failure';
+import { inBandError } from '../../core/stream/in-band-error';
+import { createNdjsonDecoder, type DecodedLine } from '../../core/stream/ndjson-decoder';
+import { NDJSON_TYPE, sendJson } from '../../services/http/reply';
+import type { ResponseSink } from '../../services/http/response-sink';
+import type { NodeReply } from '../../services/node-client/node-stream';
 import { createPullProgress } from './pull-progress';
 
 const MAX_LINE_BYTES = 1 << 20;

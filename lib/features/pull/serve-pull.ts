@@ -7,20 +7,20 @@
  * recorded on the node before the client hears it. One trace per pull, style `pull`.
  */
 
-import { createRequestTrace, type TraceFn } from '../dispatch/request-trace';
-import { nodeRefusal } from '../dispatch/routed-call';
-import { BadRequestError, ConflictError, type RouterError, toRouterError, UpstreamError } from '../errors';
-import type { FleetSnapshot } from '../fleet/node';
-import { openNodeStream, readNodeBody } from '../fleet/node-stream';
-import type { Route } from '../http/handler';
-import { headerValue } from '../http/header-value';
-import { readJsonBody } from '../http/parse-json';
-import type { HttpRequest } from '../http/request';
-import type { ResponseSink } from '../http/response-sink';
-import { mergeTags } from '../routing/tags';
-import { getServices } from '../services';
-import { createPullLockRepository } from '../store/pull-lock-repository';
-import { type PullRequest, pullRequestSchema } from '../wire/pull';
+import { BadRequestError, ConflictError, type RouterError, toRouterError, UpstreamError } from '../../core/errors';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { mergeTags } from '../../core/scoring/tags';
+import { type PullRequest, pullRequestSchema } from '../../core/wire/pull';
+import { getServices } from '../../instance';
+import { createRequestTrace, type TraceFn } from '../../services/dispatch/request-trace';
+import { nodeRefusal } from '../../services/dispatch/routed-call';
+import type { Route } from '../../services/http/handler';
+import { headerValue } from '../../services/http/header-value';
+import { readJsonBody } from '../../services/http/parse-json';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { openNodeStream, readNodeBody } from '../../services/node-client/node-stream';
+import { createPullLockRepository } from '../../services/store/pull-lock-repository';
 import { choosePullNode, type PullChoice } from './choose-pull-node';
 import { knownNonNativeMessage, nonNativeModelMessage } from './non-native-model';
 import { canonicalPullName, pullNameOf } from './pull-name';

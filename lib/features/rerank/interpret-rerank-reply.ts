@@ -7,14 +7,14 @@
  * tokens; nothing is generated.
  */
 
-import type { NodeAnswer, RoutedValue } from '../dispatch/routed-call';
-import { nodeRefusal } from '../dispatch/routed-call';
-import { UpstreamError } from '../errors';
-import { rankNodeResults } from '../protocols/rerank/rank-node-results';
-import { countRerankTokens, rerankUsage } from '../protocols/rerank/rerank-usage';
-import { toRerankResponse } from '../protocols/rerank/to-rerank-response';
-import { parseJson } from '../wire/json';
-import { parseSidecarRerankReply, type RerankResponse } from '../wire/rerank';
+import { UpstreamError } from '../../core/errors';
+import { rankNodeResults } from '../../core/protocols/rerank/rank-node-results';
+import { countRerankTokens, rerankUsage } from '../../core/protocols/rerank/rerank-usage';
+import { toRerankResponse } from '../../core/protocols/rerank/to-rerank-response';
+import { parseJson } from '../../core/wire/json';
+import { parseSidecarRerankReply, type RerankResponse } from '../../core/wire/rerank';
+import type { NodeAnswer, RoutedValue } from '../../services/dispatch/routed-call';
+import { nodeRefusal } from '../../services/dispatch/routed-call';
 
 export interface RerankAsked {
   readonly query: string;

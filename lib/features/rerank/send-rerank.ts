@@ -3,11 +3,11 @@
  * node, with the model under the name that node gives it (a fallback model may be the one tried).
  * Rerankers are only ever sidecar models, so an attempt anywhere else is a fleet fault, not the client's.
  */
-import { UpstreamError } from '../errors';
-import { openNodeStream } from '../fleet/node-stream';
-import { toSidecarRerankRequest } from '../protocols/rerank/to-sidecar-rerank-request';
-import type { NodeTransport } from '../routing/transport';
-import type { RerankRequest } from '../wire/rerank';
+import { UpstreamError } from '../../core/errors';
+import { toSidecarRerankRequest } from '../../core/protocols/rerank/to-sidecar-rerank-request';
+import type { RerankRequest } from '../../core/wire/rerank';
+import type { NodeTransport } from '../../services/dispatch/transport';
+import { openNodeStream } from '../../services/node-client/node-stream';
 
 export function sendRerank(request: RerankRequest, documents: readonly string[]): NodeTransport {
   return async (attempt, signal) => {

@@ -5,13 +5,14 @@
  * every document, and answer `{model, results, usage}` best first with the serving node in
  * `X-Fleet-Node`. Traced with style `rerank`, like chat.
  */
-import { routedCall } from '../dispatch/routed-call';
-import type { Route } from '../http/handler';
-import { readJson, requireValid } from '../http/parse-json';
-import { sendJson } from '../http/reply';
-import { rerankDocumentTexts } from '../protocols/rerank/rerank-document-texts';
-import { mergeTags } from '../routing/tags';
-import { parseRerankRequest } from '../wire/rerank';
+
+import { rerankDocumentTexts } from '../../core/protocols/rerank/rerank-document-texts';
+import { mergeTags } from '../../core/scoring/tags';
+import { parseRerankRequest } from '../../core/wire/rerank';
+import { routedCall } from '../../services/dispatch/routed-call';
+import type { Route } from '../../services/http/handler';
+import { readJson, requireValid } from '../../services/http/parse-json';
+import { sendJson } from '../../services/http/reply';
 import { interpretRerankReply } from './interpret-rerank-reply';
 import { sendRerank } from './send-rerank';
 

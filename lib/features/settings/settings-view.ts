@@ -3,8 +3,8 @@
  * can change at run time, with their values now, and the configuration the instance started with,
  * read-only. Secrets are never shown: API keys appear as a count. Pure.
  */
-import type { FleetConfig } from '../config';
-import type { EffectiveSettings, RuntimeOverrides } from './runtime-settings';
+import type { FleetConfig } from '../../services/platform/config';
+import type { EffectiveSettings, RuntimeOverrides } from '../../services/settings/runtime-settings';
 
 export interface SettingsView {
   readonly image_generation: boolean;

@@ -5,7 +5,7 @@
  * HTML "multipart/form-data encoding algorithm"): `"`, CR and LF in names are percent-encoded, text is
  * UTF-8. The boundary comes in as a parameter, so the bytes are deterministic. Pure.
  */
-import type { FormField, FormFile } from '../http/multipart';
+import type { FormField, FormFile } from '../../services/http/multipart';
 
 export interface EncodedForm {
   readonly body: Buffer;

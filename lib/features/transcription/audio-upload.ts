@@ -5,10 +5,10 @@
  * §4: unknown fields are forwarded, the router's own are not). Everything wrong with the upload is a
  * 400 naming what is wrong.
  */
-import { BadRequestError } from '../errors';
-import { type FormField, type FormFile, readMultipartForm } from '../http/multipart';
-import type { HttpRequest } from '../http/request';
-import { checkName, MAX_NAME_BYTES } from '../http/request-bounds';
+import { BadRequestError } from '../../core/errors';
+import { type FormField, type FormFile, readMultipartForm } from '../../services/http/multipart';
+import type { HttpRequest } from '../../services/http/request';
+import { checkName, MAX_NAME_BYTES } from '../../services/http/request-bounds';
 
 export interface AudioUpload {
   readonly audio: FormFile;

@@ -6,10 +6,10 @@
  * 4xx — the node no longer knows the job — which fails at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UpstreamError } from '../errors';
-import { callNodeJson } from '../fleet/node-client';
-import { saidOfNode } from '../fleet/node-failure';
-import { RequestAbortedError } from '../routing/request-aborted';
+import { UpstreamError } from '../../core/errors';
+import { saidOfNode } from '../../core/fleet/node-failure';
+import { RequestAbortedError } from '../../services/dispatch/request-aborted';
+import { callNodeJson } from '../../services/node-client/node-client';
 import { jobStateOf } from './sidecar-job';
 
 export interface PollJobInput {

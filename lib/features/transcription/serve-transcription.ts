@@ -11,16 +11,16 @@
  * which the contract's protocol does not have (a sidecar serves the model it reports).
  */
 import { randomUUID } from 'node:crypto';
-import { type NodeAnswer, nodeRefusal, type RoutedValue, routedCall } from '../dispatch/routed-call';
-import { type RouterError, ServiceUnavailableError, UpstreamError } from '../errors';
-import { openNodeRequest } from '../fleet/node-stream';
-import type { Route } from '../http/handler';
-import { sendJson } from '../http/reply';
-import { NodesFailedError } from '../routing/dispatch-failures';
-import { mergeTags } from '../routing/tags';
-import type { NodeAttempt, NodeTransport } from '../routing/transport';
-import { getServices } from '../services';
-import { parseJson } from '../wire/json';
+import { type RouterError, ServiceUnavailableError, UpstreamError } from '../../core/errors';
+import { mergeTags } from '../../core/scoring/tags';
+import { parseJson } from '../../core/wire/json';
+import { getServices } from '../../instance';
+import { NodesFailedError } from '../../services/dispatch/dispatch-failures';
+import { type NodeAnswer, nodeRefusal, type RoutedValue, routedCall } from '../../services/dispatch/routed-call';
+import type { NodeAttempt, NodeTransport } from '../../services/dispatch/transport';
+import type { Route } from '../../services/http/handler';
+import { sendJson } from '../../services/http/reply';
+import { openNodeRequest } from '../../services/node-client/node-stream';
 import { encodeAudioForm } from './audio-form';
 import { readAudioUpload } from './audio-upload';
 import { pollTranscriptionJob } from './poll-job';

@@ -5,9 +5,9 @@
  * `processing`, …). Node replies are read leniently — only the fields used are checked — and a reply
  * the router cannot use is an `UpstreamError` (502). Pure.
  */
-import { UpstreamError } from '../errors';
-import { lazySchema } from '../wire/lazy-schema';
-import * as z from '../wire/zod';
+import { UpstreamError } from '../../core/errors';
+import { lazySchema } from '../../core/wire/lazy-schema';
+import * as z from '../../core/wire/zod';
 
 /** What a poll says about the job. */
 export type JobState =
@@ -15,7 +15,7 @@ export type JobState =
   | { readonly state: 'completed'; readonly result: Readonly<Record<string, unknown>> }
   | { readonly state: 'failed'; readonly error: string };
 
-// Built on first use, as every wire schema is (lib/wire/lazy-schema.ts): only speech-to-text reads them.
+// Built on first use, as every wire schema is (lib/core/wire/lazy-schema.ts): only speech-to-text reads them.
 const submitted = lazySchema(() => z.looseObject({ job_id: z.union([z.string().check(z.minLength(1)), z.number()]) }));
 
 const polled = lazySchema(() =>

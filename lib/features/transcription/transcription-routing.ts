@@ -8,10 +8,10 @@
  * request. A fleet with no ASR model anywhere, offline nodes included, is a 404 that says how to
  * install one. Pure.
  */
-import { NotFoundError } from '../errors';
-import type { FleetSnapshot, NodeView } from '../fleet/node';
-import { isPlaceable } from '../fleet/snapshot';
-import type { RoutingRequest } from '../routing/routing-request';
+import { NotFoundError } from '../../core/errors';
+import type { FleetSnapshot, NodeView } from '../../core/fleet/node';
+import { isPlaceable } from '../../core/fleet/snapshot';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
 
 export const NO_ASR_MODEL_MESSAGE =
   "no node has a speech-to-text model installed: install one on a node agent's machine " +

@@ -1,13 +1,13 @@
 /**
  * A trace cut to fit its page (./trace-pages) and its usage keys (issue 19 item 6: no trace lost to
- * size). The edge already refuses long names in JSON bodies (lib/http/request-bounds), but a trace must
+ * size). The edge already refuses long names in JSON bodies (lib/services/http/request-bounds), but a trace must
  * not depend on every way in having checked: an 800 KB model name made a page the table refused (the
  * trace lost) and a usage key over the 1,024-byte sort-key limit (the counts lost). So every free-text
  * field is cut here — names and ids by UTF-8 bytes, so that `node#model` always fits a sort key — and
  * a trace is never dropped for its size: with these cuts its JSON stays under `MAX_TRACE_BYTES`. Pure.
  */
-import { merged } from '../merged';
-import { MAX_TAG_CHARS, MAX_TAGS } from '../routing/tags';
+import { merged } from '../../core/merged';
+import { MAX_TAG_CHARS, MAX_TAGS } from '../../core/scoring/tags';
 import type { Trace } from './trace';
 
 /** A model name (requested, served, fallback), in UTF-8 bytes: the edge's bound. */

@@ -45,7 +45,7 @@ export interface Trace {
   readonly servedModel?: string;
   readonly nodeId?: string;
   readonly score?: number;
-  /** Points per routing signal (the reference's `scores_breakdown`; lib/routing/score `breakdownPoints`). */
+  /** Points per routing signal (the reference's `scores_breakdown`; lib/core/scoring/score `breakdownPoints`). */
   readonly scoreBreakdown?: Readonly<Record<string, number>>;
   /** From arrival to the end of the request; for a `retried` attempt, to when that attempt failed. */
   readonly latencyMs: number;
@@ -61,7 +61,7 @@ export interface Trace {
   readonly fallbackModel?: string;
   /** Nodes routing passed over because they were ejected for failing, each with why and for how long. */
   readonly skipped?: readonly string[];
-  /** Context protection for a chat: `fits`, `num_ctx=32768 (loaded 4096)`, … (lib/context/plan-context). */
+  /** Context protection for a chat: `fits`, `num_ctx=32768 (loaded 4096)`, … (lib/core/context/plan-context). */
   readonly context?: string;
   readonly tags: readonly string[];
   readonly clientIp: string;

@@ -1,18 +1,21 @@
 /**
  * Layer 2 of the context layers (anchor §3.8): summarises the largest old tool results with a fleet
  * model so the prompt comes down towards the compaction budget. The choice and the words are pure
- * (`lib/context/select-compaction-candidates.ts`, `lib/context/summarised-tool-result.ts`); this module
+ * (`lib/core/context/select-compaction-candidates.ts`, `lib/core/context/summarised-tool-result.ts`); this module
  * looks each chosen result up in the summary cache, asks the model for the ones it lacks (a few at a
  * time, all within one deadline), caches what comes back and swaps the results for their summaries.
  * It throws on any failure — a model call that fails or times out, an empty answer — and changes
  * nothing then: the caller fails open with the Layer-1 request. Summaries made before the failure are
  * cached all the same, so the next turn has less to do.
  */
-import { estimateMessageTokens } from '../context/estimate-prompt-tokens';
-import { type SelectCompactionOptions, selectCompactionCandidates } from '../context/select-compaction-candidates';
-import { summarisedToolResult, summaryCacheKey } from '../context/summarised-tool-result';
-import { createDeadline } from '../stream/deadline';
-import type { OllamaChatRequest, OllamaMessage } from '../wire/ollama';
+import { estimateMessageTokens } from '../../core/context/estimate-prompt-tokens';
+import {
+  type SelectCompactionOptions,
+  selectCompactionCandidates,
+} from '../../core/context/select-compaction-candidates';
+import { summarisedToolResult, summaryCacheKey } from '../../core/context/summarised-tool-result';
+import { createDeadline } from '../../core/stream/deadline';
+import type { OllamaChatRequest, OllamaMessage } from '../../core/wire/ollama';
 import type { SummaryCache } from './summary-cache';
 
 /** Asks a model to summarise one tool result; resolves with its answer as it came. */

@@ -15,13 +15,13 @@
  * client's model id), so the cut stays where it is when a turn is served by another model.
  */
 
-import { chatConversationKey } from '../chat/chat-routing-request';
-import type { ContextSettings } from '../config';
-import { checkPromptCap } from '../context/cap-prompt';
-import { type ClearedToolResults, clearOldToolResults } from '../context/clear-old-tool-results';
-import { measurePrompt } from '../context/estimate-prompt-tokens';
-import { promptTokenBound } from '../context/prompt-token-bound';
-import type { OllamaChatRequest } from '../wire/ollama';
+import { checkPromptCap } from '../../core/context/cap-prompt';
+import { type ClearedToolResults, clearOldToolResults } from '../../core/context/clear-old-tool-results';
+import { measurePrompt } from '../../core/context/estimate-prompt-tokens';
+import { promptTokenBound } from '../../core/context/prompt-token-bound';
+import type { OllamaChatRequest } from '../../core/wire/ollama';
+import { chatConversationKey } from '../../features/chat/chat-routing-request';
+import type { ContextSettings } from '../platform/config';
 import { type CompactToolResultsDeps, compactToolResults } from './compact-tool-results';
 import type { StickyClearedIds } from './sticky-cleared-ids';
 

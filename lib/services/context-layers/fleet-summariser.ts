@@ -6,17 +6,18 @@
  * A thinking model is told not to think: the summary is all that is wanted. Any failure throws, for the
  * caller to fail open.
  */
-import { openChatStream } from '../chat/open-chat-stream';
-import { thinkingCapable } from '../chat/thinking-capable';
-import { SUMMARY_MAX_TOKENS } from '../context/select-compaction-candidates';
-import { summaryMessages } from '../context/summarised-tool-result';
-import type { FleetSnapshot } from '../fleet/node';
-import { readNodeBody } from '../fleet/node-stream';
-import { createDispatcher, type DispatcherOptions } from '../routing/dispatcher';
-import type { SlotOutcome } from '../routing/queue-manager';
-import { bestChatModel } from '../routing/resolve-model';
-import { parseJson } from '../wire/json';
-import { parseOllamaChatChunk } from '../wire/ollama';
+
+import { SUMMARY_MAX_TOKENS } from '../../core/context/select-compaction-candidates';
+import { summaryMessages } from '../../core/context/summarised-tool-result';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { bestChatModel } from '../../core/scoring/resolve-model';
+import { parseJson } from '../../core/wire/json';
+import { parseOllamaChatChunk } from '../../core/wire/ollama';
+import { thinkingCapable } from '../../features/chat/thinking-capable';
+import { createDispatcher, type DispatcherOptions } from '../dispatch/dispatcher';
+import type { SlotOutcome } from '../dispatch/queue-manager';
+import { readNodeBody } from '../node-client/node-stream';
+import { openChatStream } from '../node-client/open-chat-stream';
 import type { Summarise } from './compact-tool-results';
 
 export interface FleetSummariserOptions {

@@ -2,7 +2,7 @@
  * The memory behind Layer 1's sticky cut (anchor §3.8): which tool results were cleared in a
  * conversation on earlier turns, so later turns clear them again and the cleared/intact boundary only
  * moves forward. Kept per conversation key, in a bounded per-instance LRU in front of the table
- * (`lib/store/cleared-tool-results-repository.ts`), for 7 days after the conversation last used it.
+ * (`lib/services/store/cleared-tool-results-repository.ts`), for 7 days after the conversation last used it.
  *
  * The table stays off the hot path (DESIGN decision 5): the caller asks only for a conversation whose
  * prompt is above the trigger (one that never crossed it has nothing remembered); a conversation this

@@ -1,7 +1,7 @@
 /**
  * Where Layer 2's summaries are kept (anchor §3.8: summaries are cached so a result resent on every turn
  * is summarised once): a bounded per-instance LRU in front of the table
- * (`lib/store/tool-result-summary-repository.ts`), keyed by `summaryCacheKey` (strategy and content hash).
+ * (`lib/services/store/tool-result-summary-repository.ts`), keyed by `summaryCacheKey` (strategy and content hash).
  * A summary is written behind, never waited for; the table keeps it 30 days. A table that fails to
  * answer is a miss (the result is summarised again), logged.
  */

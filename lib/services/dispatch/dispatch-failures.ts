@@ -11,12 +11,12 @@
  * (wrong kind of model, no vision, no tools). The message names each node and says in words what
  * failed; the technical causes (URLs, codes) are the error's `detail`, for the log and trace only.
  */
-import { contextLengthError } from '../context/context-length-error';
-import { BadRequestError, NotFoundError, type RouterError, ServiceUnavailableError } from '../errors';
-import type { FleetSnapshot } from '../fleet/node';
-import { describeElimination, isPermanentElimination } from './eliminate';
-import { modelOnAnyNode } from './model-presence';
-import type { Elimination } from './placement-table';
+import { contextLengthError } from '../../core/context/context-length-error';
+import { BadRequestError, NotFoundError, type RouterError, ServiceUnavailableError } from '../../core/errors';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import { describeElimination, isPermanentElimination } from '../../core/scoring/eliminate';
+import { modelOnAnyNode } from '../../core/scoring/model-presence';
+import type { Elimination } from '../../core/scoring/placement-table';
 
 export type FailureKind =
   | 'eliminated'

@@ -4,13 +4,13 @@
  * chat, embeddings, rerank, images, speech-to-text — goes through, so scoring, queues, retries and
  * fallbacks are the same everywhere.
  */
-import { toRouterError } from '../errors';
-import { createDispatcher, type DispatchResult, type DispatchTrail } from '../routing/dispatcher';
-import type { RoutingRequest } from '../routing/routing-request';
-import type { NodeTransport } from '../routing/transport';
-import { getServices } from '../services';
-import type { AbortSource } from '../stream/abort-source';
+import { toRouterError } from '../../core/errors';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import type { AbortSource } from '../../core/stream/abort-source';
+import { getServices } from '../../instance';
+import { createDispatcher, type DispatchResult, type DispatchTrail } from './dispatcher';
 import { routedTraceFields, type TraceFn, traceError, traceFailedAttempts } from './request-trace';
+import type { NodeTransport } from './transport';
 
 export function dispatchRequest(
   routing: RoutingRequest,

@@ -10,20 +10,20 @@
  * Nodes ejected for failing (./outlier-ejection) are eliminated as `ejected`; whoever waited in an
  * ejected node's queue moves on to its next candidate at once, and the decision names the nodes skipped.
  */
-import type { FleetSnapshot } from '../fleet/node';
-import type { AbortSource } from '../stream/abort-source';
+import type { FleetSnapshot } from '../../core/fleet/node';
+import type { ConcurrencyOverrides } from '../../core/scoring/concurrency-limit';
+import type { QueueDepths } from '../../core/scoring/load-signals';
+import { rankNodes } from '../../core/scoring/rank-nodes';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import type { ScoreBreakdown } from '../../core/scoring/score';
+import type { AbortSource } from '../../core/stream/abort-source';
 import type { AffinityTracker } from './affinity';
-import type { ConcurrencyOverrides } from './concurrency-limit';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
 import { ejectFromPolls } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
-import type { QueueDepths } from './load-signals';
 import type { OutlierEjection } from './outlier-ejection';
 import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
-import { rankNodes } from './rank-nodes';
 import { throwIfAborted } from './request-aborted';
-import type { RoutingRequest } from './routing-request';
-import type { ScoreBreakdown } from './score';
 import type { NodeAttempt, NodeReply, NodeTransport } from './transport';
 import { tryCandidate } from './try-candidate';
 

@@ -6,8 +6,8 @@
  * the time the ejection has left. A failed poll ejects too (`ejectFromPolls`, called as a request is
  * routed on a new snapshot). No state of its own: it acts on the queue and the tracker it is given.
  */
-import { ServiceUnavailableError } from '../errors';
-import type { FleetSnapshot, NodeView } from '../fleet/node';
+import { ServiceUnavailableError } from '../../core/errors';
+import type { FleetSnapshot, NodeView } from '../../core/fleet/node';
 import type { Backend, Ejection, NodeHealthState, OutlierEjection } from './outlier-ejection';
 import type { QueueManager } from './queue-manager';
 

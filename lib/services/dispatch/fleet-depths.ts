@@ -6,7 +6,7 @@
  * So a node that another Lambda container keeps busy scores as busy here too, while slots are still
  * enforced only by the instance that holds them (concurrency is approximate across instances).
  */
-import type { QueueDepths } from './load-signals';
+import type { QueueDepths } from '../../core/scoring/load-signals';
 
 /** What another instance published for one node:model. */
 export interface PublishedDepth {

@@ -2,10 +2,10 @@
  * The `X-Fleet-*` headers of a routed reply (spec §4.1, §4.2), all known before the first byte, for
  * every kind of routed work: node, score, the model that served, affinity (only where it applied),
  * fallback (only when one served), retries (only when there were some). A chat's context headers are
- * lib/chat/attempt-context's. Node ids and model names are node or client text: they go through `headerValue`.
+ * lib/features/chat/attempt-context's. Node ids and model names are node or client text: they go through `headerValue`.
  */
 import { headerValue } from '../http/header-value';
-import type { RoutingDecision } from '../routing/dispatcher';
+import type { RoutingDecision } from './dispatcher';
 
 export function fleetHeaders(decision: RoutingDecision): Record<string, string> {
   const headers: Record<string, string> = {

@@ -6,9 +6,9 @@
  * nothing: anchor §2.6). Counts what happened to every request for the status pages. Holds state; the
  * clock and the timer come in.
  */
-import { ServiceUnavailableError } from '../errors';
-import type { QueueEntry } from '../fleet/views/fleet-status';
-import { type AbortSource, watchAbort } from '../stream/abort-source';
+import { ServiceUnavailableError } from '../../core/errors';
+import { type AbortSource, watchAbort } from '../../core/stream/abort-source';
+import type { QueueEntry } from '../../core/views/fleet-status';
 import { RequestAbortedError } from './request-aborted';
 
 /** How a slot's use ended: only completed uses teach the queue how long a slot is held. */

@@ -21,7 +21,7 @@
  * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
  */
 
-import type { ModelPlacement, NodeView } from '../fleet/node';
+import type { ModelPlacement, NodeView } from '../../core/fleet/node';
 
 /** The service of a node that answered (or did not): its Ollama, or one of its sidecars. */
 export type Backend = ModelPlacement['backend'];

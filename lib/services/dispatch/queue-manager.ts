@@ -11,8 +11,8 @@
  * instances' published counts can stand in for this one without touching the scorer. Holds state; no I/O.
  */
 
-import type { AbortSource } from '../stream/abort-source';
-import type { QueueDepths } from './load-signals';
+import type { QueueDepths } from '../../core/scoring/load-signals';
+import type { AbortSource } from '../../core/stream/abort-source';
 import { NodeModelQueue, type QueueState, type Schedule, type Slot } from './node-model-queue';
 import { RequestAbortedError } from './request-aborted';
 

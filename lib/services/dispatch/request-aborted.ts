@@ -4,7 +4,7 @@
  * fires. 499 (nginx's "client closed request") so logs and traces can tell it apart; nobody is left to
  * read the answer. Pure.
  */
-import { RouterError } from '../errors';
+import { RouterError } from '../../core/errors';
 
 export class RequestAbortedError extends RouterError {
   constructor(message = 'the client closed the request') {

@@ -4,13 +4,14 @@
  * routed kind of work writes its traces through here, chat as well as embeddings, rerank and media, so a
  * request counts once and each failed attempt that was retried elsewhere leaves its own `retried` trace.
  */
+
+import type { RouterError } from '../../core/errors';
+import { breakdownPoints } from '../../core/scoring/score';
+import { getServices } from '../../instance';
 import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
-import type { RouterError } from '../errors';
 import type { HttpRequest } from '../http/request';
-import type { AttemptFailure } from '../routing/dispatch-failures';
-import type { RoutingDecision } from '../routing/dispatcher';
-import { breakdownPoints } from '../routing/score';
-import { getServices } from '../services';
+import type { AttemptFailure } from './dispatch-failures';
+import type { RoutingDecision } from './dispatcher';
 
 export type TraceFields = Partial<Trace> & { readonly status: TraceStatus };
 

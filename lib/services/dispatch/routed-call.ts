@@ -3,22 +3,23 @@
  * (ranking, queues, retries and fallbacks as for chat), read the node's whole reply while the queue slot
  * is held, let the caller interpret it — parse, check, poll a job — and write the trace whatever
  * happened. Embeddings, rerank, image generation and speech-to-text are this shape; chat streams and has
- * its own relay (lib/chat/serve-chat). The `X-Fleet-*` headers come back with the value so the route
+ * its own relay (lib/features/chat/serve-chat). The `X-Fleet-*` headers come back with the value so the route
  * can answer in its own format.
  */
+
+import { RouterError, toRouterError, withHeaders } from '../../core/errors';
+import { nodeBrokeOff } from '../../core/fleet/node-failure';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import { nodeErrorText } from '../../core/wire/node-error-text';
 import type { RequestStyle } from '../analytics/trace';
-import { RouterError, toRouterError, withHeaders } from '../errors';
-import { nodeBrokeOff } from '../fleet/node-failure';
-import { readNodeBody } from '../fleet/node-stream';
 import type { HttpRequest } from '../http/request';
 import type { ResponseSink } from '../http/response-sink';
-import type { RoutingDecision } from '../routing/dispatcher';
-import type { RoutingRequest } from '../routing/routing-request';
-import type { NodeAttempt, NodeTransport } from '../routing/transport';
-import { nodeErrorText } from '../wire/node-error-text';
+import { readNodeBody } from '../node-client/node-stream';
 import { dispatchTraced } from './dispatch-request';
+import type { RoutingDecision } from './dispatcher';
 import { fleetHeaders } from './fleet-headers';
 import { createRequestTrace, routedTraceFields, traceError } from './request-trace';
+import type { NodeAttempt, NodeTransport } from './transport';
 
 export interface RoutedCallInput {
   readonly request: HttpRequest;
@@ -115,7 +116,7 @@ export async function routedCall<T>(
       signal,
     });
     slot.release('completed');
-    // Starts with a plain property, never a spread (lib/merged.ts): traces share hidden classes.
+    // Starts with a plain property, never a spread (lib/core/merged.ts): traces share hidden classes.
     trace({
       status: 'completed',
       ...routedTraceFields(decision),

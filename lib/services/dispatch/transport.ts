@@ -1,14 +1,14 @@
 /**
  * What the dispatcher needs from the node client (issue: routing item 3): send one attempt and resolve
  * when the node's response headers arrive (the first byte), reject on a connection error or a connect /
- * first-byte time-out. `NodeReply` is the shape `lib/fleet/node-stream` returns, so its
+ * first-byte time-out. `NodeReply` is the shape `lib/services/node-client/node-stream` returns, so its
  * `openNodeStream` plugs in behind a small adapter that picks the path and body. Pure types.
  */
-import type { ModelPlacement, NodeView } from '../fleet/node';
-import type { NodeReply } from '../fleet/node-reply';
-import type { AbortSource } from '../stream/abort-source';
+import type { ModelPlacement, NodeView } from '../../core/fleet/node';
+import type { AbortSource } from '../../core/stream/abort-source';
+import type { NodeReply } from '../node-client/node-reply';
 
-export type { NodeReply } from '../fleet/node-reply';
+export type { NodeReply } from '../node-client/node-reply';
 
 export interface NodeAttempt {
   readonly node: NodeView;

@@ -8,14 +8,14 @@
  * failure sends its queue's waiters on to their next candidates before its slot frees, and a node
  * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
-import { ServiceUnavailableError } from '../errors';
-import { nodeFailureWords, technicalCause } from '../fleet/node-failure';
-import type { AbortSource } from '../stream/abort-source';
+import { ServiceUnavailableError } from '../../core/errors';
+import { nodeFailureWords, technicalCause } from '../../core/fleet/node-failure';
+import type { RankedCandidate } from '../../core/scoring/rank-nodes';
+import type { AbortSource } from '../../core/stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
 import { type EjectionTarget, type FailureCause, failureCause, type OutlierEjection } from './outlier-ejection';
 import type { QueueManager, Slot } from './queue-manager';
-import type { RankedCandidate } from './rank-nodes';
 import { RequestAbortedError } from './request-aborted';
 import type { NodeAttempt, NodeReply, NodeTransport } from './transport';
 

@@ -15,7 +15,7 @@
  * time taken nor an early length check tells a caller how long a key is or which one was close.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { UnauthorizedError } from '../errors';
+import { UnauthorizedError } from '../../core/errors';
 import type { HttpRequest } from './request';
 
 /** The credential a route takes: clients' keys (every route by default) or node agents' (heartbeats). */

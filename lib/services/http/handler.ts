@@ -7,8 +7,8 @@
 
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../errors';
-import { causeText, logger } from '../logger';
+import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../../core/errors';
+import { causeText, logger } from '../platform/logger';
 import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
 import { type CorsPolicy, corsSink, createCorsPolicy, preflightHeaders } from './cors';
 import { familyForPath } from './family';

@@ -4,10 +4,10 @@
  * with its path, status, node, model, request id and the technical cause the client was not shown.
  * Levels: `error` (with the stack) only for the router's own 500; `warn` for a failure of the fleet or
  * the table (5xx, an in-band error); `info` for the client's side (4xx, a client that left). Warnings and
- * info lines are rate limited per kind (lib/logger), so an outage logs a line every 10 s, not one per request.
+ * info lines are rate limited per kind (lib/services/platform/logger), so an outage logs a line every 10 s, not one per request.
  */
-import type { RouterError } from '../errors';
-import { causeText, type LogLevel, logger } from '../logger';
+import type { RouterError } from '../../core/errors';
+import { causeText, type LogLevel, logger } from '../platform/logger';
 import type { FailedReply } from './response-sink';
 
 export interface RequestEnd {

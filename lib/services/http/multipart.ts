@@ -10,7 +10,7 @@
  * bundle, and only speech-to-text needs it.
  */
 import type { BusboyFileStream } from '@fastify/busboy';
-import { BadRequestError } from '../errors';
+import { BadRequestError } from '../../core/errors';
 
 type BusboyPackage = typeof import('@fastify/busboy');
 

@@ -1,8 +1,8 @@
 /** Reads a request body as JSON and validates it: a `BadRequestError` naming the first bad field on any problem. */
-import { BadRequestError } from '../errors';
-import { parseJson } from '../wire/json';
-import { parseWith, type WireParseResult } from '../wire/parse-with';
-import type * as z from '../wire/zod';
+import { BadRequestError } from '../../core/errors';
+import { parseJson } from '../../core/wire/json';
+import { parseWith, type WireParseResult } from '../../core/wire/parse-with';
+import type * as z from '../../core/wire/zod';
 import type { HttpRequest } from './request';
 import { checkRequestBounds } from './request-bounds';
 

@@ -5,8 +5,8 @@
  * cannot fix carries `x-should-retry: false` and no Retry-After. The error's own headers (the `X-Fleet-*`
  * ones of a node that failed) go out with it.
  */
-import type { RouterError } from '../errors';
-import { errorBody } from '../wire/error-body';
+import type { RouterError } from '../../core/errors';
+import { errorBody } from '../../core/wire/error-body';
 import type { WireFamily } from './family';
 
 export interface RenderedError {

@@ -6,8 +6,8 @@
  * model name would become a trace the table refuses, a lock key over the key limit and a header no
  * client reads. Each check is one pass without recursion: it runs on every request. Pure.
  */
-import { BadRequestError } from '../errors';
-import { echoed } from '../wire/echoed';
+import { BadRequestError } from '../../core/errors';
+import { echoed } from '../../core/wire/echoed';
 
 /** Deepest nesting of objects and arrays a body may have: tool schemas, the deepest real bodies, nest ~40. */
 export const MAX_JSON_DEPTH = 128;

@@ -5,7 +5,7 @@
  * (or, for a JSON route, the text the event carried, never turned into bytes and back).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import { PayloadTooLargeError } from '../errors';
+import { PayloadTooLargeError } from '../../core/errors';
 import { normalizePath } from './route-pattern';
 
 /** The Lambda request payload limit: bigger bodies are refused with 413 (contract §4). */

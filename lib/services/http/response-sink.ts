@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
-import { merged } from '../merged';
+import { merged } from '../../core/merged';
 
 /**
  * The client leaving, as an event emitter: `abort` once, and `aborted` after. Listening on an
@@ -34,7 +34,7 @@ export interface ResponseMeta {
 /**
  * A reply that failed without the route throwing — an error written in band after the first byte, a
  * client that left mid-stream, a node's refusal the route answered itself — as the route notes it for the
- * operator's one log line about the request (lib/http/log-request).
+ * operator's one log line about the request (lib/services/http/log-request).
  */
 export interface FailedReply {
   readonly outcome: 'failed' | 'incomplete' | 'client_disconnected';

@@ -12,8 +12,8 @@
  * operator's log gets the cause, one line.
  */
 import type { Dispatcher } from 'undici';
-import { BadRequestError } from '../errors';
-import { describeNetworkError } from '../fleet/node-http';
+import { BadRequestError } from '../../core/errors';
+import { describeNetworkError } from '../node-client/node-http';
 import { createImageAgent } from './image-agent';
 import { createImageDestination, type ResolveHost } from './image-destination';
 import { type ImageUrlAllow, NO_IMAGE_URL_ALLOW } from './image-url-allow';

@@ -4,9 +4,10 @@
  * time budget (a heartbeat waits for this, and agents give up after 10 s); a model that cannot be
  * described is left out and not asked about again for a minute.
  */
-import { createDeadline } from '../stream/deadline';
-import { parseOllamaShow } from '../wire/ollama-node';
-import { type ShowInfo, showInfoFromResponse } from './from-poll';
+
+import { type ShowInfo, showInfoFromResponse } from '../../core/fleet/from-poll';
+import { createDeadline } from '../../core/stream/deadline';
+import { parseOllamaShow } from '../../core/wire/ollama-node';
 import { callNodeJson } from './node-client';
 
 export type DescribeModels = (url: string, names: readonly string[]) => Promise<Map<string, ShowInfo>>;

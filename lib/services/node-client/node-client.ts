@@ -4,11 +4,11 @@
  * failed in words ("the node refused the connection") and whose `detail` keeps the URL and code for the log.
  */
 import type { Dispatcher } from 'undici';
-import { UpstreamError } from '../errors';
-import { createDeadline } from '../stream/deadline';
-import { parseJson } from '../wire/json';
-import { nodeErrorText } from '../wire/node-error-text';
-import { nodeFailedStatus, nodeUnreachable, technicalCause } from './node-failure';
+import { UpstreamError } from '../../core/errors';
+import { nodeFailedStatus, nodeUnreachable, technicalCause } from '../../core/fleet/node-failure';
+import { createDeadline } from '../../core/stream/deadline';
+import { parseJson } from '../../core/wire/json';
+import { nodeErrorText } from '../../core/wire/node-error-text';
 import { nodeHttp } from './node-http';
 
 export interface NodeCallOptions {

@@ -10,8 +10,8 @@
  * `onError`), the one undici's own `request()` is built on; undici is pinned, so it cannot shift.
  */
 import type { Dispatcher } from 'undici';
-import { UpstreamError } from '../errors';
-import { type AbortSource, watchAbort } from '../stream/abort-source';
+import { UpstreamError } from '../../core/errors';
+import { type AbortSource, watchAbort } from '../../core/stream/abort-source';
 
 /** Bytes a reader may leave unread before the node's socket is paused. */
 const HIGH_WATER_BYTES = 64 * 1024;

@@ -5,9 +5,9 @@
  * handed over unread, as an async iterable of chunks that the relay consumes at the client's pace, and
  * `cancel()` frees the node's connection at once when the client goes away.
  */
-import { UpstreamError } from '../errors';
-import type { AbortSource } from '../stream/abort-source';
-import { nodeUnreachable } from './node-failure';
+import { UpstreamError } from '../../core/errors';
+import { nodeUnreachable } from '../../core/fleet/node-failure';
+import type { AbortSource } from '../../core/stream/abort-source';
 import { nodeHttp } from './node-http';
 import { DispatchedReply, type NodeReply } from './node-reply';
 

@@ -4,9 +4,10 @@
  * loading a large model can take minutes, but a node that stays silent that long is ejected from
  * routing (../routing/outlier-ejection), so it costs one request that wait, not every one.
  */
-import { openNodeStream } from '../fleet/node-stream';
-import type { NodeReply } from '../routing/transport';
-import type { AbortSource } from '../stream/abort-source';
+
+import type { AbortSource } from '../../core/stream/abort-source';
+import type { NodeReply } from '../dispatch/transport';
+import { openNodeStream } from './node-stream';
 
 export function openChatStream(
   url: string,

@@ -4,10 +4,10 @@
  * cached, because chat clients (Copilot, Open WebUI) call it before every chat. Models served only by
  * a sidecar get a minimal answer with their capability, so `/api/tags` and `/api/show` agree.
  */
-import { NotFoundError, UpstreamError } from '../errors';
-import type { FleetSnapshot, ModelPlacement } from './node';
+import { NotFoundError, UpstreamError } from '../../core/errors';
+import type { FleetSnapshot, ModelPlacement } from '../../core/fleet/node';
+import { saidOfNode } from '../../core/fleet/node-failure';
 import { callNodeJson } from './node-client';
-import { saidOfNode } from './node-failure';
 
 export interface ShowCacheOptions {
   readonly ttlMs?: number;

@@ -3,10 +3,11 @@
  * defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
-import { corsOriginProblem } from './http/cors';
-import { type ImageUrlAllow, parseImageUrlAllow } from './media/image-url-allow';
-import { lazySchema } from './wire/lazy-schema';
-import * as z from './wire/zod';
+
+import { lazySchema } from '../../core/wire/lazy-schema';
+import * as z from '../../core/wire/zod';
+import { corsOriginProblem } from '../http/cors';
+import { type ImageUrlAllow, parseImageUrlAllow } from '../image-urls/image-url-allow';
 
 export interface ListedNode {
   readonly id: string;
@@ -63,7 +64,7 @@ export interface FleetConfig {
   readonly imageUrlAllow: ImageUrlAllow;
 }
 
-/** Outlier ejection (issue 19 item 4): see lib/routing/outlier-ejection. */
+/** Outlier ejection (issue 19 item 4): see lib/services/dispatch/outlier-ejection. */
 export interface EjectionSettings {
   /** 5xx answers or cut connections in a row that eject a node; a refused connect or no first byte ejects at once. 0 = off. */
   readonly consecutiveFailures: number;

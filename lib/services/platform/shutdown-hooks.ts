@@ -2,7 +2,7 @@
  * Work a process must finish before it exits (flushing written-behind traces). The hooks live on a
  * process-wide registry, not in one bundle's module scope, because the emulator's own bundle, which runs
  * them when it stops, is not the bundle of the handlers that register them. In AWS each invocation flushes
- * before it ends instead (lib/services.ts), since a frozen container runs nothing.
+ * before it ends instead (lib/instance.ts), since a frozen container runs nothing.
  */
 type Hook = () => Promise<void>;
 

@@ -14,11 +14,12 @@
  * Refusals are 409 naming the node by id (never its address) and saying how to move it. Pure: the clock
  * comes in as `now`.
  */
-import type { FleetConfig } from '../config';
-import { ConflictError } from '../errors';
-import { isLocalOnlyHost } from './from-heartbeat';
-import type { NodeRecord } from './node';
-import { type LivenessThresholds, nodeStatus } from './node-status';
+
+import { ConflictError } from '../../core/errors';
+import { isLocalOnlyHost } from '../../core/fleet/from-heartbeat';
+import type { NodeRecord } from '../../core/fleet/node';
+import { type LivenessThresholds, nodeStatus } from '../../core/fleet/node-status';
+import type { FleetConfig } from '../platform/config';
 
 export interface HeartbeatAdmission {
   /** Ids of the listed nodes (FLEET_NODES). */

@@ -6,8 +6,9 @@
  * to a node is bounded by its own deadline, so a poll always ends. The polls under way are this
  * instance's (a container's), kept in the object `createListedNodePolls` returns.
  */
-import type { ListedNode } from '../config';
-import type { DescribeModels } from './describe-models';
+
+import type { DescribeModels } from '../node-client/describe-models';
+import type { ListedNode } from '../platform/config';
 import { pollNode } from './poller';
 import type { FleetRegistry } from './registry';
 

@@ -4,13 +4,14 @@
  * the stored record while the digest is unchanged). A good poll refreshes the node's `lastSeenAt`; a
  * failed one records the error and lets the node age to degraded and offline.
  */
-import type { ListedNode } from '../config';
-import { parseOllamaPs, parseOllamaTags, parseOllamaVersion } from '../wire/ollama-node';
-import type { DescribeModels } from './describe-models';
-import { nodeFromPoll, pollFailed, type ShowInfo } from './from-poll';
-import type { NodeRecord } from './node';
-import { callNodeJson } from './node-client';
-import { technicalCause } from './node-failure';
+
+import { nodeFromPoll, pollFailed, type ShowInfo } from '../../core/fleet/from-poll';
+import type { NodeRecord } from '../../core/fleet/node';
+import { technicalCause } from '../../core/fleet/node-failure';
+import { parseOllamaPs, parseOllamaTags, parseOllamaVersion } from '../../core/wire/ollama-node';
+import type { DescribeModels } from '../node-client/describe-models';
+import { callNodeJson } from '../node-client/node-client';
+import type { ListedNode } from '../platform/config';
 
 export interface PollOptions {
   readonly now: () => number;

@@ -8,18 +8,19 @@
  * then routes on the snapshot it has: routing never waits on a hung table (issue 19 item 5), and once a
  * read failed it does not wait at all until one succeeds. Only the very first snapshot must be read.
  */
-import type { FleetConfig } from '../config';
-import { ServiceUnavailableError } from '../errors';
-import type { FullHeartbeat } from '../wire/heartbeat';
-import type { DescribeModels } from './describe-models';
-import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from './from-heartbeat';
-import { admitDrain, admitHeartbeat, type HeartbeatAdmission, OPEN_ADMISSION } from './heartbeat-admission';
-import type { FleetSnapshot, NodeModel, NodeRecord } from './node';
-import { nodeStatus } from './node-status';
-import { buildSnapshot } from './snapshot';
-import { undescribedModels, withDescriptions } from './with-descriptions';
 
-/** Where node records live; `lib/store/node-repository` on the table. */
+import { ServiceUnavailableError } from '../../core/errors';
+import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from '../../core/fleet/from-heartbeat';
+import type { FleetSnapshot, NodeModel, NodeRecord } from '../../core/fleet/node';
+import { nodeStatus } from '../../core/fleet/node-status';
+import { buildSnapshot } from '../../core/fleet/snapshot';
+import { undescribedModels, withDescriptions } from '../../core/fleet/with-descriptions';
+import type { FullHeartbeat } from '../../core/wire/heartbeat';
+import type { DescribeModels } from '../node-client/describe-models';
+import type { FleetConfig } from '../platform/config';
+import { admitDrain, admitHeartbeat, type HeartbeatAdmission, OPEN_ADMISSION } from './heartbeat-admission';
+
+/** Where node records live; `lib/services/store/node-repository` on the table. */
 export interface NodeStore {
   put(record: NodeRecord): Promise<void>;
   get(id: string): Promise<NodeRecord | undefined>;

@@ -3,8 +3,9 @@
  * Saving goes through the write-behind queue, so pinning never waits; loading is a single GetItem the
  * tracker runs in the background. The item expires with the pin (TTL attribute, seconds).
  */
-import type { AffinityStore, StoredPin } from '../routing/affinity';
-import { parseJson } from '../wire/json';
+
+import { parseJson } from '../../core/wire/json';
+import type { AffinityStore, StoredPin } from '../dispatch/affinity';
 import { affinityKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';

@@ -3,10 +3,11 @@
  * the ids of the tool results cleared in a conversation, one item per conversation key
  * (`clearedToolResultsKey`). Saving goes through the write-behind queue, so clearing never waits;
  * loading is one GetItem, asked for only when a prompt is above the trigger
- * (`lib/context-service/sticky-cleared-ids.ts`). The item expires with the TTL the caller gives it.
+ * (`lib/services/context-layers/sticky-cleared-ids.ts`). The item expires with the TTL the caller gives it.
  */
-import type { ClearedIdsStore, StoredClearedIds } from '../context-service/sticky-cleared-ids';
-import { parseJson } from '../wire/json';
+
+import { parseJson } from '../../core/wire/json';
+import type { ClearedIdsStore, StoredClearedIds } from '../context-layers/sticky-cleared-ids';
 import { clearedToolResultsKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';

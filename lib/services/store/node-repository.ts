@@ -3,7 +3,7 @@
  * item per node under `NODE / <id>`, the record as a JSON document. Reads are lenient: a corrupt item
  * is skipped and reported in one log line naming its key, so one bad write cannot hide the fleet.
  */
-import type { NodeRecord } from '../fleet/node';
+import type { NodeRecord } from '../../core/fleet/node';
 import type { StoredItem } from './item';
 import { NODE_PARTITION, nodeKey } from './keys';
 import type { Table } from './table';

@@ -4,8 +4,9 @@
  * state to the table (written behind, at most about once a second) under its own id with a short TTL,
  * and the status views add up the live entries of every instance.
  */
-import type { QueueState } from '../routing/queue-manager';
-import { parseJson } from '../wire/json';
+
+import { parseJson } from '../../core/wire/json';
+import type { QueueState } from '../dispatch/queue-manager';
 import { queueStateKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';

@@ -4,8 +4,9 @@
  * field of the wrong type is ignored, so a bad write can never switch a feature on — and writes merge
  * into what is stored.
  */
+
+import { parseJson } from '../../core/wire/json';
 import type { RuntimeOverrides } from '../settings/runtime-settings';
-import { parseJson } from '../wire/json';
 import { settingsKey } from './keys';
 import type { Table } from './table';
 

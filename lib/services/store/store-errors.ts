@@ -2,7 +2,7 @@
  * The store's own failures that a caller can act on (DESIGN decision 5: a failed write is retried,
  * never dropped). Everything else the SDK throws propagates untouched.
  */
-import { RouterError } from '../errors';
+import { RouterError } from '../../core/errors';
 import type { DocItem } from './item';
 
 /** SDK error names that mean "this request can never succeed as sent": retrying the same bytes is useless. */

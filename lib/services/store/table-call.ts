@@ -4,7 +4,7 @@
  * never the SDK's 10 s socket time-out per attempt; and, when the table has vanished
  * (`ResourceNotFoundException`), after recreating it once rather than failing the same way forever.
  */
-import { withDeadline } from '../stream/deadline';
+import { withDeadline } from '../../core/stream/deadline';
 
 /** Sends one SDK request with the signal it must pass on (`client.send(command, { abortSignal })`). */
 export type TableCall = <T>(send: (abortSignal: AbortSignal) => Promise<T>) => Promise<T>;

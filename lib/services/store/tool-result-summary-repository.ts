@@ -2,10 +2,11 @@
  * Layer 2's summaries in the table (anchor §3.8: summaries are cached, keyed by the content's hash and the
  * strategy): one item per cache key (`toolResultSummaryKey`), holding the text that replaces the tool
  * result. Saving goes through the write-behind queue; loading is one GetItem, asked for only while a
- * prompt is being compacted (`lib/context-service/summary-cache.ts`).
+ * prompt is being compacted (`lib/services/context-layers/summary-cache.ts`).
  */
-import type { SummaryStore } from '../context-service/summary-cache';
-import { parseJson } from '../wire/json';
+
+import { parseJson } from '../../core/wire/json';
+import type { SummaryStore } from '../context-layers/summary-cache';
 import { toolResultSummaryKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';

@@ -10,7 +10,7 @@
  * traces is one item, not one write each): every round that drains the queue asks them for their items
  * first, and from then on those items are queued, retried and flushed like any put.
  */
-import { causeText, logger } from '../logger';
+import { causeText, logger } from '../platform/logger';
 import { backoffDelay, sleep as realSleep } from './backoff';
 import { chunk, settleLimited } from './concurrency';
 import type { CounterFields, CounterSet } from './counter-update';

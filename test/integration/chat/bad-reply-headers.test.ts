@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes as ollamaRoutes } from '../../../functions/ollama';
 import { routes as openaiRoutes } from '../../../functions/openai';
-import { createBufferedHandler } from '../../../lib/http/handler';
+import { createBufferedHandler } from '../../../lib/services/http/handler';
 import { makeHttpEvent } from '../../helpers/events';
 import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
 

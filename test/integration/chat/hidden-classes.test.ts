@@ -1,18 +1,18 @@
 /**
  * The objects the chat path builds for every request — the trace and the reply's headers — keep one
  * hidden class from request to request. An object literal that starts with a spread and then adds a
- * property makes V8 build a fresh hidden class for each object (see lib/merged.ts):
+ * property makes V8 build a fresh hidden class for each object (see lib/core/merged.ts):
  * several per request, in old space, and every read of those objects goes megamorphic. That cost no
  * functional test sees, so this one asks V8 directly (`%HaveSameMap`), after enough requests for the
  * inline caches to settle.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { Trace } from '../../../lib/analytics/trace';
-import { serveOllamaChat } from '../../../lib/chat/ollama-chat';
-import { serveOpenAIChat } from '../../../lib/chat/openai-chat';
-import { toHttpRequest } from '../../../lib/http/request';
-import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../../lib/http/response-sink';
-import type { Services } from '../../../lib/services';
+import { serveOllamaChat } from '../../../lib/features/chat/ollama-chat';
+import { serveOpenAIChat } from '../../../lib/features/chat/openai-chat';
+import type { Services } from '../../../lib/instance';
+import type { Trace } from '../../../lib/services/analytics/trace';
+import { toHttpRequest } from '../../../lib/services/http/request';
+import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../helpers/events';
 import { haveSameMap } from '../../helpers/hidden-class';
 import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';

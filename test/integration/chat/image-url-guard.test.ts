@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { routes as messagesRoutes } from '../../../functions/messages';
 import { routes as openaiRoutes } from '../../../functions/openai';
-import { createBufferedHandler, type RouteTable } from '../../../lib/http/handler';
+import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
 import { type ScriptedNodesFixture, startScriptedNodes } from './scripted-nodes-fixture';

@@ -5,8 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { routes as ollamaRoutes } from '../../../functions/ollama';
-import { createBufferedHandler } from '../../../lib/http/handler';
-import { createLogger, type LogLevel, useLogger } from '../../../lib/logger';
+import { createBufferedHandler } from '../../../lib/services/http/handler';
+import { createLogger, type LogLevel, useLogger } from '../../../lib/services/platform/logger';
 import { makeHttpEvent } from '../../helpers/events';
 import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
 

@@ -5,9 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../../lib/config';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { initServices, type Services } from '../../../lib/services';
+import type { NodeRecord } from '../../../lib/core/fleet/node';
+import { initServices, type Services } from '../../../lib/instance';
+import { loadConfig } from '../../../lib/services/platform/config';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
 import { startStore } from '../store/store-fixture';
 

@@ -8,14 +8,14 @@
 
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { serveAnthropicMessages } from '../../../lib/chat/anthropic-messages';
-import { serveOpenAIChat } from '../../../lib/chat/openai-chat';
-import { serveResponses } from '../../../lib/chat/responses-chat';
-import { toHttpRequest } from '../../../lib/http/request';
-import { createBufferedSink, type ResponseSink } from '../../../lib/http/response-sink';
-import { thinkingSignature } from '../../../lib/protocols/anthropic/thinking-signature';
-import { raiseThinkingBudget } from '../../../lib/protocols/thinking-budget';
-import { countTokens } from '../../../lib/tokens/count-tokens';
+import { thinkingSignature } from '../../../lib/core/protocols/anthropic/thinking-signature';
+import { raiseThinkingBudget } from '../../../lib/core/protocols/thinking-budget';
+import { countTokens } from '../../../lib/core/tokens/count-tokens';
+import { serveAnthropicMessages } from '../../../lib/features/chat/anthropic-messages';
+import { serveOpenAIChat } from '../../../lib/features/chat/openai-chat';
+import { serveResponses } from '../../../lib/features/chat/responses-chat';
+import { toHttpRequest } from '../../../lib/services/http/request';
+import { createBufferedSink, type ResponseSink } from '../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
 import { type ScriptedNodesFixture, startScriptedNodes } from './scripted-nodes-fixture';

@@ -10,9 +10,9 @@ import { routes as fleetRoutes } from '../../../functions/fleet';
 import { routes as messagesRoutes } from '../../../functions/messages';
 import { routes as ollamaRoutes } from '../../../functions/ollama';
 import { routes as openaiRoutes } from '../../../functions/openai';
-import { loadConfig } from '../../../lib/config';
-import { createBufferedHandler, type RouteTable } from '../../../lib/http/handler';
-import { initServices, type Services } from '../../../lib/services';
+import { initServices, type Services } from '../../../lib/instance';
+import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
+import { loadConfig } from '../../../lib/services/platform/config';
 import { makeHttpEvent } from '../../helpers/events';
 import { type StoreFixture, startStore } from '../store/store-fixture';
 

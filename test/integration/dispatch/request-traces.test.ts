@@ -6,11 +6,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { Trace } from '../../../lib/analytics/trace';
-import { serveOllamaChat } from '../../../lib/chat/ollama-chat';
-import { toHttpRequest } from '../../../lib/http/request';
-import { createBufferedSink } from '../../../lib/http/response-sink';
-import type { Services } from '../../../lib/services';
+import { serveOllamaChat } from '../../../lib/features/chat/ollama-chat';
+import type { Services } from '../../../lib/instance';
+import type { Trace } from '../../../lib/services/analytics/trace';
+import { toHttpRequest } from '../../../lib/services/http/request';
+import { createBufferedSink } from '../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
 import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from '../chat/scripted-nodes-fixture';

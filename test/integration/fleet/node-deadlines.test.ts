@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
-import { loadConfig } from '../../../lib/config';
-import { createModelDescriber } from '../../../lib/fleet/describe-models';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { callNodeJson } from '../../../lib/fleet/node-client';
-import { createListedNodePolls } from '../../../lib/fleet/poll-listed-nodes';
-import { createFleetRegistry, type NodeStore } from '../../../lib/fleet/registry';
+import type { NodeRecord } from '../../../lib/core/fleet/node';
+import { createModelDescriber } from '../../../lib/services/node-client/describe-models';
+import { callNodeJson } from '../../../lib/services/node-client/node-client';
+import { loadConfig } from '../../../lib/services/platform/config';
+import { createListedNodePolls } from '../../../lib/services/registry/poll-listed-nodes';
+import { createFleetRegistry, type NodeStore } from '../../../lib/services/registry/registry';
 import { collectGarbageEvery } from '../../helpers/force-gc';
 import { type HungServer, startHungServer } from '../../helpers/hung-server';
 import { outcomeWithin } from '../../helpers/outcome-within';

@@ -2,8 +2,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SimNode, startSimNode } from '../../../emulator/sim';
-import { UpstreamError } from '../../../lib/errors';
-import { openNodeStream, readNodeBody } from '../../../lib/fleet/node-stream';
+import { UpstreamError } from '../../../lib/core/errors';
+import { openNodeStream, readNodeBody } from '../../../lib/services/node-client/node-stream';
 
 let node: SimNode;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createFleetRegistry, type FleetRegistry } from '../../../lib/fleet/registry';
-import { createNodeRepository } from '../../../lib/store/node-repository';
+import { createFleetRegistry, type FleetRegistry } from '../../../lib/services/registry/registry';
+import { createNodeRepository } from '../../../lib/services/store/node-repository';
 import { makeHeartbeat, T0 } from '../../helpers/factories';
 import { type StoreFixture, startStore } from '../store/store-fixture';
 

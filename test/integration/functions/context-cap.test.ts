@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes as messagesRoutes } from '../../../functions/messages';
 import { routes as openaiRoutes } from '../../../functions/openai';
-import { loadConfig } from '../../../lib/config';
-import { initServices, type Services } from '../../../lib/services';
+import { initServices, type Services } from '../../../lib/instance';
+import { loadConfig } from '../../../lib/services/platform/config';
 import { makeHttpEvent } from '../../helpers/events';
 import { HOSTS } from '../../unit/functions/hosts';
 import { type StoreFixture, startStore } from '../store/store-fixture';

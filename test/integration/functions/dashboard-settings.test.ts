@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../../functions/dashboard';
-import { loadConfig } from '../../../lib/config';
-import { initServices, type Services } from '../../../lib/services';
-import { createSettingsRepository } from '../../../lib/store/settings-repository';
+import { initServices, type Services } from '../../../lib/instance';
+import { loadConfig } from '../../../lib/services/platform/config';
+import { createSettingsRepository } from '../../../lib/services/store/settings-repository';
 import { makeHttpEvent } from '../../helpers/events';
 import { HOSTS } from '../../unit/functions/hosts';
 import { type StoreFixture, startStore } from '../store/store-fixture';

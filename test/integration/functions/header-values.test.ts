@@ -12,8 +12,8 @@ import { installAwsLambdaGlobal } from '../../../emulator/lambda-runtime';
 import type { EmulatorFunction } from '../../../emulator/routes';
 import { createEmulatorServer } from '../../../emulator/server';
 import { routes } from '../../../functions/ollama';
-import { createHandler } from '../../../lib/http/handler';
-import { compileRoutePattern } from '../../../lib/http/route-pattern';
+import { createHandler } from '../../../lib/services/http/handler';
+import { compileRoutePattern } from '../../../lib/services/http/route-pattern';
 import { type ScriptedNodesFixture, startOneNode } from '../chat/scripted-nodes-fixture';
 
 const MODEL = '模型-ünï:7b';

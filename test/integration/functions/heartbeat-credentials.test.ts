@@ -8,10 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { type SimAgent, type SimNode, startSimAgent, startSimNode } from '../../../emulator/sim';
 import { routes as fleetRoutes } from '../../../functions/fleet';
 import { routes as openaiRoutes } from '../../../functions/openai';
-import { loadConfig } from '../../../lib/config';
-import { createBufferedHandler } from '../../../lib/http/handler';
-import { handlerOptions, initServices, type Services } from '../../../lib/services';
-import { ensureTable } from '../../../lib/store/ensure-table';
+import { handlerOptions, initServices, type Services } from '../../../lib/instance';
+import { createBufferedHandler } from '../../../lib/services/http/handler';
+import { loadConfig } from '../../../lib/services/platform/config';
+import { ensureTable } from '../../../lib/services/store/ensure-table';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeHeartbeat } from '../../helpers/factories';
 import { type StoreFixture, startStore, uniqueTableName } from '../store/store-fixture';

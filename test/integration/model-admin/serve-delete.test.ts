@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
 import { routes } from '../../../functions/ollama';
-import { loadConfig } from '../../../lib/config';
-import { createBufferedHandler } from '../../../lib/http/handler';
-import { initServices, type Services } from '../../../lib/services';
+import { initServices, type Services } from '../../../lib/instance';
+import { createBufferedHandler } from '../../../lib/services/http/handler';
+import { loadConfig } from '../../../lib/services/platform/config';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeNodeModel, makeNodeRecord } from '../../helpers/factories';
 import { type StoreFixture, startStore } from '../store/store-fixture';

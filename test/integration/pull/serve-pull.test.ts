@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { type SimNode, startSimNode } from '../../../emulator/sim';
 import { routes } from '../../../functions/ollama';
-import type { Trace } from '../../../lib/analytics/trace';
-import { loadConfig } from '../../../lib/config';
-import { initServices, type Services } from '../../../lib/services';
-import { createPullLockRepository } from '../../../lib/store/pull-lock-repository';
+import { initServices, type Services } from '../../../lib/instance';
+import type { Trace } from '../../../lib/services/analytics/trace';
+import { loadConfig } from '../../../lib/services/platform/config';
+import { createPullLockRepository } from '../../../lib/services/store/pull-lock-repository';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeNodeRecord } from '../../helpers/factories';
 import { HOSTS } from '../../unit/functions/hosts';

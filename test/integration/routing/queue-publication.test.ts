@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../../functions/fleet';
-import { loadConfig } from '../../../lib/config';
-import { initServices, type Services } from '../../../lib/services';
+import { initServices, type Services } from '../../../lib/instance';
+import { loadConfig } from '../../../lib/services/platform/config';
 import { makeHttpEvent } from '../../helpers/events';
 import { makeQueueState } from '../../helpers/factories';
 import { HOSTS } from '../../unit/functions/hosts';

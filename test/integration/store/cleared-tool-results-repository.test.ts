@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createStickyClearedIds } from '../../../lib/context-service/sticky-cleared-ids';
-import { createClearedToolResultsRepository } from '../../../lib/store/cleared-tool-results-repository';
-import { clearedToolResultsKey } from '../../../lib/store/keys';
-import { createWriteBehind } from '../../../lib/store/write-behind';
+import { createStickyClearedIds } from '../../../lib/services/context-layers/sticky-cleared-ids';
+import { createClearedToolResultsRepository } from '../../../lib/services/store/cleared-tool-results-repository';
+import { clearedToolResultsKey } from '../../../lib/services/store/keys';
+import { createWriteBehind } from '../../../lib/services/store/write-behind';
 import { type StoreFixture, startStore } from './store-fixture';
 
 let store: StoreFixture;

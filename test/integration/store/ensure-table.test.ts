@@ -1,8 +1,8 @@
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDynamo } from '../../../emulator/dynamo';
-import { createDynamoClient } from '../../../lib/store/client';
-import { ensureTable } from '../../../lib/store/ensure-table';
+import { createDynamoClient } from '../../../lib/services/store/client';
+import { ensureTable } from '../../../lib/services/store/ensure-table';
 import { uniqueTableName } from './store-fixture';
 
 describe('ensureTable', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { NODE_PARTITION } from '../../../lib/store/keys';
-import { createNodeRepository, type NodeRepository } from '../../../lib/store/node-repository';
+import type { NodeRecord } from '../../../lib/core/fleet/node';
+import { NODE_PARTITION } from '../../../lib/services/store/keys';
+import { createNodeRepository, type NodeRepository } from '../../../lib/services/store/node-repository';
 import { type StoreFixture, startStore } from './store-fixture';
 
 function nodeRecord(id: string, overrides: Partial<NodeRecord> = {}): NodeRecord {

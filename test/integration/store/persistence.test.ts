@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDynamo } from '../../../emulator/dynamo';
-import { createDynamoClient } from '../../../lib/store/client';
-import { ensureTable } from '../../../lib/store/ensure-table';
-import { openTable } from '../../../lib/store/table';
+import { createDynamoClient } from '../../../lib/services/store/client';
+import { ensureTable } from '../../../lib/services/store/ensure-table';
+import { openTable } from '../../../lib/services/store/table';
 import { uniqueTableName } from './store-fixture';
 
 describe('startDynamo on disk', () => {

@@ -1,7 +1,7 @@
 /** Model-pull locks on the in-process table: one holder per model, released only by its holder, expiring after a crash. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { lockKey } from '../../../lib/store/keys';
-import { createPullLockRepository, PULL_LOCK_TTL_MS } from '../../../lib/store/pull-lock-repository';
+import { lockKey } from '../../../lib/services/store/keys';
+import { createPullLockRepository, PULL_LOCK_TTL_MS } from '../../../lib/services/store/pull-lock-repository';
 import { type StoreFixture, startStore } from './store-fixture';
 
 let store: StoreFixture;

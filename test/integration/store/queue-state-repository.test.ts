@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createQueueStateRepository } from '../../../lib/store/queue-state-repository';
-import { createWriteBehind } from '../../../lib/store/write-behind';
+import { createQueueStateRepository } from '../../../lib/services/store/queue-state-repository';
+import { createWriteBehind } from '../../../lib/services/store/write-behind';
 import { makeQueueState } from '../../helpers/factories';
 import { type StoreFixture, startStore } from './store-fixture';
 

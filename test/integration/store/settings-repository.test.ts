@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { settingsKey } from '../../../lib/store/keys';
-import { createSettingsRepository } from '../../../lib/store/settings-repository';
+import { settingsKey } from '../../../lib/services/store/keys';
+import { createSettingsRepository } from '../../../lib/services/store/settings-repository';
 import { type StoreFixture, startStore } from './store-fixture';
 
 let store: StoreFixture;

@@ -4,9 +4,9 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamo } from '../../../emulator/dynamo';
-import { createDynamoClient } from '../../../lib/store/client';
-import { ensureTable } from '../../../lib/store/ensure-table';
-import { openTable, type Table, type TableOptions } from '../../../lib/store/table';
+import { createDynamoClient } from '../../../lib/services/store/client';
+import { ensureTable } from '../../../lib/services/store/ensure-table';
+import { openTable, type Table, type TableOptions } from '../../../lib/services/store/table';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDynamoClient } from '../../../lib/store/client';
-import { ensureTable } from '../../../lib/store/ensure-table';
-import { dynamoSdk } from '../../../lib/store/sdk';
-import { openTable } from '../../../lib/store/table';
-import { createWriteBehind } from '../../../lib/store/write-behind';
+import { createDynamoClient } from '../../../lib/services/store/client';
+import { ensureTable } from '../../../lib/services/store/ensure-table';
+import { dynamoSdk } from '../../../lib/services/store/sdk';
+import { openTable } from '../../../lib/services/store/table';
+import { createWriteBehind } from '../../../lib/services/store/write-behind';
 import { type HungServer, startHungServer } from '../../helpers/hung-server';
 import { outcomeWithin } from '../../helpers/outcome-within';
 import { type StoreFixture, startStore } from './store-fixture';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DocItem } from '../../../lib/store/item';
-import { lockKey, prefixedKey } from '../../../lib/store/keys';
-import { BatchWriteIncompleteError } from '../../../lib/store/store-errors';
+import type { DocItem } from '../../../lib/services/store/item';
+import { lockKey, prefixedKey } from '../../../lib/services/store/keys';
+import { BatchWriteIncompleteError } from '../../../lib/services/store/store-errors';
 import { type StoreFixture, startStore } from './store-fixture';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);

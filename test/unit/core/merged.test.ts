@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { merged } from '../../lib/merged';
-import { haveSameMap } from '../helpers/hidden-class';
+import { merged } from '../../../lib/core/merged';
+import { haveSameMap } from '../../helpers/hidden-class';
 
 describe('merged', () => {
   it('merges left to right, later sources winning, and skips absent ones', () => {

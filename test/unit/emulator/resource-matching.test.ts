@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { EmulatorFunction } from '../../../emulator/routes';
 import { createEmulatorServer } from '../../../emulator/server';
-import { createBufferedHandler } from '../../../lib/http/handler';
-import { sendJson } from '../../../lib/http/reply';
-import { compileRoutePattern } from '../../../lib/http/route-pattern';
+import { createBufferedHandler } from '../../../lib/services/http/handler';
+import { sendJson } from '../../../lib/services/http/reply';
+import { compileRoutePattern } from '../../../lib/services/http/route-pattern';
 
 const fn = (name: string): EmulatorFunction => ({
   name,

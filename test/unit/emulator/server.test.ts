@@ -8,9 +8,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { installAwsLambdaGlobal } from '../../../emulator/lambda-runtime';
 import type { EmulatorFunction, EmulatorRouteTable } from '../../../emulator/routes';
 import { createEmulatorServer } from '../../../emulator/server';
-import { createHandler, type RouteTable } from '../../../lib/http/handler';
-import { sendJson } from '../../../lib/http/reply';
-import { compileRoutePattern } from '../../../lib/http/route-pattern';
+import { createHandler, type RouteTable } from '../../../lib/services/http/handler';
+import { sendJson } from '../../../lib/services/http/reply';
+import { compileRoutePattern } from '../../../lib/services/http/route-pattern';
 
 installAwsLambdaGlobal();
 

@@ -1,6 +1,6 @@
 /** Runs a route table on either host and returns what the client would see (status only when buffered). */
-import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/http/handler';
-import type { LambdaHttpEvent } from '../../../lib/http/request';
+import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/services/http/handler';
+import type { LambdaHttpEvent } from '../../../lib/services/http/request';
 import { RecordingStream } from '../../helpers/recording-stream';
 
 export interface Reply {

@@ -12,9 +12,9 @@ import { CATALOG, readPngSize, type SimAgent, startSimAgent } from '../../../emu
 import { routes as fleetRoutes } from '../../../functions/fleet';
 import { routes as mediaRoutes } from '../../../functions/media';
 import { routes as openaiRoutes } from '../../../functions/openai';
-import { loadConfig } from '../../../lib/config';
-import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/http/handler';
-import { initServices, type Services } from '../../../lib/services';
+import { initServices, type Services } from '../../../lib/instance';
+import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/services/http/handler';
+import { loadConfig } from '../../../lib/services/platform/config';
 import { makeHttpEvent } from '../../helpers/events';
 import { RecordingStream } from '../../helpers/recording-stream';
 import { type StoreFixture, startStore } from '../../integration/store/store-fixture';

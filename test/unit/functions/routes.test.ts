@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { readRouteTable } from '../../../emulator/routes';
-import type { RouteTable } from '../../../lib/http/handler';
+import type { RouteTable } from '../../../lib/services/http/handler';
 
 const table = readRouteTable(join(__dirname, '..', '..', '..', 'serverless.yml'));
 

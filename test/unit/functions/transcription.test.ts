@@ -9,19 +9,19 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type SimAgent, startSimAgent } from '../../../emulator/sim';
 import { routes as fleetRoutes } from '../../../functions/fleet';
 import { routes as mediaRoutes } from '../../../functions/media';
-import type { Trace, TracePage } from '../../../lib/analytics/trace';
-import { loadConfig } from '../../../lib/config';
-import { createBufferedHandler, type RouteTable } from '../../../lib/http/handler';
-import { initServices, type Services } from '../../../lib/services';
-import { dayOf } from '../../../lib/store/keys';
 import {
   createTranscriptionRoute,
   TRANSCRIPTION_DISABLED_MESSAGE,
-} from '../../../lib/transcription/serve-transcription';
-import { NO_ASR_MODEL_MESSAGE } from '../../../lib/transcription/transcription-routing';
+} from '../../../lib/features/transcription/serve-transcription';
+import { NO_ASR_MODEL_MESSAGE } from '../../../lib/features/transcription/transcription-routing';
+import { initServices, type Services } from '../../../lib/instance';
+import type { Trace, TracePage } from '../../../lib/services/analytics/trace';
+import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
+import { loadConfig } from '../../../lib/services/platform/config';
+import { dayOf } from '../../../lib/services/store/keys';
 import { makeHttpEvent } from '../../helpers/events';
 import { type StoreFixture, startStore } from '../../integration/store/store-fixture';
-import { type EncodedUpload, encodeUpload, wavFile } from '../transcription/upload-form';
+import { type EncodedUpload, encodeUpload, wavFile } from '../features/transcription/upload-form';
 import { HOSTS } from './hosts';
 
 let store: StoreFixture;

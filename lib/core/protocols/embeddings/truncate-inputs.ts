@@ -1,6 +1,6 @@
 /**
  * Cuts every text to embed to 2,048 tokens (spec §4.4, §8), counted with the router's one tokenizer
- * (`lib/tokens`, cl100k_base), before any node sees it: clients should chunk first, and a node with a
+ * (`lib/core/tokens`, cl100k_base), before any node sees it: clients should chunk first, and a node with a
  * short context must never be handed more. Returns the texts the node gets, how many were cut (the
  * `X-Fleet-Truncated-Inputs` header) and the first one (what `truncate: false` refuses), the total the
  * usage falls back on when the node does not count, and the longest input, for the context-fit routing

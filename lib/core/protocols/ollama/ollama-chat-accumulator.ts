@@ -34,7 +34,7 @@ export function createOllamaChatAccumulator(): OllamaChatAccumulator {
   function end(): OllamaChatChunk {
     if (final === undefined) throw new UpstreamError('the node closed the stream before its final line');
     // merged(), not literals that start with a spread: every non-streaming answer is built here and
-    // serialised at once, and those literals gave each answer a hidden class of its own (lib/merged.ts).
+    // serialised at once, and those literals gave each answer a hidden class of its own (lib/core/merged.ts).
     const message = merged<OllamaChatChunkMessage>(final.message ?? undefined, {
       role: final.message?.role ?? 'assistant',
       content,

@@ -1,6 +1,6 @@
 /**
  * `usage` of a rerank response (spec §4.2): the node's count when its reply has one, else the router's
- * cl100k count (`lib/tokens`) of what a cross-encoder reads — the query once per document, paired with
+ * cl100k count (`lib/core/tokens`) of what a cross-encoder reads — the query once per document, paired with
  * that document — as llama.cpp and vLLM count it. Nothing is generated, so `total_tokens` equals
  * `prompt_tokens`. Pure (the tokenizer loads on the first count).
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkPromptCap } from '../../../lib/context/cap-prompt';
-import { RouterError } from '../../../lib/errors';
-import { errorBody } from '../../../lib/wire/error-body';
+import { checkPromptCap } from '../../../../lib/core/context/cap-prompt';
+import { RouterError } from '../../../../lib/core/errors';
+import { errorBody } from '../../../../lib/core/wire/error-body';
 
 const CAP = 180_000;
 

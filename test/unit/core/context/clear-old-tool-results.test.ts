@@ -1,10 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { CLEARED_TOOL_RESULT, clearOldToolResults, toolResultKey } from '../../../lib/context/clear-old-tool-results';
+import {
+  CLEARED_TOOL_RESULT,
+  clearOldToolResults,
+  toolResultKey,
+} from '../../../../lib/core/context/clear-old-tool-results';
 import {
   estimateMessageTokens,
   estimatePromptTokens,
   measurePrompt,
-} from '../../../lib/context/estimate-prompt-tokens';
+} from '../../../../lib/core/context/estimate-prompt-tokens';
 import { agentConversation, deepFreeze, nextTurn, toolContents } from './conversation';
 
 const NONE: ReadonlySet<string> = new Set();

@@ -1,5 +1,5 @@
 /** Canonical (Ollama chat) agent conversations for the context-layer tests. */
-import type { OllamaChatRequest, OllamaMessage } from '../../../lib/wire/ollama';
+import type { OllamaChatRequest, OllamaMessage } from '../../../../lib/core/wire/ollama';
 
 /** `rounds` tool rounds: an assistant tool call, then its result of about `resultWords` words. */
 export function agentConversation(rounds: number, resultWords = 200, withIds = true): OllamaChatRequest {

@@ -5,8 +5,8 @@ import {
   estimateToolsTokens,
   IMAGE_TOKENS,
   measurePrompt,
-} from '../../../lib/context/estimate-prompt-tokens';
-import { countTokens } from '../../../lib/tokens/count-tokens';
+} from '../../../../lib/core/context/estimate-prompt-tokens';
+import { countTokens } from '../../../../lib/core/tokens/count-tokens';
 import { agentConversation } from './conversation';
 
 describe('estimatePromptTokens', () => {

@@ -5,8 +5,8 @@ import {
   contextSize,
   DEFAULT_ANSWER_TOKENS,
   MAX_ANSWER_RESERVE,
-} from '../../../lib/context/context-window';
-import { planContext } from '../../../lib/context/plan-context';
+} from '../../../../lib/core/context/context-window';
+import { planContext } from '../../../../lib/core/context/plan-context';
 
 describe('answerReserve', () => {
   it('reserves the request budget, the default when there is none, and never more than the cap', () => {

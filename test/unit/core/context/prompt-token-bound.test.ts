@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { estimatePromptTokens, IMAGE_TOKENS } from '../../../lib/context/estimate-prompt-tokens';
-import { promptTokenBound } from '../../../lib/context/prompt-token-bound';
-import type { OllamaMessage } from '../../../lib/wire/ollama';
+import { estimatePromptTokens, IMAGE_TOKENS } from '../../../../lib/core/context/estimate-prompt-tokens';
+import { promptTokenBound } from '../../../../lib/core/context/prompt-token-bound';
+import type { OllamaMessage } from '../../../../lib/core/wire/ollama';
 import { sampleText } from '../tokens/sample-text';
 import { agentConversation } from './conversation';
 

@@ -3,8 +3,8 @@ import {
   COMPACTION_MIN_TOKENS,
   SUMMARY_MAX_TOKENS,
   selectCompactionCandidates,
-} from '../../../lib/context/select-compaction-candidates';
-import type { OllamaMessage } from '../../../lib/wire/ollama';
+} from '../../../../lib/core/context/select-compaction-candidates';
+import type { OllamaMessage } from '../../../../lib/core/wire/ollama';
 
 /** A conversation whose tool results have the given sizes, oldest first; other messages cost 10. */
 function conversation(resultTokens: readonly number[]): { messages: OllamaMessage[]; tokens: number[] } {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { SUMMARY_MAX_TOKENS } from '../../../lib/context/select-compaction-candidates';
+import { SUMMARY_MAX_TOKENS } from '../../../../lib/core/context/select-compaction-candidates';
 import {
   SUMMARY_STRATEGY,
   summarisedToolResult,
   summaryCacheKey,
   summaryMessages,
-} from '../../../lib/context/summarised-tool-result';
-import { countTokens } from '../../../lib/tokens/count-tokens';
+} from '../../../../lib/core/context/summarised-tool-result';
+import { countTokens } from '../../../../lib/core/tokens/count-tokens';
 import { sampleText } from '../tokens/sample-text';
 
 describe('summarisedToolResult', () => {

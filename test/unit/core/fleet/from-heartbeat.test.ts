@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from '../../../lib/fleet/from-heartbeat';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { makeHeartbeat, makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from '../../../../lib/core/fleet/from-heartbeat';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { makeHeartbeat, makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const GIB = 2 ** 30;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { nodeFromPoll, pollFailed, type ShowInfo, showInfoFromResponse } from '../../../lib/fleet/from-poll';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import type { OllamaPsResponse, OllamaTagsResponse } from '../../../lib/wire/ollama-node';
-import { makeLoadedModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import { nodeFromPoll, pollFailed, type ShowInfo, showInfoFromResponse } from '../../../../lib/core/fleet/from-poll';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import type { OllamaPsResponse, OllamaTagsResponse } from '../../../../lib/core/wire/ollama-node';
+import { makeLoadedModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const LLAMA_DETAILS = {
   parent_model: '',

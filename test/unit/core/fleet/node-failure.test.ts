@@ -5,7 +5,7 @@ import {
   nodeUnreachable,
   saidOfNode,
   technicalCause,
-} from '../../../lib/fleet/node-failure';
+} from '../../../../lib/core/fleet/node-failure';
 
 const coded = (code: string, message: string, name = 'Error') => Object.assign(new Error(message), { code, name });
 

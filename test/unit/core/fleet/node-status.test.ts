@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { nodeFromHeartbeat } from '../../../lib/fleet/from-heartbeat';
-import { nodeStatus } from '../../../lib/fleet/node-status';
-import { makeHeartbeat, makeNodeRecord, T0 } from '../../helpers/factories';
+import { nodeFromHeartbeat } from '../../../../lib/core/fleet/from-heartbeat';
+import { nodeStatus } from '../../../../lib/core/fleet/node-status';
+import { makeHeartbeat, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 

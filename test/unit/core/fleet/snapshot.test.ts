@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildSnapshot, hasTag, modelNameKeys } from '../../../lib/fleet/snapshot';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import { buildSnapshot, hasTag, modelNameKeys } from '../../../../lib/core/fleet/snapshot';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 

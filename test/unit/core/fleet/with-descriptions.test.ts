@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { undescribedModels, withDescriptions } from '../../../lib/fleet/with-descriptions';
-import { makeNodeModel, makeNodeRecord } from '../../helpers/factories';
+import { undescribedModels, withDescriptions } from '../../../../lib/core/fleet/with-descriptions';
+import { makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
 
 describe('withDescriptions', () => {
   const record = makeNodeRecord({

@@ -3,7 +3,7 @@ import {
   chatDiagnosticHeaders,
   contextOverflow,
   generateDiagnosticHeaders,
-} from '../../../lib/protocols/diagnostic-headers';
+} from '../../../../lib/core/protocols/diagnostic-headers';
 import { wholeReply } from './node-replies';
 
 describe('chatDiagnosticHeaders', () => {

@@ -1,9 +1,9 @@
 /** Whole node replies built from the captured fixtures, as the relay would hand them over. */
-import { createOllamaChatAccumulator } from '../../../lib/protocols/ollama/ollama-chat-accumulator';
-import { parseOllamaChatLine } from '../../../lib/protocols/ollama/parse-ollama-line';
-import { createNdjsonDecoder } from '../../../lib/stream/ndjson-decoder';
-import type { OllamaChatChunk } from '../../../lib/wire/ollama';
-import { type OllamaFixture, readOllamaFixture } from '../../fixtures/ollama/read-fixture';
+import { createOllamaChatAccumulator } from '../../../../lib/core/protocols/ollama/ollama-chat-accumulator';
+import { parseOllamaChatLine } from '../../../../lib/core/protocols/ollama/parse-ollama-line';
+import { createNdjsonDecoder } from '../../../../lib/core/stream/ndjson-decoder';
+import type { OllamaChatChunk } from '../../../../lib/core/wire/ollama';
+import { type OllamaFixture, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
 
 /** The parsed node lines of a fixture. */
 export function nodeChunks(name: OllamaFixture): OllamaChatChunk[] {

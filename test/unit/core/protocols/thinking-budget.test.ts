@@ -4,7 +4,7 @@ import {
   raiseThinkingBudget,
   THINKING_ALLOWANCE_FACTOR,
   THINKING_MIN_ALLOWANCE,
-} from '../../../lib/protocols/thinking-budget';
+} from '../../../../lib/core/protocols/thinking-budget';
 import { assertProperty } from '../stream/chunkings';
 
 describe('raiseThinkingBudget', () => {

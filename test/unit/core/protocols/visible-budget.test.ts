@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createVisibleBudget } from '../../../lib/protocols/visible-budget';
-import type { OllamaChatChunk } from '../../../lib/wire/ollama';
+import { createVisibleBudget } from '../../../../lib/core/protocols/visible-budget';
+import type { OllamaChatChunk } from '../../../../lib/core/wire/ollama';
 
 const say = (content: string, thinking?: string): OllamaChatChunk => ({
   message: { role: 'assistant', content, ...(thinking === undefined ? {} : { thinking }) },

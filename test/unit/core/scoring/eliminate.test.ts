@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ModelPlacement } from '../../../lib/fleet/node';
-import { describeElimination, eliminate, isPermanentElimination } from '../../../lib/routing/eliminate';
-import { observedResidentBytes, residentBytes } from '../../../lib/routing/resident-size';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { agentNode, GIB, makeRequest, placementOf, viewOf } from './routing-fixtures';
+import type { ModelPlacement } from '../../../../lib/core/fleet/node';
+import { describeElimination, eliminate, isPermanentElimination } from '../../../../lib/core/scoring/eliminate';
+import { observedResidentBytes, residentBytes } from '../../../../lib/core/scoring/resident-size';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
+import { agentNode, GIB, makeRequest, placementOf, viewOf } from '../../services/dispatch/routing-fixtures';
 
 const chat = makeRequest();
 const size = 5 * GIB;

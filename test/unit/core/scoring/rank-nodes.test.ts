@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { concurrencyLimit } from '../../../lib/routing/concurrency-limit';
-import { eliminate } from '../../../lib/routing/eliminate';
-import { createLatencyStats } from '../../../lib/routing/latency-stats';
-import { type RankContext, rankNodes } from '../../../lib/routing/rank-nodes';
-import { observedResidentBytes, residentBytes } from '../../../lib/routing/resident-size';
-import { contextNeedOf, type RoutingRequest } from '../../../lib/routing/routing-request';
-import { scoreCandidate } from '../../../lib/routing/score';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
-import { agentNode, depthsOf, GIB, idle, makeRequest, snapshotOf } from './routing-fixtures';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { concurrencyLimit } from '../../../../lib/core/scoring/concurrency-limit';
+import { eliminate } from '../../../../lib/core/scoring/eliminate';
+import { type RankContext, rankNodes } from '../../../../lib/core/scoring/rank-nodes';
+import { observedResidentBytes, residentBytes } from '../../../../lib/core/scoring/resident-size';
+import { contextNeedOf, type RoutingRequest } from '../../../../lib/core/scoring/routing-request';
+import { scoreCandidate } from '../../../../lib/core/scoring/score';
+import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
+import { agentNode, depthsOf, GIB, idle, makeRequest, snapshotOf } from '../../services/dispatch/routing-fixtures';
 
 const context: RankContext = { now: T0, queues: idle };
 const hot = (overrides: Partial<NodeRecord> = {}) => agentNode({ loaded: [makeLoadedModel()], ...overrides });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { NotFoundError } from '../../../lib/errors';
-import type { NodeModel } from '../../../lib/fleet/node';
-import { parameterBillions, type ResolveModelOptions, resolveModel } from '../../../lib/routing/resolve-model';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
-import { agentNode, snapshotOf } from './routing-fixtures';
+import { NotFoundError } from '../../../../lib/core/errors';
+import type { NodeModel } from '../../../../lib/core/fleet/node';
+import { parameterBillions, type ResolveModelOptions, resolveModel } from '../../../../lib/core/scoring/resolve-model';
+import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
+import { agentNode, snapshotOf } from '../../services/dispatch/routing-fixtures';
 
 const chat = (name: string, parameterSize: string, capabilities = ['completion', 'tools']): NodeModel =>
   makeNodeModel({ name, capabilities, details: { family: 'qwen3', parameter_size: parameterSize } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import type { ModelPlacement, NodeHardware } from '../../../lib/fleet/node';
-import { breakdownPoints, scoreCandidate } from '../../../lib/routing/score';
+import type { ModelPlacement, NodeHardware } from '../../../../lib/core/fleet/node';
+import { breakdownPoints, scoreCandidate } from '../../../../lib/core/scoring/score';
 import {
   contextFit,
   memoryFit,
@@ -10,9 +10,9 @@ import {
   sessionAffinity,
   thermal,
   waitTime,
-} from '../../../lib/routing/signals';
-import { makeLoadedModel, makeNodeRecord, T0 } from '../../helpers/factories';
-import { agentNode, GB, GIB, signalInput, viewOf } from './routing-fixtures';
+} from '../../../../lib/core/scoring/signals';
+import { makeLoadedModel, makeNodeRecord, T0 } from '../../../helpers/factories';
+import { agentNode, GB, GIB, signalInput, viewOf } from '../../services/dispatch/routing-fixtures';
 
 const loadedNode = agentNode({ loaded: [makeLoadedModel({ contextLength: 8192 })] });
 

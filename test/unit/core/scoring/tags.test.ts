@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_TAG_CHARS, MAX_TAGS, mergeTags } from '../../../lib/routing/tags';
+import { MAX_TAG_CHARS, MAX_TAGS, mergeTags } from '../../../../lib/core/scoring/tags';
 
 describe('mergeTags', () => {
   it('merges body tags, then header tags, then the user, in that order', () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { createIdleKeepAlive } from '../../../lib/chat/idle-keep-alive';
+import { createIdleKeepAlive } from '../../../../lib/core/stream/idle-keep-alive';
 
 describe('createIdleKeepAlive', () => {
   beforeEach(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError, toRouterError, UpstreamError } from '../../../lib/errors';
-import { inBandError } from '../../../lib/stream/in-band-error';
+import { BadRequestError, toRouterError, UpstreamError } from '../../../../lib/core/errors';
+import { inBandError } from '../../../../lib/core/stream/in-band-error';
 
 describe('inBandError', () => {
   it('writes an Ollama error line', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { createNdjsonDecoder, type DecodedLine } from '../../../lib/stream/ndjson-decoder';
+import { createNdjsonDecoder, type DecodedLine } from '../../../../lib/core/stream/ndjson-decoder';
 import {
   CHAT_FIXTURES,
   FAILING_CHAT_FIXTURES,
   GENERATE_FIXTURES,
   readOllamaFixture,
-} from '../../fixtures/ollama/read-fixture';
+} from '../../../fixtures/ollama/read-fixture';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from './chunkings';
 
 const MAX = 1 << 20;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeNdjson } from '../../../lib/stream/ndjson';
+import { encodeNdjson } from '../../../../lib/core/stream/ndjson';
 
 describe('encodeNdjson', () => {
   it('writes one JSON value and a newline', () => {

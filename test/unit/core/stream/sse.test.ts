@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeSseData, encodeSseEvent, SSE_DONE, SSE_KEEP_ALIVE } from '../../../lib/stream/sse';
+import { encodeSseData, encodeSseEvent, SSE_DONE, SSE_KEEP_ALIVE } from '../../../../lib/core/stream/sse';
 
 describe('encodeSseData', () => {
   it('writes one data line and a blank line', () => {

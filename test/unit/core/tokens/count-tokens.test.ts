@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { countTokens } from '../../../lib/tokens/count-tokens';
+import { countTokens } from '../../../../lib/core/tokens/count-tokens';
 import { encoderCount, sampleText } from './sample-text';
 
 describe('countTokens', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_RUN_CHARS, SEGMENT_CHARS, tokenSegments } from '../../../lib/tokens/token-segments';
+import { MAX_RUN_CHARS, SEGMENT_CHARS, tokenSegments } from '../../../../lib/core/tokens/token-segments';
 import { sampleText } from './sample-text';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

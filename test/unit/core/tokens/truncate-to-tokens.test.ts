@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { countTokens } from '../../../lib/tokens/count-tokens';
-import { truncateToTokens } from '../../../lib/tokens/truncate-to-tokens';
+import { countTokens } from '../../../../lib/core/tokens/count-tokens';
+import { truncateToTokens } from '../../../../lib/core/tokens/truncate-to-tokens';
 import { sampleText } from './sample-text';
 
 const EMBEDDING_LIMIT = 2_048;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { toApiPs } from '../../../../lib/fleet/views/api-ps';
+import { toApiPs } from '../../../../lib/core/views/api-ps';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 import { LLAMA_DETAILS, smallFleet } from './small-fleet';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { toApiTags } from '../../../../lib/fleet/views/api-tags';
+import { toApiTags } from '../../../../lib/core/views/api-tags';
 import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 import { LLAMA_DETAILS, smallFleet } from './small-fleet';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { toFleetQueue } from '../../../../lib/fleet/views/fleet-queue';
-import { queuesFromSnapshot } from '../../../../lib/fleet/views/queues-from-snapshot';
+import { toFleetQueue } from '../../../../lib/core/views/fleet-queue';
+import { queuesFromSnapshot } from '../../../../lib/core/views/queues-from-snapshot';
 import { T0 } from '../../../helpers/factories';
 import { smallFleet } from './small-fleet';
 

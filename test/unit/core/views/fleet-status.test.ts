@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { toFleetStatus } from '../../../../lib/fleet/views/fleet-status';
+import { toFleetStatus } from '../../../../lib/core/views/fleet-status';
 import { makeNodeRecord, T0 } from '../../../helpers/factories';
 import { gpu3, smallFleet, studio } from './small-fleet';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { mergeQueues } from '../../../../lib/fleet/views/merge-queues';
+import { mergeQueues } from '../../../../lib/core/views/merge-queues';
 
 describe('mergeQueues', () => {
   it("adds up every instance's queues and lets them win over what the node reports", () => {

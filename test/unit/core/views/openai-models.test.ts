@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { toOpenAIModels } from '../../../../lib/fleet/views/openai-models';
+import { toOpenAIModels } from '../../../../lib/core/views/openai-models';
 import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 import { smallFleet } from './small-fleet';
 

@@ -2,8 +2,8 @@
  * A small fleet for the endpoint views at T0: gpu1 (listed, online), gpu2 (listed, degraded, last poll
  * failed), gpu3 (listed, offline) and studio (agent, online, with every sidecar).
  */
-import type { NodeRecord } from '../../../../lib/fleet/node';
-import { buildSnapshot } from '../../../../lib/fleet/snapshot';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 export const LLAMA_DETAILS = {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { RouterError } from '../../../../lib/errors';
+import { RouterError } from '../../../../lib/core/errors';
 import {
   anthropicErrorBodySchema,
   parseAnthropicCountTokensRequest,
   parseAnthropicMessagesRequest,
-} from '../../../../lib/wire/anthropic';
-import { errorBody } from '../../../../lib/wire/error-body';
+} from '../../../../lib/core/wire/anthropic';
+import { errorBody } from '../../../../lib/core/wire/error-body';
 
 const USER_HI = [{ role: 'user', content: 'hi' }];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { heartbeatSchema, isDrainHeartbeat, parseHeartbeat } from '../../../lib/wire/heartbeat';
-import { makeHeartbeat } from '../../helpers/factories';
+import { heartbeatSchema, isDrainHeartbeat, parseHeartbeat } from '../../../../lib/core/wire/heartbeat';
+import { makeHeartbeat } from '../../../helpers/factories';
 
 /** A heartbeat as it arrives: JSON text parsed back, so nothing but JSON values. */
 function wire(value: unknown): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nodeErrorText } from '../../../lib/wire/node-error-text';
+import { nodeErrorText } from '../../../../lib/core/wire/node-error-text';
 
 const text = (body: string) => nodeErrorText(Buffer.from(body));
 

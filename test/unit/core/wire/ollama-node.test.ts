@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseOllamaPs, parseOllamaShow, parseOllamaTags, parseOllamaVersion } from '../../../lib/wire/ollama-node';
+import {
+  parseOllamaPs,
+  parseOllamaShow,
+  parseOllamaTags,
+  parseOllamaVersion,
+} from '../../../../lib/core/wire/ollama-node';
 
 const TAGS = {
   models: [

@@ -5,7 +5,7 @@ import {
   parseOllamaClientChatRequest,
   parseOllamaClientGenerateRequest,
   stripRouterFields,
-} from '../../../../lib/wire/ollama';
+} from '../../../../lib/core/wire/ollama';
 
 describe('stripRouterFields', () => {
   it('removes metadata, fallback_models and user and nothing else', () => {

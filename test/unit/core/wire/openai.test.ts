@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { RouterError } from '../../../../lib/errors';
-import { errorBody } from '../../../../lib/wire/error-body';
-import { openAIErrorBodySchema, parseOpenAIChatRequest } from '../../../../lib/wire/openai';
+import { RouterError } from '../../../../lib/core/errors';
+import { errorBody } from '../../../../lib/core/wire/error-body';
+import { openAIErrorBodySchema, parseOpenAIChatRequest } from '../../../../lib/core/wire/openai';
 
 describe('parseOpenAIChatRequest', () => {
   it('accepts a full request as openai-node sends it', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseResponsesRequest, responsesStreamRequested } from '../../../../lib/wire/responses';
+import { parseResponsesRequest, responsesStreamRequested } from '../../../../lib/core/wire/responses';
 
 describe('parseResponsesRequest', () => {
   it('accepts a full request as openai-node and Codex send it, unchanged', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import * as mini from 'zod/mini';
-import { loadConfig } from '../../../lib/config';
-import * as z from '../../../lib/wire/zod';
+import * as z from '../../../../lib/core/wire/zod';
+import { loadConfig } from '../../../../lib/services/platform/config';
 
-describe('lib/wire/zod', () => {
+describe('lib/core/wire/zod', () => {
   it('gives issues the English words of classic zod, not mini\'s bare "Invalid input"', () => {
     const schema = z.looseObject({ name: z.string(), size: z.number().check(z.int(), z.lte(10)) });
 

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { type AnthropicOutputContext, createAnthropicOutput } from '../../../lib/chat/anthropic-output';
-import { UpstreamError } from '../../../lib/errors';
-import { toAnthropicMessage } from '../../../lib/protocols/anthropic/to-anthropic-message';
-import type { OllamaChatChunk } from '../../../lib/wire/ollama';
-import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../fixtures/ollama/read-fixture';
-import { replayAnthropic, sseEvents } from '../protocols/anthropic/replay';
-import { wholeReply } from '../protocols/node-replies';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { toAnthropicMessage } from '../../../../lib/core/protocols/anthropic/to-anthropic-message';
+import type { OllamaChatChunk } from '../../../../lib/core/wire/ollama';
+import { type AnthropicOutputContext, createAnthropicOutput } from '../../../../lib/features/chat/anthropic-output';
+import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+import { replayAnthropic, sseEvents } from '../../core/protocols/anthropic/replay';
+import { wholeReply } from '../../core/protocols/node-replies';
 import { createRecordingSink, driveOutput } from './drive-output';
 
 const CONTEXT: AnthropicOutputContext = {

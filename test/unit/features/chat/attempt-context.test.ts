@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { attemptContext, contextHeaders, withPlannedContext } from '../../../lib/chat/attempt-context';
-import type { ModelPlacement } from '../../../lib/fleet/node';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { makeRequest } from '../routing/routing-fixtures';
+import type { ModelPlacement } from '../../../../lib/core/fleet/node';
+import { attemptContext, contextHeaders, withPlannedContext } from '../../../../lib/features/chat/attempt-context';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
+import { makeRequest } from '../../services/dispatch/routing-fixtures';
 
 function placement(loadedContext: number | undefined, modelMax = 131_072): ModelPlacement {
   const loaded = loadedContext === undefined ? undefined : makeLoadedModel({ contextLength: loadedContext });

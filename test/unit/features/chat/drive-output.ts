@@ -1,12 +1,18 @@
 /**
- * Drives a `ChatOutput` the way the relay (lib/chat/serve-chat.ts) does: decode the node's NDJSON, parse
+ * Drives a `ChatOutput` the way the relay (lib/features/chat/serve-chat.ts) does: decode the node's NDJSON, parse
  * each line, push it, end; on a failure, the in-band report when streaming, the error when not. Also a
  * recording `ResponseSink` for the outputs that write on their own (pings).
  */
-import type { ChatOutput } from '../../../lib/chat/chat-output';
-import { type RouterError, toRouterError } from '../../../lib/errors';
-import { ClientGone, type FailedReply, type ResponseMeta, type ResponseSink } from '../../../lib/http/response-sink';
-import { createNdjsonDecoder, type DecodedLine } from '../../../lib/stream/ndjson-decoder';
+
+import { type RouterError, toRouterError } from '../../../../lib/core/errors';
+import { createNdjsonDecoder, type DecodedLine } from '../../../../lib/core/stream/ndjson-decoder';
+import type { ChatOutput } from '../../../../lib/features/chat/chat-output';
+import {
+  ClientGone,
+  type FailedReply,
+  type ResponseMeta,
+  type ResponseSink,
+} from '../../../../lib/services/http/response-sink';
 
 export interface DrivenOutput {
   /** Streaming: every byte written. Non-streaming: the body. */

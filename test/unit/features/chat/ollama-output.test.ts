@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createOllamaOutput } from '../../../lib/chat/ollama-output';
+import { createOllamaOutput } from '../../../../lib/features/chat/ollama-output';
 import { driveOutput } from './drive-output';
 
 const bytes = (...lines: object[]) => Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { contextLayerHeaders, modelResolutionHeaders } from '../../../lib/chat/preparation-headers';
+import { contextLayerHeaders, modelResolutionHeaders } from '../../../../lib/features/chat/preparation-headers';
 
 describe('modelResolutionHeaders', () => {
   it("names the client's model id and how it was resolved", () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { createResponsesOutput, type ResponsesOutputContext } from '../../../lib/chat/responses-output';
-import { toResponsesResponse } from '../../../lib/protocols/responses/to-responses-response';
-import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../fixtures/ollama/read-fixture';
-import { wholeReply } from '../protocols/node-replies';
-import { replayResponses, responsesContext, sseEvents } from '../protocols/responses/replay';
+import { toResponsesResponse } from '../../../../lib/core/protocols/responses/to-responses-response';
+import { createResponsesOutput, type ResponsesOutputContext } from '../../../../lib/features/chat/responses-output';
+import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+import { wholeReply } from '../../core/protocols/node-replies';
+import { replayResponses, responsesContext, sseEvents } from '../../core/protocols/responses/replay';
 import { driveOutput } from './drive-output';
 
 const CONTEXT: ResponsesOutputContext = {

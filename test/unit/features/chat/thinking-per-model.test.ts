@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { thinkingCapable } from '../../../lib/chat/thinking-capable';
-import { requestPerModel } from '../../../lib/chat/thinking-per-model';
-import { buildSnapshot } from '../../../lib/fleet/snapshot';
-import { fromAnthropicMessagesRequest } from '../../../lib/protocols/anthropic/from-anthropic-messages-request';
-import { fromOpenAIChatRequest } from '../../../lib/protocols/openai/from-openai-chat-request';
-import { raiseThinkingBudget } from '../../../lib/protocols/thinking-budget';
-import { parseAnthropicMessagesRequest } from '../../../lib/wire/anthropic';
-import { parseOpenAIChatRequest } from '../../../lib/wire/openai';
-import { makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
+import { fromAnthropicMessagesRequest } from '../../../../lib/core/protocols/anthropic/from-anthropic-messages-request';
+import { fromOpenAIChatRequest } from '../../../../lib/core/protocols/openai/from-openai-chat-request';
+import { raiseThinkingBudget } from '../../../../lib/core/protocols/thinking-budget';
+import { parseAnthropicMessagesRequest } from '../../../../lib/core/wire/anthropic';
+import { parseOpenAIChatRequest } from '../../../../lib/core/wire/openai';
+import { thinkingCapable } from '../../../../lib/features/chat/thinking-capable';
+import { requestPerModel } from '../../../../lib/features/chat/thinking-per-model';
+import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const THINKER = 'gpt-oss:20b';
 const PLAIN = 'llama3.2:3b';

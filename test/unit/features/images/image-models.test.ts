@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { NotFoundError } from '../../../lib/errors';
-import type { NodeRecord, Sidecar } from '../../../lib/fleet/node';
-import { buildSnapshot } from '../../../lib/fleet/snapshot';
-import { imageModelEntries, isImageModel, requireImageModel } from '../../../lib/images/image-models';
-import { makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import { NotFoundError } from '../../../../lib/core/errors';
+import type { NodeRecord, Sidecar } from '../../../../lib/core/fleet/node';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
+import { imageModelEntries, isImageModel, requireImageModel } from '../../../../lib/features/images/image-models';
+import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const THRESHOLDS = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 

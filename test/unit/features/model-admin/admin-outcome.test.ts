@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { adminOutcome } from '../../../lib/model-admin/admin-outcome';
+import { adminOutcome } from '../../../../lib/features/model-admin/admin-outcome';
 
 const what = "deleting model 'm'";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildSnapshot } from '../../../lib/fleet/snapshot';
-import { adminTargets } from '../../../lib/model-admin/admin-targets';
-import { makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
+import { adminTargets } from '../../../../lib/features/model-admin/admin-targets';
+import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 const llama = makeNodeModel({ name: 'llama3.2:latest' });

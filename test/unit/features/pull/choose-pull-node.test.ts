@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { NotFoundError, ServiceUnavailableError } from '../../../lib/errors';
-import { choosePullNode } from '../../../lib/pull/choose-pull-node';
-import { makeNodeModel, T0 } from '../../helpers/factories';
+import { NotFoundError, ServiceUnavailableError } from '../../../../lib/core/errors';
+import { choosePullNode } from '../../../../lib/features/pull/choose-pull-node';
+import { makeNodeModel, T0 } from '../../../helpers/factories';
 import { agentNode, listedNode, snapshotOf } from './fleet';
 
 function thrown(attempt: () => unknown): unknown {

@@ -1,7 +1,7 @@
 /** A small fleet snapshot for the pull tests: records built with the shared factories, liveness at T0. */
-import type { FleetSnapshot, NodeMemory, NodeRecord } from '../../../lib/fleet/node';
-import { buildSnapshot } from '../../../lib/fleet/snapshot';
-import { makeNodeRecord, T0 } from '../../helpers/factories';
+import type { FleetSnapshot, NodeMemory, NodeRecord } from '../../../../lib/core/fleet/node';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
+import { makeNodeRecord, T0 } from '../../../helpers/factories';
 
 export function memory(availableGb: number): NodeMemory {
   return { totalGb: 192, usedGb: 192 - availableGb, availableGb, pressure: 'normal' };

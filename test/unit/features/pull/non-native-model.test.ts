@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { knownNonNativeMessage, nonNativeModelMessage } from '../../../lib/pull/non-native-model';
-import { makeNodeModel } from '../../helpers/factories';
+import { knownNonNativeMessage, nonNativeModelMessage } from '../../../../lib/features/pull/non-native-model';
+import { makeNodeModel } from '../../../helpers/factories';
 import { agentNode, snapshotOf } from './fleet';
 
 describe('knownNonNativeMessage', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../lib/errors';
-import { canonicalPullName, MISSING_NAME_MESSAGE, pullNameOf } from '../../../lib/pull/pull-name';
+import { BadRequestError } from '../../../../lib/core/errors';
+import { canonicalPullName, MISSING_NAME_MESSAGE, pullNameOf } from '../../../../lib/features/pull/pull-name';
 
 describe('pullNameOf', () => {
   it('takes name, trimmed', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { pullNodeBody } from '../../../lib/pull/pull-node-body';
+import { pullNodeBody } from '../../../../lib/features/pull/pull-node-body';
 
 describe('pullNodeBody', () => {
   it("sends the model under Ollama's field and always streams", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createPullProgress } from '../../../lib/pull/pull-progress';
-import type { DecodedLine } from '../../../lib/stream/ndjson-decoder';
+import type { DecodedLine } from '../../../../lib/core/stream/ndjson-decoder';
+import { createPullProgress } from '../../../../lib/features/pull/pull-progress';
 
 const line = (value: unknown): DecodedLine => ({ ok: true, value, raw: JSON.stringify(value) });
 

@@ -5,8 +5,8 @@ import {
   parameterCount,
   pullSize,
   SIZE_FLOOR_BYTES,
-} from '../../../lib/pull/pull-size';
-import { makeNodeModel } from '../../helpers/factories';
+} from '../../../../lib/features/pull/pull-size';
+import { makeNodeModel } from '../../../helpers/factories';
 import { agentNode, snapshotOf } from './fleet';
 
 describe('parameterCount', () => {

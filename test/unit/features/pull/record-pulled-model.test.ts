@@ -3,10 +3,10 @@
  * be had, and the registry's `recordModel`, over an in-memory node store.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { createFleetRegistry, type NodeStore } from '../../../lib/fleet/registry';
-import { inferredPulledModel } from '../../../lib/pull/record-pulled-model';
-import { makeNodeModel, makeNodeRecord, T0 } from '../../helpers/factories';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { inferredPulledModel } from '../../../../lib/features/pull/record-pulled-model';
+import { createFleetRegistry, type NodeStore } from '../../../../lib/services/registry/registry';
+import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 
 function memoryStore(records: readonly NodeRecord[]): NodeStore & { readonly saved: Map<string, NodeRecord> } {
   const saved = new Map(records.map((record) => [record.id, record]));

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { RouterError } from '../../../lib/errors';
-import type { NodeReply } from '../../../lib/fleet/node-stream';
-import { createBufferedSink, createStreamingSink } from '../../../lib/http/response-sink';
-import { type PullRelayInput, relayPull } from '../../../lib/pull/relay-pull';
-import { RecordingStream } from '../../helpers/recording-stream';
+import { RouterError } from '../../../../lib/core/errors';
+import { type PullRelayInput, relayPull } from '../../../../lib/features/pull/relay-pull';
+import { createBufferedSink, createStreamingSink } from '../../../../lib/services/http/response-sink';
+import type { NodeReply } from '../../../../lib/services/node-client/node-stream';
+import { RecordingStream } from '../../../helpers/recording-stream';
 
 const MANIFEST = '{"status":"pulling manifest"}';
 const LAYER_START = '{"status":"pulling 2ae6f6dd7a3d","digest":"sha256:2ae6f6dd7a3d","total":4109853248}';

@@ -1,7 +1,7 @@
 /** Rerank attempts on a node agent whose text-embedding sidecar has the rerankers, for the unit tests. */
-import type { NodeView, SidecarModel } from '../../../lib/fleet/node';
-import type { NodeAttempt } from '../../../lib/routing/transport';
-import { makeNodeRecord } from '../../helpers/factories';
+import type { NodeView, SidecarModel } from '../../../../lib/core/fleet/node';
+import type { NodeAttempt } from '../../../../lib/services/dispatch/transport';
+import { makeNodeRecord } from '../../../helpers/factories';
 
 const RERANKER: SidecarModel = { name: 'ms-marco-minilm-l-6-v2', kind: 'rerank', dimensions: 0 };
 

@@ -3,10 +3,10 @@
  * counts, the node's refusals with its status, and 502 for replies it cannot use.
  */
 import { describe, expect, it } from '@jest/globals';
-import { RouterError, UpstreamError } from '../../../lib/errors';
-import { sigmoid } from '../../../lib/protocols/rerank/relevance-scores';
-import { countRerankTokens } from '../../../lib/protocols/rerank/rerank-usage';
-import { interpretRerankReply, type RerankAsked } from '../../../lib/rerank/interpret-rerank-reply';
+import { RouterError, UpstreamError } from '../../../../lib/core/errors';
+import { sigmoid } from '../../../../lib/core/protocols/rerank/relevance-scores';
+import { countRerankTokens } from '../../../../lib/core/protocols/rerank/rerank-usage';
+import { interpretRerankReply, type RerankAsked } from '../../../../lib/features/rerank/interpret-rerank-reply';
 import { rerankAttempt } from './attempts';
 
 const asked: RerankAsked = {

@@ -1,7 +1,7 @@
 /** The transport of a rerank attempt: only a node's text-embedding sidecar can serve one. */
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../lib/errors';
-import { sendRerank } from '../../../lib/rerank/send-rerank';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { sendRerank } from '../../../../lib/features/rerank/send-rerank';
 import { rankerNode, rerankAttempt } from './attempts';
 
 describe('sendRerank', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseMultipart } from '../../../emulator/sim/multipart';
-import { readMultipartForm } from '../../../lib/http/multipart';
-import { encodeAudioForm } from '../../../lib/transcription/audio-form';
+import { parseMultipart } from '../../../../emulator/sim/multipart';
+import { encodeAudioForm } from '../../../../lib/features/transcription/audio-form';
+import { readMultipartForm } from '../../../../lib/services/http/multipart';
 import { wavFile } from './upload-form';
 
 const audio = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../lib/errors';
-import { readAudioUpload } from '../../../lib/transcription/audio-upload';
+import { BadRequestError } from '../../../../lib/core/errors';
+import { readAudioUpload } from '../../../../lib/features/transcription/audio-upload';
 import { encodeUpload, uploadRequest, wavFile } from './upload-form';
 
 async function refusal(fields: Parameters<typeof encodeUpload>[0]): Promise<BadRequestError> {

@@ -1,9 +1,9 @@
 /** The job poll against the simulated speech-to-text sidecar on 127.0.0.1 (its own HTTP server). */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTranscriptionSidecar, type TranscriptionSidecar } from '../../../emulator/sim/transcription-sidecar';
-import { UpstreamError } from '../../../lib/errors';
-import { RequestAbortedError } from '../../../lib/routing/request-aborted';
-import { type PollJobInput, pollTranscriptionJob } from '../../../lib/transcription/poll-job';
+import { startTranscriptionSidecar, type TranscriptionSidecar } from '../../../../emulator/sim/transcription-sidecar';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { type PollJobInput, pollTranscriptionJob } from '../../../../lib/features/transcription/poll-job';
+import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
 import { encodeUpload } from './upload-form';
 
 let fast: TranscriptionSidecar;

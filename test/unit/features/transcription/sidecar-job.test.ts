@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../lib/errors';
-import { jobIdOf, jobStateOf } from '../../../lib/transcription/sidecar-job';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { jobIdOf, jobStateOf } from '../../../../lib/features/transcription/sidecar-job';
 
 describe('jobIdOf', () => {
   it('reads the job id of a submitted job, a number as text', () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { NotFoundError } from '../../../lib/errors';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { buildSnapshot } from '../../../lib/fleet/snapshot';
+import { NotFoundError } from '../../../../lib/core/errors';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
 import {
   NO_ASR_MODEL_MESSAGE,
   rankTranscriptionModels,
   transcriptionRouting,
-} from '../../../lib/transcription/transcription-routing';
-import { makeNodeRecord, T0 } from '../../helpers/factories';
+} from '../../../../lib/features/transcription/transcription-routing';
+import { makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 

@@ -8,9 +8,9 @@ import {
   MAX_TRACE_ERROR_CHARS,
   MAX_TRACE_NAME_BYTES,
   MAX_TRACE_NODE_ID_BYTES,
-} from '../../../lib/analytics/bounded-trace';
-import { MAX_PAGE_BYTES, type Trace } from '../../../lib/analytics/trace';
-import { TracePages } from '../../../lib/analytics/trace-pages';
+} from '../../../../lib/services/analytics/bounded-trace';
+import { MAX_PAGE_BYTES, type Trace } from '../../../../lib/services/analytics/trace';
+import { TracePages } from '../../../../lib/services/analytics/trace-pages';
 
 const trace = (overrides: Partial<Trace>): Trace => ({
   requestId: 'r-1',

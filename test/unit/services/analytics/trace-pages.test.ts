@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { TracePages } from '../../../lib/analytics/trace-pages';
+import { TracePages } from '../../../../lib/services/analytics/trace-pages';
 
 const entry = (id: string, padding = 0) => JSON.stringify({ requestId: id, error: 'é€😀'.repeat(padding) });
 const idsOf = (doc: Buffer) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { estimatePromptTokens, measurePrompt } from '../../../lib/context/estimate-prompt-tokens';
-import { summaryCacheKey } from '../../../lib/context/summarised-tool-result';
-import { compactToolResults, type Summarise } from '../../../lib/context-service/compact-tool-results';
-import { createSummaryCache } from '../../../lib/context-service/summary-cache';
+import { estimatePromptTokens, measurePrompt } from '../../../../lib/core/context/estimate-prompt-tokens';
+import { summaryCacheKey } from '../../../../lib/core/context/summarised-tool-result';
+import { compactToolResults, type Summarise } from '../../../../lib/services/context-layers/compact-tool-results';
+import { createSummaryCache } from '../../../../lib/services/context-layers/summary-cache';
 import { summaryStore } from './fake-stores';
 import { sizedConversation, toolResults } from './sized-conversation';
 

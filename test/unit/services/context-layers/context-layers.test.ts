@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config';
-import { PROMPT_TOO_LARGE } from '../../../lib/context/cap-prompt';
-import { CLEARED_TOOL_RESULT } from '../../../lib/context/clear-old-tool-results';
-import { estimatePromptTokens } from '../../../lib/context/estimate-prompt-tokens';
-import { createContextLayers } from '../../../lib/context-service/context-layers';
-import { createStickyClearedIds } from '../../../lib/context-service/sticky-cleared-ids';
-import { createSummaryCache } from '../../../lib/context-service/summary-cache';
-import { RouterError } from '../../../lib/errors';
-import type { OllamaChatRequest } from '../../../lib/wire/ollama';
+import { PROMPT_TOO_LARGE } from '../../../../lib/core/context/cap-prompt';
+import { CLEARED_TOOL_RESULT } from '../../../../lib/core/context/clear-old-tool-results';
+import { estimatePromptTokens } from '../../../../lib/core/context/estimate-prompt-tokens';
+import { RouterError } from '../../../../lib/core/errors';
+import type { OllamaChatRequest } from '../../../../lib/core/wire/ollama';
+import { createContextLayers } from '../../../../lib/services/context-layers/context-layers';
+import { createStickyClearedIds } from '../../../../lib/services/context-layers/sticky-cleared-ids';
+import { createSummaryCache } from '../../../../lib/services/context-layers/summary-cache';
+import { loadConfig } from '../../../../lib/services/platform/config';
 import { clearedIdsStore, summaryStore } from './fake-stores';
 import { sizedConversation, toolResults } from './sized-conversation';
 

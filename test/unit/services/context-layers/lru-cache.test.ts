@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createLruCache } from '../../../lib/context-service/lru-cache';
+import { createLruCache } from '../../../../lib/services/context-layers/lru-cache';
 
 describe('createLruCache', () => {
   it('forgets the least recently used entry beyond its bound', () => {

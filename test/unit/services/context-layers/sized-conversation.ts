@@ -1,7 +1,7 @@
 /** Agent conversations whose tool results have chosen sizes, for the context-layer service tests. */
 
-import type { OllamaChatRequest, OllamaMessage } from '../../../lib/wire/ollama';
-import { toolRound } from '../context/conversation';
+import type { OllamaChatRequest, OllamaMessage } from '../../../../lib/core/wire/ollama';
+import { toolRound } from '../../core/context/conversation';
 
 /** One tool round per entry, its result about that many words long (`lorem ipsum`, about a token a word). */
 export function sizedConversation(resultWords: readonly number[], model = 'claude-sonnet-4-5'): OllamaChatRequest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { CLEARED_IDS_TTL_MS, createStickyClearedIds } from '../../../lib/context-service/sticky-cleared-ids';
+import { CLEARED_IDS_TTL_MS, createStickyClearedIds } from '../../../../lib/services/context-layers/sticky-cleared-ids';
 import { clearedIdsStore } from './fake-stores';
 
 const NOW = 1_800_000_000_000;

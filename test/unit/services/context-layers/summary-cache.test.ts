@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createSummaryCache, SUMMARY_TTL_MS } from '../../../lib/context-service/summary-cache';
+import { createSummaryCache, SUMMARY_TTL_MS } from '../../../../lib/services/context-layers/summary-cache';
 import { summaryStore } from './fake-stores';
 
 const quiet = () => undefined;

@@ -4,8 +4,8 @@ import {
   conversationKey,
   createAffinityTracker,
   type StoredPin,
-} from '../../../lib/routing/affinity';
-import { T0 } from '../../helpers/factories';
+} from '../../../../lib/services/dispatch/affinity';
+import { T0 } from '../../../helpers/factories';
 
 const turn = { model: 'llama3.2:3b', tags: [], systemPrompt: 'You are terse.', firstUserTurn: 'Hello' };
 

@@ -4,17 +4,17 @@
  * fallbacks get their turn, and when no model tried can hold it the client gets the family's context error.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { RouterError } from '../../../lib/errors';
-import type { NodeRecord } from '../../../lib/fleet/node';
-import { renderError } from '../../../lib/http/render-error';
-import { createAffinityTracker } from '../../../lib/routing/affinity';
-import { createDispatcher } from '../../../lib/routing/dispatcher';
-import { createLatencyStats } from '../../../lib/routing/latency-stats';
-import { createQueueManager } from '../../../lib/routing/queue-manager';
-import { type RankContext, rankNodes } from '../../../lib/routing/rank-nodes';
-import type { RoutingRequest } from '../../../lib/routing/routing-request';
-import type { NodeReply, NodeTransport } from '../../../lib/routing/transport';
-import { makeLoadedModel, makeNodeModel, T0 } from '../../helpers/factories';
+import type { RouterError } from '../../../../lib/core/errors';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { type RankContext, rankNodes } from '../../../../lib/core/scoring/rank-nodes';
+import type { RoutingRequest } from '../../../../lib/core/scoring/routing-request';
+import { createAffinityTracker } from '../../../../lib/services/dispatch/affinity';
+import { createDispatcher } from '../../../../lib/services/dispatch/dispatcher';
+import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
+import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
+import type { NodeReply, NodeTransport } from '../../../../lib/services/dispatch/transport';
+import { renderError } from '../../../../lib/services/http/render-error';
+import { makeLoadedModel, makeNodeModel, T0 } from '../../../helpers/factories';
 import { agentNode, idle, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
 
 const context: RankContext = { now: T0, queues: idle };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createFleetDepths, type PublishedDepth } from '../../../lib/routing/fleet-depths';
-import { createQueueManager } from '../../../lib/routing/queue-manager';
+import { createFleetDepths, type PublishedDepth } from '../../../../lib/services/dispatch/fleet-depths';
+import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
 import { manualTimers } from './routing-fixtures';
 
 const MODEL = 'llama3.2:3b';

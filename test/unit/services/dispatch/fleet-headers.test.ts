@@ -1,7 +1,7 @@
 import { validateHeaderValue } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
-import { fleetHeaders } from '../../../lib/dispatch/fleet-headers';
-import type { RoutingDecision } from '../../../lib/routing/dispatcher';
+import type { RoutingDecision } from '../../../../lib/services/dispatch/dispatcher';
+import { fleetHeaders } from '../../../../lib/services/dispatch/fleet-headers';
 
 const decision = (fields: Partial<RoutingDecision>): RoutingDecision => ({
   nodeId: 'gpu1',

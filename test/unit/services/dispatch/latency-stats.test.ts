@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { createLatencyStats } from '../../../lib/routing/latency-stats';
+import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
 
 describe('createLatencyStats', () => {
   it('knows nothing before the first observation', () => {

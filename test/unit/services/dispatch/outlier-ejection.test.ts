@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { NodeView } from '../../../lib/fleet/node';
-import { createOutlierEjection, failureCause } from '../../../lib/routing/outlier-ejection';
-import { makeNodeRecord } from '../../helpers/factories';
+import type { NodeView } from '../../../../lib/core/fleet/node';
+import { createOutlierEjection, failureCause } from '../../../../lib/services/dispatch/outlier-ejection';
+import { makeNodeRecord } from '../../../helpers/factories';
 
 const options = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 const T0 = 1_000_000;

@@ -1,8 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { ServiceUnavailableError } from '../../../lib/errors';
-import { concurrencyLimit } from '../../../lib/routing/concurrency-limit';
-import { createQueueManager, type QueueManagerOptions, type Slot } from '../../../lib/routing/queue-manager';
-import { RequestAbortedError } from '../../../lib/routing/request-aborted';
+import { ServiceUnavailableError } from '../../../../lib/core/errors';
+import { concurrencyLimit } from '../../../../lib/core/scoring/concurrency-limit';
+import {
+  createQueueManager,
+  type QueueManagerOptions,
+  type Slot,
+} from '../../../../lib/services/dispatch/queue-manager';
+import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
 import { manualTimers } from './routing-fixtures';
 
 const MODEL = 'llama3.2:3b';

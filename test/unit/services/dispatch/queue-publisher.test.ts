@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import type { QueueState } from '../../../lib/routing/queue-manager';
-import { createQueuePublisher, PUBLISH_INTERVAL_MS, REFRESH_INTERVAL_MS } from '../../../lib/routing/queue-publisher';
-import { makeQueueState } from '../../helpers/factories';
+import type { QueueState } from '../../../../lib/services/dispatch/queue-manager';
+import {
+  createQueuePublisher,
+  PUBLISH_INTERVAL_MS,
+  REFRESH_INTERVAL_MS,
+} from '../../../../lib/services/dispatch/queue-publisher';
+import { makeQueueState } from '../../../helpers/factories';
 import { manualTimers } from './routing-fixtures';
 
 function setup() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { routedTraceFields } from '../../../lib/dispatch/request-trace';
-import type { RoutingDecision } from '../../../lib/routing/dispatcher';
-import type { ScoreBreakdown } from '../../../lib/routing/score';
+import type { ScoreBreakdown } from '../../../../lib/core/scoring/score';
+import type { RoutingDecision } from '../../../../lib/services/dispatch/dispatcher';
+import { routedTraceFields } from '../../../../lib/services/dispatch/request-trace';
 
 const signal = { points: 0, reason: '' };
 const breakdown: ScoreBreakdown = {

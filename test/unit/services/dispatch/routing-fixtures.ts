@@ -3,13 +3,13 @@
  * queue depths from a plain table, a signal input for one node, and a manual timer for queue time-outs.
  * Sizes are bytes and memory is GiB, as the domain model keeps them.
  */
-import type { ModelPlacement, NodeRecord, NodeView } from '../../../lib/fleet/node';
-import { buildSnapshot } from '../../../lib/fleet/snapshot';
-import type { QueueDepths } from '../../../lib/routing/load-signals';
-import type { Schedule } from '../../../lib/routing/queue-manager';
-import type { RoutingRequest } from '../../../lib/routing/routing-request';
-import type { SignalInput } from '../../../lib/routing/signals';
-import { makeNodeRecord, T0 } from '../../helpers/factories';
+import type { ModelPlacement, NodeRecord, NodeView } from '../../../../lib/core/fleet/node';
+import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
+import type { QueueDepths } from '../../../../lib/core/scoring/load-signals';
+import type { RoutingRequest } from '../../../../lib/core/scoring/routing-request';
+import type { SignalInput } from '../../../../lib/core/scoring/signals';
+import type { Schedule } from '../../../../lib/services/dispatch/queue-manager';
+import { makeNodeRecord, T0 } from '../../../helpers/factories';
 
 export const GIB = 2 ** 30;
 export const GB = 1e9;

@@ -4,10 +4,10 @@
  * even when another router instance sent the work its queue does not count.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { ModelPlacement, NodeRecord, NodeSidecars, Sidecar } from '../../../lib/fleet/node';
-import { rankNodes } from '../../../lib/routing/rank-nodes';
-import { thermal } from '../../../lib/routing/signals';
-import { T0 } from '../../helpers/factories';
+import type { ModelPlacement, NodeRecord, NodeSidecars, Sidecar } from '../../../../lib/core/fleet/node';
+import { rankNodes } from '../../../../lib/core/scoring/rank-nodes';
+import { thermal } from '../../../../lib/core/scoring/signals';
+import { T0 } from '../../../helpers/factories';
 import { agentNode, idle, makeRequest, signalInput, snapshotOf, viewOf } from './routing-fixtures';
 
 function sidecar(models: Sidecar['models'], busy: boolean): Sidecar {

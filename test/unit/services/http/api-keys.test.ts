@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, jest } from '@jest/globals';
-import { credentialWarnings, matchesKey } from '../../../lib/http/api-keys';
-import { createBufferedHandler, nodeRoute, type RouteTable } from '../../../lib/http/handler';
-import { sendJson, sendText } from '../../../lib/http/reply';
-import { makeHttpEvent } from '../../helpers/events';
+import { credentialWarnings, matchesKey } from '../../../../lib/services/http/api-keys';
+import { createBufferedHandler, nodeRoute, type RouteTable } from '../../../../lib/services/http/handler';
+import { sendJson, sendText } from '../../../../lib/services/http/reply';
+import { makeHttpEvent } from '../../../helpers/events';
 
 const routes: RouteTable = {
   'GET /': (_request, response) => sendText(response, 'Ollama is running'),

@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config';
-import { corsOriginProblem, createCorsPolicy, preflightHeaders, withCorsHeaders } from '../../../lib/http/cors';
-import { makeHttpEvent } from '../../helpers/events';
+import {
+  corsOriginProblem,
+  createCorsPolicy,
+  preflightHeaders,
+  withCorsHeaders,
+} from '../../../../lib/services/http/cors';
+import { loadConfig } from '../../../../lib/services/platform/config';
+import { makeHttpEvent } from '../../../helpers/events';
 
 function policyFor(origins: string[]) {
   const policy = createCorsPolicy(origins);

@@ -5,14 +5,19 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { installAwsLambdaGlobal } from '../../../emulator/lambda-runtime';
-import type { EmulatorFunction } from '../../../emulator/routes';
-import { createEmulatorServer } from '../../../emulator/server';
-import { BadRequestError, ServiceUnavailableError } from '../../../lib/errors';
-import { createBufferedHandler, createHandler, type HandlerOptions, type RouteTable } from '../../../lib/http/handler';
-import { sendJson } from '../../../lib/http/reply';
-import { compileRoutePattern } from '../../../lib/http/route-pattern';
-import { makeHttpEvent } from '../../helpers/events';
+import { installAwsLambdaGlobal } from '../../../../emulator/lambda-runtime';
+import type { EmulatorFunction } from '../../../../emulator/routes';
+import { createEmulatorServer } from '../../../../emulator/server';
+import { BadRequestError, ServiceUnavailableError } from '../../../../lib/core/errors';
+import {
+  createBufferedHandler,
+  createHandler,
+  type HandlerOptions,
+  type RouteTable,
+} from '../../../../lib/services/http/handler';
+import { sendJson } from '../../../../lib/services/http/reply';
+import { compileRoutePattern } from '../../../../lib/services/http/route-pattern';
+import { makeHttpEvent } from '../../../helpers/events';
 
 const routes: RouteTable = {
   'GET /api/tags': (_request, response) => sendJson(response, { models: [] }),

@@ -1,11 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, jest } from '@jest/globals';
-import { BadRequestError } from '../../../lib/errors';
-import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/http/handler';
-import { sendJson } from '../../../lib/http/reply';
-import type { LambdaHttpEvent } from '../../../lib/http/request';
-import { makeHttpEvent } from '../../helpers/events';
-import { RecordingStream } from '../../helpers/recording-stream';
+import { BadRequestError } from '../../../../lib/core/errors';
+import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../../lib/services/http/handler';
+import { sendJson } from '../../../../lib/services/http/reply';
+import type { LambdaHttpEvent } from '../../../../lib/services/http/request';
+import { makeHttpEvent } from '../../../helpers/events';
+import { RecordingStream } from '../../../helpers/recording-stream';
 
 interface Reply {
   statusCode: number;

@@ -1,6 +1,6 @@
 import { validateHeaderValue } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
-import { headerValue, MAX_HEADER_VALUE_CHARS } from '../../../lib/http/header-value';
+import { headerValue, MAX_HEADER_VALUE_CHARS } from '../../../../lib/services/http/header-value';
 
 describe('headerValue', () => {
   it('keeps printable ASCII as it is', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../lib/errors';
-import { readMultipartForm } from '../../../lib/http/multipart';
+import { BadRequestError } from '../../../../lib/core/errors';
+import { readMultipartForm } from '../../../../lib/services/http/multipart';
 
 const BOUNDARY = 'test-boundary-42';
 const TYPE = `multipart/form-data; boundary=${BOUNDARY}`;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../lib/errors';
-import { readJsonBody } from '../../../lib/http/parse-json';
-import { toHttpRequest } from '../../../lib/http/request';
-import { parseJson } from '../../../lib/wire/json';
-import * as z from '../../../lib/wire/zod';
-import { makeHttpEvent } from '../../helpers/events';
+import { BadRequestError } from '../../../../lib/core/errors';
+import { parseJson } from '../../../../lib/core/wire/json';
+import * as z from '../../../../lib/core/wire/zod';
+import { readJsonBody } from '../../../../lib/services/http/parse-json';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { makeHttpEvent } from '../../../helpers/events';
 
 const schema = z.looseObject({
   model: z.string().check(z.minLength(1)),

@@ -7,9 +7,9 @@ import {
   toRouterError,
   UpstreamError,
   withHeaders,
-} from '../../../lib/errors';
-import { familyForPath } from '../../../lib/http/family';
-import { renderError } from '../../../lib/http/render-error';
+} from '../../../../lib/core/errors';
+import { familyForPath } from '../../../../lib/services/http/family';
+import { renderError } from '../../../../lib/services/http/render-error';
 
 describe('familyForPath', () => {
   it.each([

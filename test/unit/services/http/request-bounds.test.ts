@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { echoed } from '../../../../lib/core/wire/echoed';
 import {
   checkName,
   checkRequestBounds,
@@ -7,8 +8,7 @@ import {
   MAX_NAME_BYTES,
   nestsDeeperThan,
   pathTooDeep,
-} from '../../../lib/http/request-bounds';
-import { echoed } from '../../../lib/wire/echoed';
+} from '../../../../lib/services/http/request-bounds';
 
 /** `[[[…]]]` nested `depth` arrays deep, built without recursion. */
 function nestedArrays(depth: number): unknown[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { PayloadTooLargeError } from '../../../lib/errors';
-import { MAX_BODY_BYTES, toHttpRequest } from '../../../lib/http/request';
-import { makeHttpEvent, makeHttpEventV2 } from '../../helpers/events';
+import { PayloadTooLargeError } from '../../../../lib/core/errors';
+import { MAX_BODY_BYTES, toHttpRequest } from '../../../../lib/services/http/request';
+import { makeHttpEvent, makeHttpEventV2 } from '../../../helpers/events';
 
 describe('toHttpRequest', () => {
   describe.each([

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, jest } from '@jest/globals';
-import { createBufferedSink, createStreamingSink } from '../../../lib/http/response-sink';
-import { hasFastProperties, haveSameMap } from '../../helpers/hidden-class';
+import { createBufferedSink, createStreamingSink } from '../../../../lib/services/http/response-sink';
+import { hasFastProperties, haveSameMap } from '../../../helpers/hidden-class';
 
 describe('createStreamingSink', () => {
   it('tells clientGone listeners and aborts the signal, once, when the client leaves mid-reply', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { compileRoutePattern, normalizePath, sortBySpecificity } from '../../../lib/http/route-pattern';
+import { compileRoutePattern, normalizePath, sortBySpecificity } from '../../../../lib/services/http/route-pattern';
 
 describe('compileRoutePattern', () => {
   it('matches static paths exactly', () => {

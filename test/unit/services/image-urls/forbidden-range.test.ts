@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { embeddedIPv4, forbiddenRange } from '../../../lib/media/forbidden-range';
+import { embeddedIPv4, forbiddenRange } from '../../../../lib/services/image-urls/forbidden-range';
 
 /** The host the WHATWG URL parser (undici's too) leaves of a URL: what the router connects to. */
 const hostOf = (url: string) => new URL(url).hostname;

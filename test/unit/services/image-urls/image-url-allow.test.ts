@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config';
-import { parseImageUrlAllow } from '../../../lib/media/image-url-allow';
+import { parseImageUrlAllow } from '../../../../lib/services/image-urls/image-url-allow';
+import { loadConfig } from '../../../../lib/services/platform/config';
 
 describe('parseImageUrlAllow', () => {
   it('reads CIDRs, single addresses and host names', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../lib/errors';
-import { DispatchedReply } from '../../../lib/fleet/node-reply';
-import { ClientGone } from '../../../lib/http/response-sink';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { ClientGone } from '../../../../lib/services/http/response-sink';
+import { DispatchedReply } from '../../../../lib/services/node-client/node-reply';
 
 /** Drives the reply as undici's dispatcher would, and records what the reply asked of it. */
 function dispatched(abortSource?: ClientGone) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig, parseListedNode } from '../../lib/config';
+import { loadConfig, parseListedNode } from '../../../../lib/services/platform/config';
 
 describe('loadConfig', () => {
   it('has the contract defaults with nothing set', () => {

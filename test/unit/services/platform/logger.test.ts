@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createLogger, type LogLevel } from '../../lib/logger';
+import { createLogger, type LogLevel } from '../../../../lib/services/platform/logger';
 
 function recording(windowMs = 10_000) {
   let now = 1_000_000;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../../lib/config';
-import { ConflictError } from '../../../lib/errors';
+import { ConflictError } from '../../../../lib/core/errors';
+import { loadConfig } from '../../../../lib/services/platform/config';
 import {
   admitDrain,
   admitHeartbeat,
   fromNodeAddress,
   heartbeatAdmission,
   OPEN_ADMISSION,
-} from '../../../lib/fleet/heartbeat-admission';
-import { makeNodeRecord, T0 } from '../../helpers/factories';
+} from '../../../../lib/services/registry/heartbeat-admission';
+import { makeNodeRecord, T0 } from '../../../helpers/factories';
 
 const liveness = { now: T0, thresholds: { degradedAfterMs: 15_000, offlineAfterMs: 30_000 } };
 const agentNode = makeNodeRecord({ id: 'studio', source: 'agent', url: 'http://10.0.0.5:11434', lastSeenAt: T0 });

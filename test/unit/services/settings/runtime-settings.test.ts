@@ -3,7 +3,7 @@ import {
   createRuntimeSettings,
   type RuntimeOverrides,
   type RuntimeSettingsStore,
-} from '../../../lib/settings/runtime-settings';
+} from '../../../../lib/services/settings/runtime-settings';
 
 /** A store whose loads are counted and can be made to fail. */
 class CountingStore implements RuntimeSettingsStore {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createDynamoClient, destroyDynamoClients } from '../../../lib/store/client';
+import { createDynamoClient, destroyDynamoClients } from '../../../../lib/services/store/client';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 

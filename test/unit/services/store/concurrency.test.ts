@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { backoffDelay } from '../../../lib/store/backoff';
-import { chunk, settleLimited } from '../../../lib/store/concurrency';
+import { backoffDelay } from '../../../../lib/services/store/backoff';
+import { chunk, settleLimited } from '../../../../lib/services/store/concurrency';
 
 describe('chunk', () => {
   it('splits into groups of the size, the last one shorter', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildCounterUpdate } from '../../../lib/store/counter-update';
+import { buildCounterUpdate } from '../../../../lib/services/store/counter-update';
 
 describe('buildCounterUpdate', () => {
   it('adds counters and sets fields through placeholders', () => {

@@ -1,6 +1,6 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
-import { DEFLATE_FROM_CHARS, isLive, marshalDocItem, unmarshalItem } from '../../../lib/store/item';
+import { DEFLATE_FROM_CHARS, isLive, marshalDocItem, unmarshalItem } from '../../../../lib/services/store/item';
 
 describe('item marshalling', () => {
   it('writes only the attributes that are present', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { dayOf, lockKey, NODE_PARTITION, nodeKey, prefixedKey } from '../../../lib/store/keys';
+import { dayOf, lockKey, NODE_PARTITION, nodeKey, prefixedKey } from '../../../../lib/services/store/keys';
 
 describe('keys', () => {
   it('names the UTC day of a time, across day boundaries in either order', () => {

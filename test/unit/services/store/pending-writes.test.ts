@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createPendingWrites } from '../../../lib/store/pending-writes';
+import { createPendingWrites } from '../../../../lib/services/store/pending-writes';
 
 const doc = (sk: string, value: string) => ({ pk: 'P', sk, doc: value });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { type Flushable, installShutdownFlush } from '../../../lib/store/shutdown-flush';
+import { type Flushable, installShutdownFlush } from '../../../../lib/services/store/shutdown-flush';
 
 /** A queue stand-in that records flushes; the real queue is covered on dynalite. */
 function fakeQueue(pendingWrites: number, failFlush = false) {

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createOllamaChatAccumulator } from '../../../../lib/protocols/ollama/ollama-chat-accumulator';
-import { parseOllamaChatLine } from '../../../../lib/protocols/ollama/parse-ollama-line';
-import { createNdjsonDecoder } from '../../../../lib/stream/ndjson-decoder';
-import type { OllamaChatChunk } from '../../../../lib/wire/ollama';
-import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+import { createOllamaChatAccumulator } from '../../../../../lib/core/protocols/ollama/ollama-chat-accumulator';
+import { parseOllamaChatLine } from '../../../../../lib/core/protocols/ollama/parse-ollama-line';
+import { createNdjsonDecoder } from '../../../../../lib/core/stream/ndjson-decoder';
+import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
+import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../../fixtures/ollama/read-fixture';
 
 export const LOCAL_FIXTURES = ['text-then-tools', 'stop-sequence'] as const;
 

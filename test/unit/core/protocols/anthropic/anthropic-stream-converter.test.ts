@@ -2,14 +2,14 @@ import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { Stream } from '@anthropic-ai/sdk/streaming';
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { BadRequestError, RouterError, UpstreamError } from '../../../../lib/errors';
+import { BadRequestError, RouterError, UpstreamError } from '../../../../../lib/core/errors';
 import {
   type AnthropicStreamContext,
   createAnthropicStreamConverter,
-} from '../../../../lib/protocols/anthropic/anthropic-stream-converter';
-import { thinkingSignature } from '../../../../lib/protocols/anthropic/thinking-signature';
-import { toAnthropicMessage } from '../../../../lib/protocols/anthropic/to-anthropic-message';
-import type { AnthropicStreamEvent } from '../../../../lib/wire/anthropic';
+} from '../../../../../lib/core/protocols/anthropic/anthropic-stream-converter';
+import { thinkingSignature } from '../../../../../lib/core/protocols/anthropic/thinking-signature';
+import { toAnthropicMessage } from '../../../../../lib/core/protocols/anthropic/to-anthropic-message';
+import type { AnthropicStreamEvent } from '../../../../../lib/core/wire/anthropic';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
 import {
   type AnthropicFixture,

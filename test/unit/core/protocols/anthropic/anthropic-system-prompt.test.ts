@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   anthropicSystemPrompt,
   normalizeBillingFingerprint,
-} from '../../../../lib/protocols/anthropic/anthropic-system-prompt';
+} from '../../../../../lib/core/protocols/anthropic/anthropic-system-prompt';
 
 describe('normalizeBillingFingerprint', () => {
   it('replaces every cch fingerprint and nothing else', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeAnthropicEvent } from '../../../../lib/protocols/anthropic/encode-anthropic-event';
+import { encodeAnthropicEvent } from '../../../../../lib/core/protocols/anthropic/encode-anthropic-event';
 
 describe('encodeAnthropicEvent', () => {
   it('names the event after its type, with the payload on one data line', () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
+import { BadRequestError } from '../../../../../lib/core/errors';
 import {
   anthropicImageUrls,
   anthropicSkippedBlocks,
   type FromAnthropicMessagesRequestOptions,
   fromAnthropicMessagesRequest,
-} from '../../../../lib/protocols/anthropic/from-anthropic-messages-request';
-import { toAnthropicMessage } from '../../../../lib/protocols/anthropic/to-anthropic-message';
-import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../../../../lib/wire/anthropic';
-import type { OllamaChatRequest } from '../../../../lib/wire/ollama';
+} from '../../../../../lib/core/protocols/anthropic/from-anthropic-messages-request';
+import { toAnthropicMessage } from '../../../../../lib/core/protocols/anthropic/to-anthropic-message';
+import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../../../../../lib/core/wire/anthropic';
+import type { OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
 
 const NO_IMAGES: FromAnthropicMessagesRequestOptions = { images: new Map() };
 const THINKING_MODEL: FromAnthropicMessagesRequestOptions = { images: new Map(), thinking: { capable: true } };

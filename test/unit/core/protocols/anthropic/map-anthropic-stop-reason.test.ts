@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   longestStopSequence,
   mapAnthropicStopReason,
-} from '../../../../lib/protocols/anthropic/map-anthropic-stop-reason';
+} from '../../../../../lib/core/protocols/anthropic/map-anthropic-stop-reason';
 
 const PLAIN = { calledTools: false, text: 'Hello.', stopSequences: [] };
 

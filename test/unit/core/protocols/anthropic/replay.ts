@@ -3,14 +3,14 @@
  * parse each line, convert, encode SSE; the in-band `error` event after a failed stream. Returns the
  * bytes a client would read, as text.
  */
-import { toRouterError } from '../../../../lib/errors';
+import { toRouterError } from '../../../../../lib/core/errors';
 import {
   type AnthropicStreamContext,
   createAnthropicStreamConverter,
-} from '../../../../lib/protocols/anthropic/anthropic-stream-converter';
-import { encodeAnthropicEvent } from '../../../../lib/protocols/anthropic/encode-anthropic-event';
-import { parseOllamaChatLine } from '../../../../lib/protocols/ollama/parse-ollama-line';
-import { createNdjsonDecoder, type DecodedLine } from '../../../../lib/stream/ndjson-decoder';
+} from '../../../../../lib/core/protocols/anthropic/anthropic-stream-converter';
+import { encodeAnthropicEvent } from '../../../../../lib/core/protocols/anthropic/encode-anthropic-event';
+import { parseOllamaChatLine } from '../../../../../lib/core/protocols/ollama/parse-ollama-line';
+import { createNdjsonDecoder, type DecodedLine } from '../../../../../lib/core/stream/ndjson-decoder';
 
 export const STREAM_CONTEXT: AnthropicStreamContext = {
   id: 'msg_01XFDUDYJgAACzvnptvVoYEL',

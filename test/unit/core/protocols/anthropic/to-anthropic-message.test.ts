@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { thinkingSignature } from '../../../../lib/protocols/anthropic/thinking-signature';
+import { thinkingSignature } from '../../../../../lib/core/protocols/anthropic/thinking-signature';
 import {
   type AnthropicMessageContext,
   toAnthropicMessage,
-} from '../../../../lib/protocols/anthropic/to-anthropic-message';
+} from '../../../../../lib/core/protocols/anthropic/to-anthropic-message';
 import { fixtureReply } from './anthropic-fixtures';
 
 const CONTEXT: AnthropicMessageContext = { id: 'msg_01XFDUDYJgAACzvnptvVoYEL', model: 'qwen3:8b', stopSequences: [] };

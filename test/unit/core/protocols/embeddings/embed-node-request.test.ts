@@ -3,7 +3,7 @@ import {
   forwardedEmbedFields,
   ollamaEmbedNodeRequest,
   sidecarEmbedRequest,
-} from '../../../../lib/protocols/embeddings/embed-node-request';
+} from '../../../../../lib/core/protocols/embeddings/embed-node-request';
 
 describe('forwardedEmbedFields', () => {
   it("keeps Ollama's fields and unknown ones, drops the router's own and what the route consumed", () => {

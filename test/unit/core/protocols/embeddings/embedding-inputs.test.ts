@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
-import { embeddingInputs } from '../../../../lib/protocols/embeddings/embedding-inputs';
+import { BadRequestError } from '../../../../../lib/core/errors';
+import { embeddingInputs } from '../../../../../lib/core/protocols/embeddings/embedding-inputs';
 
 /** The 400 `embeddingInputs` throws, or undefined when it accepts the value. */
 function refusal(value: unknown, field = 'input'): BadRequestError | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../../lib/errors';
-import { readNodeEmbeddings } from '../../../../lib/protocols/embeddings/read-node-embeddings';
+import { UpstreamError } from '../../../../../lib/core/errors';
+import { readNodeEmbeddings } from '../../../../../lib/core/protocols/embeddings/read-node-embeddings';
 
 const OLLAMA_REPLY = JSON.stringify({
   model: 'nomic-embed-text:latest',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { toOllamaEmbed, toOllamaLegacyEmbedding } from '../../../../lib/protocols/embeddings/to-ollama-embed';
+import { toOllamaEmbed, toOllamaLegacyEmbedding } from '../../../../../lib/core/protocols/embeddings/to-ollama-embed';
 
 describe('toOllamaEmbed', () => {
   const context = { model: 'nomic-embed-text:latest', elapsedMs: 12.5, promptTokens: 9 };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
-import { BadRequestError } from '../../../../lib/errors';
+import { BadRequestError } from '../../../../../lib/core/errors';
 import {
   encodingFormatOf,
   float32Base64,
   toOpenAIEmbeddings,
-} from '../../../../lib/protocols/embeddings/to-openai-embeddings';
+} from '../../../../../lib/core/protocols/embeddings/to-openai-embeddings';
 
 /** What openai-node does with a base64 embedding: its bytes as a little-endian Float32Array. */
 function decodeLikeOpenAINode(base64: string): number[] {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_EMBEDDING_INPUT_TOKENS, truncateInputs } from '../../../../lib/protocols/embeddings/truncate-inputs';
-import { countTokens } from '../../../../lib/tokens/count-tokens';
+import {
+  MAX_EMBEDDING_INPUT_TOKENS,
+  truncateInputs,
+} from '../../../../../lib/core/protocols/embeddings/truncate-inputs';
+import { countTokens } from '../../../../../lib/core/tokens/count-tokens';
 
 /** `hello` then ` hello`: one token each, so `words(n)` is n tokens. */
 const words = (count: number) => `hello${' hello'.repeat(count - 1)}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { imageBackendOf } from '../../../../lib/protocols/images/image-backend';
-import { toOpenAIImagesResponse } from '../../../../lib/protocols/images/to-openai-images-response';
+import { imageBackendOf } from '../../../../../lib/core/protocols/images/image-backend';
+import { toOpenAIImagesResponse } from '../../../../../lib/core/protocols/images/to-openai-images-response';
 
 describe('imageBackendOf', () => {
   it.each([

@@ -1,16 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
+import { BadRequestError } from '../../../../../lib/core/errors';
 import {
   fromGenerateImageRequest,
   fromOpenAIImageRequest,
   parseImageSize,
-} from '../../../../lib/protocols/images/image-job';
+} from '../../../../../lib/core/protocols/images/image-job';
 import {
   type GenerateImageRequest,
   type OpenAIImageRequest,
   parseGenerateImageRequest,
   parseOpenAIImageRequest,
-} from '../../../../lib/wire/images';
+} from '../../../../../lib/core/wire/images';
 
 function generateBody(body: Record<string, unknown>): GenerateImageRequest {
   const parsed = parseGenerateImageRequest({ model: 'z-image-turbo', prompt: 'a red fox', ...body });

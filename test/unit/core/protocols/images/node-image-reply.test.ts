@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { gradientPng } from '../../../../emulator/sim/png';
+import { gradientPng } from '../../../../../emulator/sim/png';
 import {
   describeNodeError,
   imageFromOllamaReply,
   imageFromSidecarReply,
   isPng,
-} from '../../../../lib/protocols/images/node-image-reply';
+} from '../../../../../lib/core/protocols/images/node-image-reply';
 
 const png = gradientPng(4, 4, 'test');
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));

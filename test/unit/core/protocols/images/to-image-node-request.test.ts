@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ImageJob } from '../../../../lib/protocols/images/image-job';
-import { toOllamaImageRequest, toSidecarImageRequest } from '../../../../lib/protocols/images/to-image-node-request';
+import type { ImageJob } from '../../../../../lib/core/protocols/images/image-job';
+import {
+  toOllamaImageRequest,
+  toSidecarImageRequest,
+} from '../../../../../lib/core/protocols/images/to-image-node-request';
 
 const job: ImageJob = {
   model: 'z-image-turbo',

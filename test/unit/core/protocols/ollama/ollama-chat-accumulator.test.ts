@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../../lib/errors';
-import { createOllamaChatAccumulator } from '../../../../lib/protocols/ollama/ollama-chat-accumulator';
-import { haveSameMap } from '../../../helpers/hidden-class';
+import { UpstreamError } from '../../../../../lib/core/errors';
+import { createOllamaChatAccumulator } from '../../../../../lib/core/protocols/ollama/ollama-chat-accumulator';
+import { haveSameMap } from '../../../../helpers/hidden-class';
 import { nodeChunks, wholeReply } from '../node-replies';
 
 describe('createOllamaChatAccumulator', () => {
   // Every non-streaming answer is built here and serialised at once: answers of one shape must share
-  // one hidden class, also once the builder runs optimised (see lib/merged.ts).
+  // one hidden class, also once the builder runs optimised (see lib/core/merged.ts).
   it('gives answers of one shape one hidden class', () => {
     const chunks = nodeChunks('tool-call');
     const answers = Array.from({ length: 2000 }, () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../../lib/errors';
-import { createOllamaGenerateAccumulator } from '../../../../lib/protocols/ollama/ollama-generate-accumulator';
-import { parseOllamaGenerateLine } from '../../../../lib/protocols/ollama/parse-ollama-line';
-import { createNdjsonDecoder } from '../../../../lib/stream/ndjson-decoder';
-import type { OllamaGenerateChunk } from '../../../../lib/wire/ollama';
-import { readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+import { UpstreamError } from '../../../../../lib/core/errors';
+import { createOllamaGenerateAccumulator } from '../../../../../lib/core/protocols/ollama/ollama-generate-accumulator';
+import { parseOllamaGenerateLine } from '../../../../../lib/core/protocols/ollama/parse-ollama-line';
+import { createNdjsonDecoder } from '../../../../../lib/core/stream/ndjson-decoder';
+import type { OllamaGenerateChunk } from '../../../../../lib/core/wire/ollama';
+import { readOllamaFixture } from '../../../../fixtures/ollama/read-fixture';
 
 function generateChunks(): OllamaGenerateChunk[] {
   const decoder = createNdjsonDecoder({ maxLineBytes: 1 << 20 });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { UpstreamError } from '../../../../lib/errors';
-import { parseOllamaChatLine, parseOllamaGenerateLine } from '../../../../lib/protocols/ollama/parse-ollama-line';
-import type { DecodedLine } from '../../../../lib/stream/ndjson-decoder';
+import { UpstreamError } from '../../../../../lib/core/errors';
+import {
+  parseOllamaChatLine,
+  parseOllamaGenerateLine,
+} from '../../../../../lib/core/protocols/ollama/parse-ollama-line';
+import type { DecodedLine } from '../../../../../lib/core/stream/ndjson-decoder';
 
 function line(value: unknown): DecodedLine {
   return { ok: true, value, raw: JSON.stringify(value) };

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
+import { BadRequestError } from '../../../../../lib/core/errors';
 import {
   type FromOpenAIChatRequestOptions,
   fromOpenAIChatRequest,
   imageUrlsToFetch,
-} from '../../../../lib/protocols/openai/from-openai-chat-request';
-import { toOpenAIChatCompletion } from '../../../../lib/protocols/openai/to-openai-chat-completion';
-import type { OllamaChatRequest } from '../../../../lib/wire/ollama';
-import { type OpenAIChatRequest, parseOpenAIChatRequest } from '../../../../lib/wire/openai';
+} from '../../../../../lib/core/protocols/openai/from-openai-chat-request';
+import { toOpenAIChatCompletion } from '../../../../../lib/core/protocols/openai/to-openai-chat-completion';
+import type { OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
+import { type OpenAIChatRequest, parseOpenAIChatRequest } from '../../../../../lib/core/wire/openai';
 
 const NO_IMAGES: FromOpenAIChatRequestOptions = { images: new Map() };
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

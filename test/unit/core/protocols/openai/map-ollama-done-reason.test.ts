@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { mapOllamaDoneReason } from '../../../../lib/protocols/openai/map-ollama-done-reason';
+import { mapOllamaDoneReason } from '../../../../../lib/core/protocols/openai/map-ollama-done-reason';
 
 describe('mapOllamaDoneReason', () => {
   it.each([

@@ -3,14 +3,14 @@
  * parse each line, convert, encode SSE; `[DONE]` after a complete stream, the in-band error after a
  * failed one. Returns the bytes a client would read, as text.
  */
-import { toRouterError } from '../../../../lib/errors';
-import { parseOllamaChatLine } from '../../../../lib/protocols/ollama/parse-ollama-line';
+import { toRouterError } from '../../../../../lib/core/errors';
+import { parseOllamaChatLine } from '../../../../../lib/core/protocols/ollama/parse-ollama-line';
 import {
   createOpenAIChatStreamConverter,
   type OpenAIChatStreamContext,
-} from '../../../../lib/protocols/openai/openai-chat-stream-converter';
-import { createNdjsonDecoder, type DecodedLine } from '../../../../lib/stream/ndjson-decoder';
-import { encodeSseData, SSE_DONE } from '../../../../lib/stream/sse';
+} from '../../../../../lib/core/protocols/openai/openai-chat-stream-converter';
+import { createNdjsonDecoder, type DecodedLine } from '../../../../../lib/core/stream/ndjson-decoder';
+import { encodeSseData, SSE_DONE } from '../../../../../lib/core/stream/sse';
 
 export const STREAM_CONTEXT: OpenAIChatStreamContext = {
   id: 'chatcmpl-7f3a9c2e1b4d',

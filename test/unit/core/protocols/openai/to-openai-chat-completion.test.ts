@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { toOpenAIChatCompletion } from '../../../../lib/protocols/openai/to-openai-chat-completion';
+import { toOpenAIChatCompletion } from '../../../../../lib/core/protocols/openai/to-openai-chat-completion';
 import { wholeReply } from '../node-replies';
 
 const CONTEXT = { id: 'chatcmpl-7f3a9c2e1b4d', created: 1763630043, model: 'qwen3:8b' };

@@ -1,9 +1,9 @@
 /** Checking and ordering a node's rerank results (protocols §7: re-order by index; 502 on a bad reply). */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { UpstreamError } from '../../../../lib/errors';
-import { rankNodeResults } from '../../../../lib/protocols/rerank/rank-node-results';
-import { sigmoid } from '../../../../lib/protocols/rerank/relevance-scores';
+import { UpstreamError } from '../../../../../lib/core/errors';
+import { rankNodeResults } from '../../../../../lib/core/protocols/rerank/rank-node-results';
+import { sigmoid } from '../../../../../lib/core/protocols/rerank/relevance-scores';
 
 describe('rankNodeResults', () => {
   it('sorts results the node listed in input order best first, keeping each original index', () => {

@@ -1,7 +1,7 @@
 /** How a node's rerank scores become `relevance_score` in 0..1 (spec §4.2; the rule in relevance-scores.ts). */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { relevanceScore, scoresAreLogits, sigmoid } from '../../../../lib/protocols/rerank/relevance-scores';
+import { relevanceScore, scoresAreLogits, sigmoid } from '../../../../../lib/core/protocols/rerank/relevance-scores';
 
 describe('sigmoid', () => {
   it('maps 0 to one half and is symmetric around it', () => {

@@ -1,12 +1,12 @@
 /** The documents of a rerank request within the limits of spec §8, never empty (anchor §4.2). */
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
+import { BadRequestError } from '../../../../../lib/core/errors';
 import {
   codePointsUpTo,
   MAX_RERANK_DOCUMENT_CHARS,
   MAX_RERANK_DOCUMENTS,
   rerankDocumentTexts,
-} from '../../../../lib/protocols/rerank/rerank-document-texts';
+} from '../../../../../lib/core/protocols/rerank/rerank-document-texts';
 
 function refusal(run: () => unknown): BadRequestError {
   try {

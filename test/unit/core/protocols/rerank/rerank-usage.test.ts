@@ -1,7 +1,7 @@
 /** `usage` of a rerank response: the node's count, else cl100k tokens of every (query, document) pair. */
 import { describe, expect, it } from '@jest/globals';
-import { countRerankTokens, rerankUsage } from '../../../../lib/protocols/rerank/rerank-usage';
-import { countTokens } from '../../../../lib/tokens/count-tokens';
+import { countRerankTokens, rerankUsage } from '../../../../../lib/core/protocols/rerank/rerank-usage';
+import { countTokens } from '../../../../../lib/core/tokens/count-tokens';
 
 describe('countRerankTokens', () => {
   it('counts the query once per document plus every document', () => {

@@ -1,6 +1,6 @@
 /** The `/v1/rerank` response (spec §4.2): best first, cut to top_n, documents only when asked. */
 import { describe, expect, it } from '@jest/globals';
-import { toRerankResponse } from '../../../../lib/protocols/rerank/to-rerank-response';
+import { toRerankResponse } from '../../../../../lib/core/protocols/rerank/to-rerank-response';
 
 const ranked = [
   { index: 2, relevanceScore: 0.9 },

@@ -1,6 +1,6 @@
 /** The sidecar's rerank body (contract §3) from a client request. */
 import { describe, expect, it } from '@jest/globals';
-import { toSidecarRerankRequest } from '../../../../lib/protocols/rerank/to-sidecar-rerank-request';
+import { toSidecarRerankRequest } from '../../../../../lib/core/protocols/rerank/to-sidecar-rerank-request';
 
 describe('toSidecarRerankRequest', () => {
   it('sends the model the node knows, the query and the documents as strings', () => {

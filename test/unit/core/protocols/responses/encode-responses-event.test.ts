@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeResponsesEvent } from '../../../../lib/protocols/responses/encode-responses-event';
-import { mapResponsesStatus } from '../../../../lib/protocols/responses/map-responses-status';
-import { isTerminalResponsesEvent } from '../../../../lib/protocols/responses/responses-stream-event';
+import { encodeResponsesEvent } from '../../../../../lib/core/protocols/responses/encode-responses-event';
+import { mapResponsesStatus } from '../../../../../lib/core/protocols/responses/map-responses-status';
+import { isTerminalResponsesEvent } from '../../../../../lib/core/protocols/responses/responses-stream-event';
 
 const delta = {
   type: 'response.output_text.delta',

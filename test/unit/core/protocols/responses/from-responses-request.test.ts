@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
+import { BadRequestError } from '../../../../../lib/core/errors';
 import {
   type FromResponsesRequestOptions,
   fromResponsesRequest,
   responsesImageUrlsToFetch,
-} from '../../../../lib/protocols/responses/from-responses-request';
-import { responsesToolIndex } from '../../../../lib/protocols/responses/from-responses-tools';
-import { toResponsesResponse } from '../../../../lib/protocols/responses/to-responses-response';
-import type { OllamaChatRequest } from '../../../../lib/wire/ollama';
+} from '../../../../../lib/core/protocols/responses/from-responses-request';
+import { responsesToolIndex } from '../../../../../lib/core/protocols/responses/from-responses-tools';
+import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
+import type { OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
 import { wholeReply } from '../node-replies';
 import { responsesContext, responsesRequest } from './replay';
 

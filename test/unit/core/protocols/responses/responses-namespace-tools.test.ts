@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../../lib/errors';
-import { fromResponsesRequest } from '../../../../lib/protocols/responses/from-responses-request';
-import { droppedResponsesTools } from '../../../../lib/protocols/responses/from-responses-tools';
-import { toResponsesResponse } from '../../../../lib/protocols/responses/to-responses-response';
-import type { OllamaChatChunk, OllamaChatRequest } from '../../../../lib/wire/ollama';
+import { BadRequestError } from '../../../../../lib/core/errors';
+import { fromResponsesRequest } from '../../../../../lib/core/protocols/responses/from-responses-request';
+import { droppedResponsesTools } from '../../../../../lib/core/protocols/responses/from-responses-tools';
+import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
+import type { OllamaChatChunk, OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
 import { replayResponses, responsesContext, responsesRequest, sseEvents } from './replay';
 
 /** The first request `codex exec "say hi"` (0.169.0) sent to a custom provider, byte for byte. */
 const codexRequest: Record<string, unknown> = JSON.parse(
-  readFileSync(join(__dirname, '../../../fixtures/codex/exec-say-hi.request.json'), 'utf8'),
+  readFileSync(join(__dirname, '../../../../fixtures/codex/exec-say-hi.request.json'), 'utf8'),
 );
 
 const spawnAgent = {

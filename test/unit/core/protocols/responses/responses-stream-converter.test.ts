@@ -2,17 +2,17 @@ import { describe, expect, it } from '@jest/globals';
 import * as fc from 'fast-check';
 import { ResponseStream } from 'openai/lib/responses/ResponseStream';
 import { Stream } from 'openai/streaming';
-import { BadRequestError, UpstreamError } from '../../../../lib/errors';
-import type { ResponsesContext } from '../../../../lib/protocols/responses/responses-envelope';
-import { createResponsesStreamConverter } from '../../../../lib/protocols/responses/responses-stream-converter';
+import { BadRequestError, UpstreamError } from '../../../../../lib/core/errors';
+import type { ResponsesContext } from '../../../../../lib/core/protocols/responses/responses-envelope';
+import { createResponsesStreamConverter } from '../../../../../lib/core/protocols/responses/responses-stream-converter';
 import {
   isTerminalResponsesEvent,
   type ResponsesStreamEvent,
-} from '../../../../lib/protocols/responses/responses-stream-event';
-import { toResponsesResponse } from '../../../../lib/protocols/responses/to-responses-response';
-import type { OllamaChatChunk } from '../../../../lib/wire/ollama';
-import type { ResponsesResponse } from '../../../../lib/wire/responses';
-import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+} from '../../../../../lib/core/protocols/responses/responses-stream-event';
+import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
+import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
+import type { ResponsesResponse } from '../../../../../lib/core/wire/responses';
+import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../../fixtures/ollama/read-fixture';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
 import { nodeChunks, wholeReply } from '../node-replies';
 import { replayResponses, responsesContext, STREAM_CONTEXT, sseEvents } from './replay';

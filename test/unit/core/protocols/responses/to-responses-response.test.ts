@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { chatDiagnosticHeaders, THINKING_TOKENS_HEADER } from '../../../../lib/protocols/diagnostic-headers';
-import { toResponsesResponse } from '../../../../lib/protocols/responses/to-responses-response';
-import type { OllamaChatChunk } from '../../../../lib/wire/ollama';
-import { CHAT_FIXTURES } from '../../../fixtures/ollama/read-fixture';
+import { chatDiagnosticHeaders, THINKING_TOKENS_HEADER } from '../../../../../lib/core/protocols/diagnostic-headers';
+import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
+import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
+import { CHAT_FIXTURES } from '../../../../fixtures/ollama/read-fixture';
 import { wholeReply } from '../node-replies';
 import { responsesContext, STREAM_CONTEXT } from './replay';
 
