@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { build } from 'esbuild';
 
-const root = join(__dirname, '..', '..', '..');
+const root = join(__dirname, '..', '..', '..', '..');
 const ENCODER = 'gpt-tokenizer/encoding/cl100k_base';
 const directory = mkdtempSync(join(tmpdir(), 'lazy-encoder-'));
 
@@ -19,7 +19,7 @@ describe('the cl100k encoder in a bundle', () => {
   it('is required on the first count, not when the bundle loads', async () => {
     const outfile = join(directory, 'index.js');
     const { metafile } = await build({
-      entryPoints: [join(root, 'lib', 'tokens', 'count-tokens.ts')],
+      entryPoints: [join(root, 'lib', 'core', 'tokens', 'count-tokens.ts')],
       bundle: true,
       platform: 'node',
       format: 'cjs',
