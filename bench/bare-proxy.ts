@@ -1,5 +1,5 @@
 /**
- * The floor for any Node router (DESIGN budgets): node:http in front of an undici pool that forwards
+ * The floor for any Node router (ARCHITECTURE.md §6): node:http in front of an undici pool that forwards
  * method, path, headers and body to one upstream and streams the answer back, parsing nothing.
  */
 import { createServer, type Server } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Cold start of each function bundle (DESIGN budget: ≤ 150 ms): the wall time of
+ * Cold start of each function bundle (ARCHITECTURE.md §6: ≤ 150 ms): the wall time of
  * `node -e "require('<bundle>')"`, median of several rounds, next to bare `node -e 0`.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures what DESIGN.md budgets, in one run, as ratios and differences between
+ * `npm run bench`: measures the budgets of ARCHITECTURE.md §6, in one run, as ratios and differences between
  * targets measured side by side and interleaved (these machines are shared and noisy): the router
  * against a bare Node proxy in front of the same fast node, the time to rank 1,000 nodes, the
  * emulator's own per-request cost, and the cold start of every function bundle.

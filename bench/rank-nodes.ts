@@ -1,5 +1,5 @@
 /**
- * Scoring budget (DESIGN: rank 1,000 nodes in ≤ 100 µs): a 1,000-node fleet that all holds the model —
+ * Scoring budget (ARCHITECTURE.md §6: rank 1,000 nodes in ≤ 100 µs): a 1,000-node fleet that all holds the model —
  * a third with it loaded, mixed memory, bandwidth and reported parallelism, half of the nodes busy
  * with observed latencies, a conversation pinned to one node and a prompt estimate, so every signal
  * does real work — ranked over and over: warm-up, then the median of many timed batches.

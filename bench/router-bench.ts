@@ -1,5 +1,5 @@
 /**
- * The router against the floor (DESIGN budgets, issue: npm run bench): the fast node called directly,
+ * The router against the floor (ARCHITECTURE.md §6, issue: npm run bench): the fast node called directly,
  * behind a bare Node proxy, and behind the router, measured side by side and interleaved. Sequential
  * added latency (median of round medians), closed-loop throughput at c=16 and c=64, streaming first
  * byte and lines in vs out, and the router's peak memory. Beside each c=64 run it reads the CPU time

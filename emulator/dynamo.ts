@@ -1,5 +1,5 @@
 /**
- * The embedded DynamoDB stand-in (DESIGN decision 4): dynalite running in this process, on disk under
+ * The embedded DynamoDB stand-in (ARCHITECTURE.md §3.4): dynalite running in this process, on disk under
  * the data dir so the emulator keeps its state across restarts, or in memory for tests. It only
  * serves the API; the emulator creates the table with `ensureTable` from lib/store.
  */

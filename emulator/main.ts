@@ -9,7 +9,7 @@
  * (dist/emulator/handlers.js, scripts/build.mjs), so every function shares one set of services. A node
  * that runs one request at a time gets one from this router whichever API the clients speak, and a
  * conversation's pin, the fleet snapshot and the queue view are the same for all of them. (In AWS each
- * function's containers are instances of their own, and share through the table: DESIGN decision 6.)
+ * function's containers are instances of their own, and share through the table: ARCHITECTURE.md §3.6.)
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -95,7 +95,7 @@ function hasBody(request: IncomingMessage): boolean {
 const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 
 /**
- * The 413 for a body over the limit (contract §4), sent whole at once, with the connection closed only
+ * The 413 for a body over the limit (ARCHITECTURE.md §9.8), sent whole at once, with the connection closed only
  * once the client has finished sending — up to `MAX_DISCARD_BYTES`, read and thrown away. Closing while
  * the client still sends resets the connection, and the client would see EPIPE/ECONNRESET instead of
  * its 413 (issue 19 item 7: about one upload in five).

@@ -1,4 +1,4 @@
-/** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, contract §3.2). */
+/** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, ARCHITECTURE.md §8.2). */
 import { toFleetQueue } from '../lib/core/views/fleet-queue';
 import { toFleetStatus } from '../lib/core/views/fleet-status';
 import { mergeQueues } from '../lib/core/views/merge-queues';
@@ -42,7 +42,7 @@ const heartbeat: Route = async (request, response) => {
 export const routes: RouteTable = {
   'GET /fleet/status': status,
   'GET /fleet/queue': queue,
-  // Node agents' routes: node keys only (contract §3.2), never client keys.
+  // Node agents' routes: node keys only (ARCHITECTURE.md §8.2), never client keys.
   'POST /heartbeat': nodeRoute(heartbeat),
   'POST /fleet/heartbeat': nodeRoute(heartbeat),
 };

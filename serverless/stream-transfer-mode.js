@@ -2,7 +2,7 @@
  * Serverless Framework v3 plugin: every function here is a streaming handler (lib/services/http/handler.ts), so
  * every REST API method must use API Gateway's response streaming integration. v3 has no setting for it,
  * so after the events are compiled this rewrites each AWS_PROXY integration: `ResponseTransferMode:
- * STREAM` and the `2021-11-15 … /response-streaming-invocations` URI (DESIGN decision 2).
+ * STREAM` and the `2021-11-15 … /response-streaming-invocations` URI (ARCHITECTURE.md §3.2).
  */
 
 class StreamTransferMode {

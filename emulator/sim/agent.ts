@@ -1,5 +1,5 @@
 /**
- * A simulated node agent (`startSimAgent`, herd-node's behaviour, contract §3): fronts a simulated Ollama,
+ * A simulated node agent (`startSimAgent`, herd-node's behaviour, ARCHITECTURE.md §8.2–8.3): fronts a simulated Ollama,
  * runs the sidecars it is given on their own ports, and POSTs the full heartbeat to `{routerUrl}/heartbeat`
  * at once and then every `intervalMs`. A failed heartbeat is counted and retried next interval, never thrown.
  */

@@ -1,5 +1,5 @@
 /**
- * The herd-node heartbeat payload (contract §3 "How nodes join", anchor-ollama-herd §1.3) built from a
+ * The herd-node heartbeat payload (ARCHITECTURE.md §8.2, anchor-ollama-herd §1.3) built from a
  * simulated node's live state and its sidecars: what a real node agent POSTs to `/heartbeat` every 5 s.
  * Missing sidecars are sent as `null` with port 0, exactly as herd-node does.
  */

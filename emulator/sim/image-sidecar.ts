@@ -1,5 +1,5 @@
 /**
- * The simulated image sidecar of a node agent (contract §3, herd's mflux image server):
+ * The simulated image sidecar of a node agent (ARCHITECTURE.md §8.3, herd's mflux image server):
  * `POST /api/generate-image {model, prompt, width, height, steps, guidance?, seed?}` → a real PNG of the
  * requested size, a gradient derived from the prompt and seed, after `steps` × `stepMs`. It keeps the
  * bodies it was sent (`received`) so tests can check what the router forwarded.

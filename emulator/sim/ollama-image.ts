@@ -1,5 +1,5 @@
 /**
- * Ollama-native image generation (contract §3: models listed with the `image` capability are generated
+ * Ollama-native image generation (ARCHITECTURE.md §8.3: models listed with the `image` capability are generated
  * through `/api/generate`): progress lines `{completed, total}` per step, then a final `done` line whose
  * `image` is a base64 PNG of the requested `width`×`height`.
  */

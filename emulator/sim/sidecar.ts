@@ -1,5 +1,5 @@
 /**
- * What every simulated sidecar of a node agent shares (contract §3): its own HTTP server with the fault
+ * What every simulated sidecar of a node agent shares (ARCHITECTURE.md §8.3): its own HTTP server with the fault
  * knobs, a busy flag the agent reports in its heartbeat, and a model list.
  */
 import type { ServerResponse } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * The simulated text-embedding sidecar of a node agent (contract §3, herd's fastembed server):
+ * The simulated text-embedding sidecar of a node agent (ARCHITECTURE.md §8.3, herd's fastembed server):
  * `POST /embed {model, input}` → `{embeddings}` (deterministic, L2-normalised, the model's width) and
  * `POST /rerank {model, query, documents, top_n?, return_documents?}` → `{model, results: [{index,
  * relevance_score, document?}], usage: {total_tokens}}`, as the real agent answers (anchor §12): the

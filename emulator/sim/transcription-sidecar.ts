@@ -1,5 +1,5 @@
 /**
- * The simulated speech-to-text sidecar of a node agent (contract §3, `mlx-qwen3-asr serve`):
+ * The simulated speech-to-text sidecar of a node agent (ARCHITECTURE.md §8.3, `mlx-qwen3-asr serve`):
  * `POST /transcribe` with a multipart `audio` part → `{job_id}`; `GET /jobs/<id>` answers
  * `processing` for `jobMs`, then `completed` with `result {text, language, duration_s, chunks}` — or
  * `failed` with `error` when the `failNextJob` knob is set. Audio that is plain text "transcribes" to

@@ -1,7 +1,7 @@
 /**
  * The router's one error hierarchy. Every failure the router reports to a client is a `RouterError`
  * carrying its HTTP status, a stable code, whether a client retry can help, and an optional
- * Retry-After. `lib/services/http/render-error.ts` turns these into the three wire families (contract §4).
+ * Retry-After. `lib/services/http/render-error.ts` turns these into the three wire families (ARCHITECTURE.md §9.1).
  * Pure: translators and scorers may throw these.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The error body each wire family promises (contract §4), as checks the fault and fuzz tests share:
+ * The error body each wire family promises (ARCHITECTURE.md §9.1), as checks the fault and fuzz tests share:
  * Ollama `/api/*` `{"error": string}`; OpenAI `/v1/*`, fleet and dashboard paths
  * `{"error": {message, type, param, code}}`; Anthropic `/v1/messages*` `{"type": "error", "error": {type, message}}`.
  */

@@ -4,7 +4,7 @@
  * sidecars), so a request that looks valid reaches a node. Bodies are arbitrary JSON values, a valid
  * body with one known field of the wrong type, extra fields, long and odd Unicode strings, and text that
  * is not JSON. What must hold for every one: the router's own code never answers 5xx (the fleet is
- * healthy, so no node can be blamed either), and every error body has the family's shape (contract §4).
+ * healthy, so no node can be blamed either), and every error body has the family's shape (ARCHITECTURE.md §9.1).
  * Bounded and reproducible: a fixed seed (FUZZ_SEED overrides it), printed by fast-check on failure.
  * Item 6's edge cases (deep nesting, huge and invalid names) and odd spellings of a path (item 7) have
  * properties of their own.

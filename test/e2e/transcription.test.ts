@@ -1,5 +1,5 @@
 /**
- * Speech-to-text end to end (spec §4.5, §7; contract §3): the built emulator in its own process with
+ * Speech-to-text end to end (spec §4.5, §7; ARCHITECTURE.md §8.3): the built emulator in its own process with
  * `FLEET_TRANSCRIPTION=true`, and a node agent whose simulated speech-to-text sidecar runs the job
  * protocol, joined by heartbeat. Uploads go over raw HTTP as users send them — `fetch` with a `FormData`
  * (what `curl -F audio=@speech.wav` sends) and a hand-written multipart body written in pieces — and

@@ -1,5 +1,5 @@
 /**
- * The prompt size of a canonical request (DESIGN decision 8: Ollama chat), in `countTokens` tokens: what
+ * The prompt size of a canonical request (ARCHITECTURE.md §3.8: Ollama chat), in `countTokens` tokens: what
  * `/v1/messages/count_tokens` answers (anchor §3.7) and what the context layers compare with their
  * thresholds (anchor §3.8), for every family translated to the canonical request.
  *

@@ -1,5 +1,5 @@
 /**
- * An upper bound of `estimatePromptTokens` that tokenizes nothing (anchor §3.8; DESIGN decision 5: the hot
+ * An upper bound of `estimatePromptTokens` that tokenizes nothing (anchor §3.8; ARCHITECTURE.md §3.5: the hot
  * path pays for the context layers only when one of them can act). cl100k is a byte-level BPE: every
  * token stands for at least one byte of UTF-8, and `countTokens` sums the counts of segments of the text
  * (`lib/core/tokens/token-segments.ts`), each of which obeys the same rule, so a text never has more tokens

@@ -1,5 +1,5 @@
 /**
- * A node agent's heartbeat → the node's record (contract §3.2; anchor §1.3–1.4 for the field meanings
+ * A node agent's heartbeat → the node's record (ARCHITECTURE.md §8.2; anchor §1.3–1.4 for the field meanings
  * and the registry rules). The agent protocol uses 0 and '' for "not reported" in a few fields
  * (`num_parallel`, `max_loaded_models`, `memory_bandwidth_gbps`, `chip`, `lan_ip`, `agent_version`,
  * sidecar ports, a loaded model's `context_length`); those are read as absent here, everything else

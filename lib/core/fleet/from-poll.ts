@@ -1,5 +1,5 @@
 /**
- * A listed node's poll (contract §3.1: `GET /api/tags`, `/api/ps`, `/api/version`, plus cached
+ * A listed node's poll (ARCHITECTURE.md §8.1: `GET /api/tags`, `/api/ps`, `/api/version`, plus cached
  * `/api/show` answers) → the node's record, and what a failed poll changes. Ollama reports no memory,
  * CPU or hardware, so those stay unknown. Shapes: research/protocols.md §2.7–2.9. Pure: responses
  * arrive parsed (lib/core/wire/ollama-node), the clock as `now`.

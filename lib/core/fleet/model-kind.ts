@@ -1,6 +1,6 @@
 /**
  * What a runtime model does, from what the node says about it (Ollama capabilities) or, when it says
- * nothing, from its name and family. Shared by the heartbeat and poll mappers (contract §3). Pure.
+ * nothing, from its name and family. Shared by the heartbeat and poll mappers (ARCHITECTURE.md §8). Pure.
  */
 import type { ModelKind } from './node';
 

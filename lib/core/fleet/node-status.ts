@@ -1,5 +1,5 @@
 /**
- * Node liveness (contract §3): a draining node is offline at once; a node silent for longer than
+ * Node liveness (ARCHITECTURE.md §8.4): a draining node is offline at once; a node silent for longer than
  * `offlineAfterMs` is offline, longer than `degradedAfterMs` degraded (still routable), else online.
  * It comes back on its next good poll or heartbeat simply because `lastSeenAt` moves. Pure: the clock
  * comes in as `now`.

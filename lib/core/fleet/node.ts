@@ -2,7 +2,7 @@
  * The fleet's domain model: what the router knows about one node (from polling a listed Ollama server
  * or from a node agent's heartbeat), and the read-only snapshot routing works from. Records are stored
  * as JSON documents in the table (lib/services/store) and rebuilt into a snapshot at most once a second.
- * Pure types; see contract §3 for where each field comes from.
+ * Pure types; see ARCHITECTURE.md §8 for where each field comes from.
  */
 
 export type NodeStatus = 'online' | 'degraded' | 'offline';

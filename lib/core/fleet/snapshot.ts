@@ -1,5 +1,5 @@
 /**
- * The read-only fleet snapshot routing works from (DESIGN decision 5; types in `./node`): every record
+ * The read-only fleet snapshot routing works from (ARCHITECTURE.md §3.5; types in `./node`): every record
  * with its liveness at `now`, and a model-name index of where each model can be served. Built in one
  * linear pass; read by the scorer on every request, so lookups are single `Map` gets. Pure.
  */

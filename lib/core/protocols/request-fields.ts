@@ -1,6 +1,6 @@
 /**
  * What every family's request translator (OpenAI chat, Responses, Anthropic Messages) does the same way
- * on its way to an Ollama chat request (DESIGN decision 8): the reasoning-effort scale onto Ollama's
+ * on its way to an Ollama chat request (ARCHITECTURE.md §3.8): the reasoning-effort scale onto Ollama's
  * `think`, options set only where the client gave a value (nothing silently defaulted), and the fields
  * a translator does not know forwarded as they came, and tool-call arguments (a JSON string on the wire)
  * as the object Ollama takes. Pure.

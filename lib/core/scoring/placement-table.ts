@@ -2,7 +2,7 @@
  * The request-independent half of scoring (issue: routing item 1, budget "1,000 nodes in ≤ 100 µs"):
  * for one snapshot and one model, every placement's facts and static signal points laid out in flat
  * arrays, built once and reused by every request until the snapshot is replaced (at most once a
- * second, DESIGN decision 5). Scoring a request then reads these arrays instead of walking 1,000 node
+ * second, ARCHITECTURE.md §3.5). Scoring a request then reads these arrays instead of walking 1,000 node
  * objects. The points come from the signal functions themselves (./signals), so there is one formula.
  * A memo on an immutable snapshot (a WeakMap: it goes when the snapshot does), so ranking stays pure.
  */

@@ -9,7 +9,7 @@
  * top of the memoised eliminations: ejected nodes, and nodes whose model's own maximum context is far
  * below the prompt (`context-too-long`, ../context/context-window); `context_fit` scores the loaded
  * window against the prompt plus the answer reserve.
- * Budget: 1,000 nodes in ≤ 100 µs (DESIGN; bench/rank-nodes.ts). Pure.
+ * Budget: 1,000 nodes in ≤ 100 µs (ARCHITECTURE.md §6; bench/rank-nodes.ts). Pure.
  */
 
 import { type Ejection, targetKey } from '../../services/dispatch/outlier-ejection';

@@ -1,5 +1,5 @@
 /**
- * A timer that notices a quiet stream (protocols §6.4 `ping`; contract §4): `onIdle` runs whenever
+ * A timer that notices a quiet stream (protocols §6.4 `ping`; ARCHITECTURE.md §9.4): `onIdle` runs whenever
  * nothing was written for `intervalMs` — while a large model loads, or thinks without streaming — so the
  * stream's owner can write a keep-alive that stops clients and proxies from giving up on it. A write
  * only records the time (`touch`); the one timer re-arms itself for the last write plus the interval,

@@ -1,5 +1,5 @@
 /**
- * A failure after the first byte (contract §4; protocols §1.6, §3.3): the status line is gone, so the
+ * A failure after the first byte (ARCHITECTURE.md §9.4; protocols §1.6, §3.3): the status line is gone, so the
  * error is written into the stream in the family's own framing, never as a silent truncation and never
  * as text appended to a half-written frame. Ollama clients read an `{"error": "..."}` NDJSON line
  * (ollama-js throws it); OpenAI clients read `data: {"error": {message, type, param, code}}` (openai-node

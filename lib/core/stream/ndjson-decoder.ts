@@ -5,7 +5,7 @@
  * inside a multi-byte character, so a character cut between two chunks is whole again by then, with no
  * streaming text decoder (one per request was the relay's largest allocation).
  * A line that is not JSON is reported as `{ ok: false }`, never skipped or turned into an empty value,
- * so the caller can answer it in band (contract §4). The line buffer is bounded: a line longer than
+ * so the caller can answer it in band (ARCHITECTURE.md §9.4). The line buffer is bounded: a line longer than
  * `maxLineBytes` is reported once as an error and the rest of it is discarded up to its newline. Pure.
  */
 import { parseJson } from '../wire/json';

@@ -218,7 +218,7 @@ function commonRequestFields() {
     tool_choice: z.nullish(toolChoiceSchema()),
     thinking: z.nullish(thinkingSchema()),
     output_config: z.nullish(outputConfigSchema()),
-    // The router's own fields (contract §4), never forwarded. `tags` is the router's; `user_id` is Anthropic's
+    // The router's own fields (ARCHITECTURE.md §9.2), never forwarded. `tags` is the router's; `user_id` is Anthropic's
     // and becomes the `user:` tag, as `user` does on the other families.
     fallback_models: z.nullish(z.array(z.string())),
     metadata: z.nullish(
@@ -365,7 +365,7 @@ export type AnthropicStreamEvent =
 
 export type AnthropicErrorEvent = Extract<AnthropicStreamEvent, { type: 'error' }>;
 
-/** The error envelope (contract §4), before the first byte as the body and after it as the `error` event. */
+/** The error envelope (ARCHITECTURE.md §9.1), before the first byte as the body and after it as the `error` event. */
 export const anthropicErrorBodySchema = z.lazy(() =>
   z.object({
     type: z.literal('error'),

@@ -10,7 +10,7 @@ import { type InferLazy, lazySchema } from './lazy-schema';
 import { parseWith, type WireParseResult } from './parse-with';
 import * as z from './zod';
 
-/** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
+/** The router's own fields (ARCHITECTURE.md §9.2): read for tags and fallbacks, stripped before forwarding. */
 function routerFields() {
   return {
     fallback_models: z.nullish(z.array(z.string())),
@@ -76,7 +76,7 @@ export interface OllamaEmbedNodeRequest {
   readonly [field: string]: unknown;
 }
 
-/** What the router sends a text-embedding sidecar (contract §3): `POST /embed`, nothing else. */
+/** What the router sends a text-embedding sidecar (ARCHITECTURE.md §8.3): `POST /embed`, nothing else. */
 export interface SidecarEmbedRequest {
   readonly model: string;
   readonly input: readonly string[];

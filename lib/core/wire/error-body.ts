@@ -1,5 +1,5 @@
 /**
- * The error body of each wire family (contract §4): Ollama `{"error": "..."}`, OpenAI
+ * The error body of each wire family (ARCHITECTURE.md §9.1): Ollama `{"error": "..."}`, OpenAI
  * `{"error": {message, type, param, code}}`, Anthropic `{"type": "error", "error": {type, message}}`.
  * Pure: used for HTTP error responses and for in-band errors after the first byte.
  */

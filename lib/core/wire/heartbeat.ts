@@ -1,5 +1,5 @@
 /**
- * The node agent heartbeat (contract §3.2; Ollama Herd's `HeartbeatPayload`, anchor §1.3): what a
+ * The node agent heartbeat (ARCHITECTURE.md §8.2; Ollama Herd's `HeartbeatPayload`, anchor §1.3): what a
  * `herd-node` POSTs to `/heartbeat` every 5 s, or the one-line drain message it sends when it stops.
  * Objects are loose (agents add fields over time), optional fields accept `null` (real agents send
  * `image: null`, `temperature_c: null`), and a bad payload names its first offending field so the

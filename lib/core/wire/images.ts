@@ -1,6 +1,6 @@
 /**
  * Image generation on the wire (spec §4.2 `POST /v1/images/generations`, §4.5 `GET /api/image-models` and
- * `POST /api/generate-image`, §2 "Image model entry"; contract §3 image sidecar and Ollama-native image
+ * `POST /api/generate-image`, §2 "Image model entry"; ARCHITECTURE.md §8.3 image sidecar and Ollama-native image
  * models; protocols §5.3): what clients send, as loose zod schemas (unknown fields pass and are forwarded
  * to the node), what the router sends to sidecars and Ollama and answers, as TS interfaces, and the one
  * field of Ollama's reply it reads. Numbers are only type-checked here; ranges and defaults are the
@@ -12,7 +12,7 @@ import * as z from './zod';
 
 const WHOLE = 'must be a whole number';
 
-/** The router's own fields (contract §4): read for tags and fallbacks, never forwarded. */
+/** The router's own fields (ARCHITECTURE.md §9.2): read for tags and fallbacks, never forwarded. */
 function routerFields() {
   return {
     fallback_models: z.nullish(z.array(z.string())),
@@ -65,7 +65,7 @@ export function parseOpenAIImageRequest(body: unknown): WireParseResult<OpenAIIm
   return parseWith(openAIImageRequestSchema(), body, 'invalid request');
 }
 
-/** What the image sidecar takes (contract §3): `POST <sidecar>/api/generate-image` → PNG bytes. */
+/** What the image sidecar takes (ARCHITECTURE.md §8.3): `POST <sidecar>/api/generate-image` → PNG bytes. */
 export interface SidecarImageRequest {
   readonly [field: string]: unknown;
   readonly model: string;

@@ -1,5 +1,5 @@
 /**
- * Schemas built on first use, not at module load (DESIGN budget: cold start ≤ 150 ms). zod builds
+ * Schemas built on first use, not at module load (ARCHITECTURE.md §6: cold start ≤ 150 ms). zod builds
  * eagerly: every `z.string()`, `z.nullish(…)` and `z.looseObject(…)` allocates an instance, so a wire
  * module's schemas cost milliseconds at `require` in every function that bundles them, though a cold
  * Lambda parses one or two. A `lazySchema` runs its builder on the first call and

@@ -1,5 +1,5 @@
 /**
- * What the router reads from a listed node's Ollama API when it polls it (contract §3.1; shapes in
+ * What the router reads from a listed node's Ollama API when it polls it (ARCHITECTURE.md §8.1; shapes in
  * research/protocols.md §2.7–2.9, §2.11): `/api/tags`, `/api/ps`, `/api/version`, `/api/show`.
  * Minimal and lenient: only the fields the router uses are typed, every one `nullish`, objects loose
  * so a newer Ollama's extra fields pass through. Parsers return a result and never throw. Pure.

@@ -1,5 +1,5 @@
 /**
- * Ollama chat and generate on the wire (protocols §2.3–2.5; DESIGN decision 8: Ollama chat is the
+ * Ollama chat and generate on the wire (protocols §2.3–2.5; ARCHITECTURE.md §3.8: Ollama chat is the
  * canonical request). Three kinds of thing live here:
  * - what Ollama clients send to `/api/chat` and `/api/generate`: zod schemas, loose, so every field a
  *   newer Ollama understands is forwarded untouched; only the fields the router reads are typed;
@@ -33,7 +33,7 @@ const ollamaClientMessageSchema = lazySchema(() =>
   }),
 );
 
-/** The router's own fields (contract §4): read for tags and fallbacks, stripped before forwarding. */
+/** The router's own fields (ARCHITECTURE.md §9.2): read for tags and fallbacks, stripped before forwarding. */
 function routerFields() {
   return {
     fallback_models: z.nullish(z.array(z.string())),
@@ -98,7 +98,7 @@ export function ollamaStreamRequested(request: { readonly stream?: boolean | nul
 export type RouterField = 'metadata' | 'fallback_models' | 'user';
 
 /**
- * The body to forward to a node: the client's, minus the router's own fields (contract §4) and nothing
+ * The body to forward to a node: the client's, minus the router's own fields (ARCHITECTURE.md §9.2) and nothing
  * else. A copy; the client's body is not changed.
  */
 export function stripRouterFields<T extends Readonly<Record<string, unknown>>>(body: T): Omit<T, RouterField> {

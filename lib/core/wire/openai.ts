@@ -143,7 +143,7 @@ export const openAIReasoningEffortSchema = lazySchema(() =>
 
 /**
  * The fields both OpenAI request styles (chat completions and responses) take beyond OpenAI's own:
- * Ollama's, which OpenAI-SDK users send through `extra_body`, and the router's (contract §4), which are
+ * Ollama's, which OpenAI-SDK users send through `extra_body`, and the router's (ARCHITECTURE.md §9.2), which are
  * never forwarded. Last in each schema, as the parsed body lists them.
  */
 export function ollamaAndRouterFields() {
@@ -281,7 +281,7 @@ export interface OpenAIChatChunk {
   readonly usage?: OpenAIUsage | null;
 }
 
-/** The error envelope (contract §4), before the first byte as the body and after it in band. */
+/** The error envelope (ARCHITECTURE.md §9.1, §9.4), before the first byte as the body and after it in band. */
 export const openAIErrorBodySchema = z.lazy(() =>
   z.object({
     error: z.object({

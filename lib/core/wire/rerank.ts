@@ -1,5 +1,5 @@
 /**
- * Rerank on the wire (spec §4.2 `POST /v1/rerank`, §2 "Rerank result"; contract §3 sidecar rerank;
+ * Rerank on the wire (spec §4.2 `POST /v1/rerank`, §2 "Rerank result"; ARCHITECTURE.md §8.3 sidecar rerank;
  * protocols §7): the client's request (Jina/Cohere shape) as a loose zod schema, the node sidecar's
  * reply as a minimal one, and the response the router writes as TS types. Limits and empty documents
  * are checked by `lib/core/protocols/rerank/rerank-document-texts`, where the messages can count. Pure.
@@ -31,7 +31,7 @@ export const rerankRequestSchema = lazySchema(() =>
         .check(z.int('top_n must be a positive integer'), z.positive('top_n must be a positive integer')),
     ),
     return_documents: z.nullish(z.boolean({ error: 'return_documents must be a boolean' })),
-    // The router's own fields (contract §4), never forwarded.
+    // The router's own fields (ARCHITECTURE.md §9.2), never forwarded.
     fallback_models: z.nullish(z.array(z.string())),
     metadata: z.nullish(z.looseObject({ tags: z.nullish(z.union([z.array(z.string()), z.string()])) })),
     user: z.nullish(z.string()),
@@ -46,7 +46,7 @@ export function parseRerankRequest(body: unknown): WireParseResult<RerankRequest
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The node's side (contract §3): `POST <text-embedding sidecar>/rerank`.
+// The node's side (ARCHITECTURE.md §8.3): `POST <text-embedding sidecar>/rerank`.
 
 /** What the router sends; fields the router does not handle itself are forwarded after these. */
 export interface SidecarRerankRequest {

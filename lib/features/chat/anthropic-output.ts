@@ -8,7 +8,7 @@
  * event goes out (as Anthropic sends them; the SDK skips them), so a client waiting for a model to load
  * is not cut off by its own or a proxy's idle timeout. Pings are written only on a streaming host and
  * only after the relay fixed the status and headers (every `X-Fleet-*` header is final before the first
- * byte, contract §4), and stop at the end, on failure, and when the client leaves.
+ * byte, ARCHITECTURE.md §9.4), and stop at the end, on failure, and when the client leaves.
  */
 
 import { createAnthropicStreamConverter } from '../../core/protocols/anthropic/anthropic-stream-converter';

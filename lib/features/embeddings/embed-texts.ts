@@ -5,7 +5,7 @@
  * false` included, for an Ollama node to honour against its own context), route an `embedding` request
  * (scoring, queues, retries, `fallback_models`, 404/503 as for chat) and send the texts where the chosen
  * placement lives — the node's Ollama (`POST /api/embed`) or its agent's text-embedding sidecar
- * (`POST /embed`, contract §3) — then check the vectors (502 on a wrong count, a shape the router cannot
+ * (`POST /embed`, ARCHITECTURE.md §8.3) — then check the vectors (502 on a wrong count, a shape the router cannot
  * vouch for, or an ignored `dimensions`). `routedCall` writes the trace (style `embeddings`) and the
  * usage, with the node's token count when it sent one and the router's otherwise.
  */

@@ -1,5 +1,5 @@
 /**
- * How one image attempt reaches its node (contract §3): a sidecar model goes to the node agent's image
+ * How one image attempt reaches its node (ARCHITECTURE.md §8.3): a sidecar model goes to the node agent's image
  * sidecar, `POST <sidecar>/api/generate-image`; an Ollama-native image model to that node's Ollama,
  * `POST /api/generate` not streamed. The transport also remembers what went wrong on each node — a
  * connection error, or a 5xx whose message it reads before the dispatcher moves on — so a request that

@@ -1,6 +1,6 @@
 /**
  * Image generation is off unless an operator turns it on (spec §4.2, §4.5, §7: 503 when disabled;
- * contract §2 `FLEET_IMAGE_GENERATION`): the environment's default, or the runtime setting every
+ * ARCHITECTURE.md §7 `FLEET_IMAGE_GENERATION`): the environment's default, or the runtime setting every
  * instance reads from the table. The 503 says how to enable it and carries `x-should-retry: false` —
  * retrying cannot help until someone does.
  */

@@ -1,5 +1,5 @@
 /**
- * What the router sends to the node's `POST /api/pull` (protocols §2.10; contract §4): the client's
+ * What the router sends to the node's `POST /api/pull` (protocols §2.10; ARCHITECTURE.md §9.2): the client's
  * body with the model under `model` (Ollama's field; the client may have used the legacy `name`),
  * always `stream: true` (the router reads the progress itself, also for a client that asked for
  * `stream: false`), and the router's own fields (`node_id`, `metadata`, `user`, `fallback_models`)

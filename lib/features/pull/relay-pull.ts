@@ -1,5 +1,5 @@
 /**
- * Relays a node's `/api/pull` stream to the client (spec §4.4 `POST /api/pull`; contract §4; protocols
+ * Relays a node's `/api/pull` stream to the client (spec §4.4 `POST /api/pull`; ARCHITECTURE.md §9.4; protocols
  * §2.10, §8.3). Streaming: every progress line is written as it comes, byte for byte, awaiting the
  * client's back-pressure; the node's `{"error": ...}` line is passed through; a malformed line, a
  * connection that breaks, or a stream that ends without `success` becomes an in-band `{"error": ...}`

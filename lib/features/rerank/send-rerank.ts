@@ -1,5 +1,5 @@
 /**
- * The transport of a rerank attempt (contract §3): `POST <text-embedding sidecar>/rerank` on the chosen
+ * The transport of a rerank attempt (ARCHITECTURE.md §8.3): `POST <text-embedding sidecar>/rerank` on the chosen
  * node, with the model under the name that node gives it (a fallback model may be the one tried).
  * Rerankers are only ever sidecar models, so an attempt anywhere else is a fleet fault, not the client's.
  */

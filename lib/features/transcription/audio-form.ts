@@ -1,5 +1,5 @@
 /**
- * The `multipart/form-data` body the router sends a speech-to-text sidecar (contract §3 `POST
+ * The `multipart/form-data` body the router sends a speech-to-text sidecar (ARCHITECTURE.md §8.3 `POST
  * /transcribe`, field `audio`): the client's file under `audio` with its file name and content type,
  * the model as the node names it, and the client's other text fields. Encoded as browsers do (WHATWG
  * HTML "multipart/form-data encoding algorithm"): `"`, CR and LF in names are percent-encoded, text is

@@ -1,9 +1,9 @@
 /**
  * The speech-to-text upload (spec §4.5 `POST /api/transcribe`): a `multipart/form-data` body with one
  * file in the field `audio`, and optional text fields — `model` (the ASR model to use), `user` (a tag,
- * spec §4.1) and any others (`language`, …), which are forwarded to the node as they came (contract
- * §4: unknown fields are forwarded, the router's own are not). Everything wrong with the upload is a
- * 400 naming what is wrong.
+ * spec §4.1) and any others (`language`, …), which are forwarded to the node as they came
+ * (ARCHITECTURE.md §9.2: unknown fields are forwarded, the router's own are not). Everything wrong with
+ * the upload is a 400 naming what is wrong.
  */
 import { BadRequestError } from '../../core/errors';
 import { type FormField, type FormFile, readMultipartForm } from '../../services/http/multipart';
@@ -20,7 +20,7 @@ export interface AudioUpload {
   readonly fields: readonly FormField[];
 }
 
-/** The file field the speech-to-text sidecars read (contract §3). */
+/** The file field the speech-to-text sidecars read (ARCHITECTURE.md §8.3). */
 export const AUDIO_FIELD = 'audio';
 
 /** Fields the router reads itself and does not forward (`model` is sent as the node names the model). */

@@ -1,5 +1,5 @@
 /**
- * Waits for a speech-to-text job on a node's sidecar (contract §3): `GET /jobs/<id>` with a short
+ * Waits for a speech-to-text job on a node's sidecar (ARCHITECTURE.md §8.3): `GET /jobs/<id>` with a short
  * back-off (250 ms, doubling to 1 s) until the job is `completed` or `failed`, the time-out passes, or
  * the client goes away. A failed job and a time-out are 502s naming the node; a poll the node cannot
  * answer is retried twice before it is one too (a sidecar busy decoding may miss one poll), except a

@@ -1,5 +1,5 @@
 /**
- * `POST /api/transcribe` (spec §4.5, §7; contract §3 speech-to-text sidecar; anchor §4.4): a
+ * `POST /api/transcribe` (spec §4.5, §7; ARCHITECTURE.md §8.3 speech-to-text sidecar; anchor §4.4): a
  * `multipart/form-data` upload with the file field `audio` (and optionally `model`) → the node's
  * transcript `{text, ...}` with `X-Fleet-Node`, `X-Fleet-Model`, `X-Transcription-Time` (ms) and the
  * other `X-Fleet-*` headers. In order: 503 while transcription is off (`FLEET_TRANSCRIPTION` or the
@@ -8,7 +8,7 @@
  * and the job is polled with the queue slot held — and 502 when the node fails: every node tried failed,
  * the job failed, or it did not finish in time. Traced like chat, style `transcription`. The sidecar
  * gets the audio (file name and type kept) and the client's other text fields; not the model name,
- * which the contract's protocol does not have (a sidecar serves the model it reports).
+ * which the sidecar protocol (ARCHITECTURE.md §8.3) does not have (a sidecar serves the model it reports).
  */
 import { randomUUID } from 'node:crypto';
 import { type RouterError, ServiceUnavailableError, UpstreamError } from '../../core/errors';

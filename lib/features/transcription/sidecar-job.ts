@@ -1,5 +1,5 @@
 /**
- * The speech-to-text sidecar's job protocol, as the router reads it (contract §3, anchor §4.4):
+ * The speech-to-text sidecar's job protocol, as the router reads it (ARCHITECTURE.md §8.3, anchor §4.4):
  * `POST /transcribe` answers `{job_id}`; `GET /jobs/<job_id>` answers a `status` that is `completed`
  * (`result` holds `{text, ...}`), `failed` (`error`) or anything else while the job runs (`queued`,
  * `processing`, …). Node replies are read leniently — only the fields used are checked — and a reply

@@ -2,7 +2,7 @@
  * Request traces and usage (issue: traces and usage): every routed request — completed, failed,
  * retried (one trace per failed attempt that was retried elsewhere), client_disconnected, incomplete —
  * is written behind to the table with where it went and how it went, and adds to the day's usage
- * counters per node and model and per tag. Nothing here waits for the table (DESIGN decision 5) and
+ * counters per node and model and per tag. Nothing here waits for the table (ARCHITECTURE.md §3.5) and
  * nothing is dropped: the write-behind queue retries until the table takes it.
  *
  * Traces are written in pages: the recorder copies each trace's JSON into the page filling up

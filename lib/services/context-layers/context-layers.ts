@@ -6,7 +6,7 @@
  *    `FLEET_CONTEXT_COMPACTION` on and the prompt over its budget; any failure fails open;
  * 3. the cap (`checkPromptCap`): 413 when the prompt is still over `FLEET_MAX_PROMPT_TOKENS`.
  *
- * Ordinary requests pay nothing (DESIGN decision 5): `promptTokenBound` (UTF-8 bytes, no tokenizer) shows
+ * Ordinary requests pay nothing (ARCHITECTURE.md §3.5): `promptTokenBound` (UTF-8 bytes, no tokenizer) shows
  * when no layer can act, and then the prompt is not tokenized, the encoder not even loaded, and the table
  * not read. Otherwise the prompt is tokenized once; the table is read for the conversation's cleared ids
  * only when that estimate is above the trigger. What is counted is `estimatePromptTokens`, the number

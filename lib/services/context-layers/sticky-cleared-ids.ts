@@ -4,7 +4,7 @@
  * moves forward. Kept per conversation key, in a bounded per-instance LRU in front of the table
  * (`lib/services/store/cleared-tool-results-repository.ts`), for 7 days after the conversation last used it.
  *
- * The table stays off the hot path (DESIGN decision 5): the caller asks only for a conversation whose
+ * The table stays off the hot path (ARCHITECTURE.md §3.5): the caller asks only for a conversation whose
  * prompt is above the trigger (one that never crossed it has nothing remembered); a conversation this
  * instance knows answers from memory; an unknown one is read once — at most `loadTimeoutMs`, after which
  * the turn goes on as if nothing were remembered (its clearing is then a superset: everything older than

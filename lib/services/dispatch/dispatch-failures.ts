@@ -1,6 +1,6 @@
 /**
  * What went wrong while dispatching one request, and the error the client gets when nothing worked
- * (issue: routing item 3; contract §4 "a 503 that retrying cannot fix carries x-should-retry: false").
+ * (issue: routing item 3; ARCHITECTURE.md §9.6 "a 503 that retrying cannot fix carries x-should-retry: false").
  * 404 when none of the models tried exists on any node, offline ones included, naming each model.
  * 400 when the prompt is far longer than the context of every model tried (../context/context-length-error).
  * 400 when every node holding a model tried refused the request itself (it carries images and the model

@@ -1,5 +1,5 @@
 /**
- * The queue depths the scorer reads (issue: routing item 2; DESIGN decision 6): this instance's own
+ * The queue depths the scorer reads (issue: routing item 2; ARCHITECTURE.md §3.6): this instance's own
  * queues, exact, plus what the other instances last published through the table, at most about a second
  * old. Another instance's published counts are re-read in the background when they are older than
  * `refreshMs`, never on the request's path; a failed read keeps the last good counts until they expire.

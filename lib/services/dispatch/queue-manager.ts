@@ -5,7 +5,7 @@
  * held until the caller releases it at the end of the stream. Depth = pending + in flight: the scorer
  * reads it, and `entries()` is what `/fleet/status` and `/fleet/queue` show.
  *
- * One instance per process, exact inside it (DESIGN decision 6). The seam for sharing across
+ * One instance per process, exact inside it (ARCHITECTURE.md §3.6). The seam for sharing across
  * instances: `entries()` is what an instance would publish through the table, and the scorer reads
  * depths only through the `QueueDepths` interface (./load-signals), so a view that adds the other
  * instances' published counts can stand in for this one without touching the scorer. Holds state; no I/O.

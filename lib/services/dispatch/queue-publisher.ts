@@ -1,5 +1,5 @@
 /**
- * Publishing this instance's queue depths for every instance's status views (DESIGN decision 6,
+ * Publishing this instance's queue depths for every instance's status views (ARCHITECTURE.md §3.6,
  * ../store/queue-state-repository). Called after every change of a depth: the state goes out at once,
  * or — within a second of the last publication — when that second is up, so a burst of changes costs
  * one write and the last change is never left unpublished. While anything is queued or in flight it

@@ -1,7 +1,7 @@
 /**
- * Credentials (contract §2, FLEET_API_KEYS and FLEET_NODE_KEYS). Two lists that never stand in for one
- * another: client keys open every route but the heartbeats, node keys open the heartbeats only (contract
- * §3.2), so a client cannot register, move or drain a node and a node agent's key cannot chat. Either is
+ * Credentials (ARCHITECTURE.md §3.10, FLEET_API_KEYS and FLEET_NODE_KEYS). Two lists that never stand in
+ * for one another: client keys open every route but the heartbeats, node keys open the heartbeats only
+ * (§8.2), so a client cannot register, move or drain a node and a node agent's key cannot chat. Either is
  * sent as `Authorization: Bearer <key>` (OpenAI SDK, Anthropic SDK 1.x, node agents) or
  * `x-api-key: <key>` (Anthropic SDK 0.x, curl); the liveness probe (`GET /`, `HEAD /`) needs none.
  *

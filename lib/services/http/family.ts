@@ -1,5 +1,5 @@
 /**
- * Which wire family a path belongs to: it decides the error envelope (contract §4) and, for routed
+ * Which wire family a path belongs to: it decides the error envelope (ARCHITECTURE.md §9.1) and, for routed
  * requests, the stream framing. `/api/*` and `/` are Ollama's, `/v1/messages*` Anthropic's, everything
  * else (OpenAI `/v1/*`, rerank, fleet and dashboard paths) uses the OpenAI envelope.
  */

@@ -1,5 +1,5 @@
 /**
- * The one wrapper every Lambda handler goes through (DESIGN decision 1). It picks the host at module
+ * The one wrapper every Lambda handler goes through (ARCHITECTURE.md §3.1). It picks the host at module
  * load — streaming where `awslambda.streamifyResponse` exists (AWS and the emulator), buffered under
  * serverless-offline (`IS_OFFLINE`) and in unit tests — reads the event into an `HttpRequest`, finds the
  * route, and renders any failure in the family's error shape. Routes never touch `awslambda`.
@@ -46,9 +46,9 @@ export function nodeRoute(route: Route): GuardedRoute {
 export interface HandlerOptions {
   /** Runs after the reply ended, inside the invocation (flushes written-behind items in AWS). */
   readonly afterResponse?: () => Promise<void>;
-  /** Accepted client keys; unset or empty = client routes open (contract §2). */
+  /** Accepted client keys; unset or empty = client routes open (ARCHITECTURE.md §7). */
   readonly apiKeys?: readonly string[] | undefined;
-  /** Accepted node keys, for `nodeRoute`s only (contract §2, §3.2; see api-keys). */
+  /** Accepted node keys, for `nodeRoute`s only (ARCHITECTURE.md §7, §8.2; see api-keys). */
   readonly nodeKeys?: readonly string[] | undefined;
   /** Origins browsers may call from (FLEET_CORS_ORIGINS, spec §4.8); unset or empty = no CORS handling. */
   readonly corsOrigins?: readonly string[] | undefined;

@@ -1,5 +1,5 @@
 /**
- * Renders a `RouterError` as the family's error response (contract §4): Ollama `{"error": "..."}`,
+ * Renders a `RouterError` as the family's error response (ARCHITECTURE.md §9.1): Ollama `{"error": "..."}`,
  * OpenAI `{"error": {message, type, param, code}}`, Anthropic `{"type": "error", "error": {type, message}}`.
  * The retry headers agree (protocols §1.8): an error a retry can fix carries its Retry-After, one it
  * cannot fix carries `x-should-retry: false` and no Retry-After. The error's own headers (the `X-Fleet-*`

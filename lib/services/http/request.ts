@@ -1,5 +1,5 @@
 /**
- * One request view over the two event shapes a handler can receive (DESIGN decision 2): API Gateway
+ * One request view over the two event shapes a handler can receive (ARCHITECTURE.md §3.2): API Gateway
  * REST proxy events (payload 1.0, production and the emulator) and Function URL / HTTP API events
  * (payload 2.0). Paths never carry the query string, header names are lower-cased, bodies are bytes
  * (or, for a JSON route, the text the event carried, never turned into bytes and back).
@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PayloadTooLargeError } from '../../core/errors';
 import { normalizePath } from './route-pattern';
 
-/** The Lambda request payload limit: bigger bodies are refused with 413 (contract §4). */
+/** The Lambda request payload limit: bigger bodies are refused with 413 (ARCHITECTURE.md §9.8). */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
 export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;

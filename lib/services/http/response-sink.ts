@@ -1,5 +1,5 @@
 /**
- * Where a route writes its reply. One interface, two hosts (DESIGN decision 1):
+ * Where a route writes its reply. One interface, two hosts (ARCHITECTURE.md §3.1):
  * - streaming: a Lambda response stream (AWS, and the emulator's faithful stand-in). Status and headers
  *   go out in the prelude on the first write; every chunk is written as it comes, awaiting back-pressure.
  * - buffered: serverless-offline and unit tests; the chunks are collected into one API Gateway result.

@@ -1,5 +1,5 @@
 /**
- * The one HTTP client to nodes (DESIGN decision 7): an undici Agent with keep-alive pools per node,
+ * The one HTTP client to nodes (ARCHITECTURE.md §3.7): an undici Agent with keep-alive pools per node,
  * short connect time-outs (a dead node is known fast) and generous header/body time-outs (a model load
  * can take minutes before the first byte; callers bound their own waits). undici is half of a function
  * bundle, so it is loaded on the first call to a node, not at cold start.

@@ -1,5 +1,5 @@
 /**
- * A node's reply as undici's dispatcher hands it over (DESIGN decision 7): the status and headers, then
+ * A node's reply as undici's dispatcher hands it over (ARCHITECTURE.md §3.7): the status and headers, then
  * the body's chunks as the socket yields them. It is the dispatch handler itself — one small object per
  * request where `request()` builds a Readable, its async iterator, an AbortSignal listener and a promise
  * per chunk. Chunks wait in a short list and the socket pauses while the reader is behind

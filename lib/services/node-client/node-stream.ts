@@ -50,7 +50,7 @@ export function openNodeStream(
   return openNodeRequest(baseUrl, path, { body: JSON.stringify(body), contentType: 'application/json' }, options);
 }
 
-/** POSTs `payload` as it is (an upload to a sidecar, contract §3). */
+/** POSTs `payload` as it is (an upload to a sidecar, ARCHITECTURE.md §8.3). */
 export function openNodeRequest(
   baseUrl: string,
   path: string,

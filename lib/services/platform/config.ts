@@ -1,6 +1,6 @@
 /**
- * Settings, read once from the `FLEET_*` environment (contract §2 is the single list of names and
- * defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
+ * Settings, read once from the `FLEET_*` environment (ARCHITECTURE.md §7; the README's table lists the names
+ * and defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
 
@@ -42,11 +42,11 @@ export interface FleetConfig {
   readonly nodeKeys: readonly string[] | undefined;
   /** Requests a node runs at once per model, by node id, over what the node reports (default 1). */
   readonly nodeConcurrency: ReadonlyMap<string, number>;
-  /** Node liveness (contract §3): degraded after this long without a good poll or heartbeat… */
+  /** Node liveness (ARCHITECTURE.md §8.4): degraded after this long without a good poll or heartbeat… */
   readonly degradedAfterMs: number;
   /** …and offline after this long. */
   readonly offlineAfterMs: number;
-  /** How old the in-memory fleet snapshot may get before routing refreshes it (DESIGN decision 5). */
+  /** How old the in-memory fleet snapshot may get before routing refreshes it (ARCHITECTURE.md §3.5). */
   readonly snapshotMaxAgeMs: number;
   /** Past that age, how long a request waits for the fresh read before routing on the last snapshot. */
   readonly snapshotWaitMs: number;

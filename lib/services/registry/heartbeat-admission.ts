@@ -1,5 +1,5 @@
 /**
- * Which heartbeats may change a node (contract §3.2, issue 19 item 2): a heartbeat names its node by
+ * Which heartbeats may change a node (ARCHITECTURE.md §8.2, issue 19 item 2): a heartbeat names its node by
  * `node_id` only, so without these rules anyone who can reach `/heartbeat` could point a node's traffic
  * at themselves or take it out of routing.
  *

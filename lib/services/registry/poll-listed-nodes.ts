@@ -1,5 +1,5 @@
 /**
- * Polling the nodes listed in FLEET_NODES (contract §3.1), each on its own schedule: a pass starts a
+ * Polling the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1), each on its own schedule: a pass starts a
  * poll of every node whose previous poll has ended and skips one still under way, so one slow or hung
  * node never delays the polling of another (issue 19 item 1). A pass waits for the polls it started at
  * most `waitMs`; whatever is still running then carries on and saves its result when it ends. Every call

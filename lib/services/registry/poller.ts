@@ -1,5 +1,5 @@
 /**
- * Polls the nodes listed in FLEET_NODES (contract §3.1): `/api/tags`, `/api/ps` and `/api/version`
+ * Polls the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1): `/api/tags`, `/api/ps` and `/api/version`
  * each pass, plus `/api/show` once per model digest for capabilities and context length (reused from
  * the stored record while the digest is unchanged). A good poll refreshes the node's `lastSeenAt`; a
  * failed one records the error and lets the node age to degraded and offline.

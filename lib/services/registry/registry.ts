@@ -1,7 +1,7 @@
 /**
  * The fleet registry: the one owner of node state. Heartbeats and polls are turned into `NodeRecord`s
  * (pure, from-heartbeat / from-poll) and written to the table, which every instance shares
- * (DESIGN decision 6); routing reads an in-memory `FleetSnapshot` (decision 5). While requests flow it
+ * (ARCHITECTURE.md §3.6); routing reads an in-memory `FleetSnapshot` (§3.5). While requests flow it
  * is read again in the background from half of `snapshotMaxAgeMs`, so the hot path does not wait for the
  * table. Past that bound (a quiet spell, a thaw) a request waits for the fresh read at most
  * `snapshotWaitMs` — enough for a table that answers, so a node drained meanwhile gets no work — and

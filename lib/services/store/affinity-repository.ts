@@ -1,5 +1,5 @@
 /**
- * Conversation pins in the table (DESIGN decision 6: instances share affinity pins through the table).
+ * Conversation pins in the table (ARCHITECTURE.md §3.6: instances share affinity pins through the table).
  * Saving goes through the write-behind queue, so pinning never waits; loading is a single GetItem the
  * tracker runs in the background. The item expires with the pin (TTL attribute, seconds).
  */

@@ -1,5 +1,5 @@
 /**
- * Retry pacing for table writes (DESIGN decision 5: a failed write is retried, never dropped):
+ * Retry pacing for table writes (ARCHITECTURE.md §3.5: a failed write is retried, never dropped):
  * exponential backoff with jitter, so many instances retrying after one outage do not retry in step.
  */
 

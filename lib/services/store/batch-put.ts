@@ -1,5 +1,5 @@
 /**
- * BatchWriteItem done properly (DESIGN decision 5): chunks of 25 (the API's limit; 26 is a
+ * BatchWriteItem done properly (ARCHITECTURE.md §3.5): chunks of 25 (the API's limit; 26 is a
  * ValidationException), duplicate keys collapsed (the API rejects a batch naming one key twice; the
  * later put wins), a few chunks in flight at once, and `UnprocessedItems` re-sent with backoff. What
  * still could not be written is reported item by item, never silently lost.

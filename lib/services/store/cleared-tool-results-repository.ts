@@ -1,5 +1,5 @@
 /**
- * Layer 1's sticky cut in the table (anchor §3.8; DESIGN decision 6: instances share through the table):
+ * Layer 1's sticky cut in the table (anchor §3.8; ARCHITECTURE.md §3.6: instances share through the table):
  * the ids of the tool results cleared in a conversation, one item per conversation key
  * (`clearedToolResultsKey`). Saving goes through the write-behind queue, so clearing never waits;
  * loading is one GetItem, asked for only when a prompt is above the trigger

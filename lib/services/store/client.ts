@@ -1,5 +1,5 @@
 /**
- * The DynamoDB client (DESIGN decision 4: the real SDK everywhere). With an endpoint it talks to the
+ * The DynamoDB client (ARCHITECTURE.md §3.4: the real SDK everywhere). With an endpoint it talks to the
  * local stand-in (dynalite) with dummy credentials; without one it uses the default AWS chain, as a
  * Lambda does. One client per endpoint is cached for the life of the process, because a warm Lambda
  * container reuses it and its keep-alive sockets across invocations.
@@ -18,7 +18,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The stand-in checks signatures only for shape, so any static pair works. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'fleet-router-local', secretAccessKey: 'fleet-router-local' };
 
-/** Node I/O is bounded (DESIGN decision 7): a stuck connection must not hold a flush forever. */
+/** Node I/O is bounded (ARCHITECTURE.md §3.7): a stuck connection must not hold a flush forever. */
 function requestHandler(local: boolean): NonNullable<DynamoDBClientConfig['requestHandler']> {
   const agent = { keepAlive: true, maxSockets: 64 };
   return {

@@ -1,7 +1,7 @@
 /**
  * Small helpers for sending many table requests at once without flooding the table or the socket
  * pool: split into chunks, run at most N at a time, and collect every outcome (one failure must not
- * hide which other writes succeeded — DESIGN decision 5).
+ * hide which other writes succeeded — ARCHITECTURE.md §3.5).
  */
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {

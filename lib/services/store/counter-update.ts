@@ -1,5 +1,5 @@
 /**
- * Builds the one UpdateItem expression behind a counter write (DESIGN decision 6: counters are shared
+ * Builds the one UpdateItem expression behind a counter write (ARCHITECTURE.md §3.6: counters are shared
  * through the table with `ADD`, which creates the item and the attribute on first use, so concurrent
  * instances never read-modify-write). Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * Creates the one table (DESIGN decision 4) where nothing creates it for us: the emulator's stand-in
+ * Creates the one table (ARCHITECTURE.md §3.4) where nothing creates it for us: the emulator's stand-in
  * and tests. In AWS, serverless.yml declares it (with TTL on `expiresAt`, which code never sets).
  * Idempotent and safe when several callers race: losing the CreateTable race is success.
  */

@@ -1,5 +1,5 @@
 /**
- * The item convention of the one table (DESIGN decision 4) and its hand-written marshalling: key
+ * The item convention of the one table (ARCHITECTURE.md §3.4) and its hand-written marshalling: key
  * attributes, the optional `gsi1` keys, the TTL attribute `expiresAt` (epoch seconds), the domain
  * document as JSON in `doc`, and any other string/number attributes (counters and the fields set beside
  * them). Only S and N are written, and `doc` as B when it is large, so two converters replace

@@ -1,5 +1,5 @@
 /**
- * The one place partition and sort keys are built (DESIGN decision 4: one table, pk/sk plus `gsi1`).
+ * The one place partition and sort keys are built (ARCHITECTURE.md §3.4: one table, pk/sk plus `gsi1`).
  * Every kind of item gets one small function here, so a key shape is defined once and a typo cannot
  * create a second, silently different partition. Pure.
  */
@@ -97,7 +97,7 @@ export function affinityKey(conversationKey: string): ItemKey {
   return { pk: 'AFFINITY', sk: conversationKey };
 }
 
-/** One router instance's published queue state (DESIGN decision 6: in-flight counts shared through the table). */
+/** One router instance's published queue state (ARCHITECTURE.md §3.6: in-flight counts shared through the table). */
 export function queueStateKey(instanceId: string): ItemKey {
   return { pk: 'QUEUES', sk: instanceId };
 }

@@ -1,5 +1,5 @@
 /**
- * Node records in the table (DESIGN decision 6: instances share node state through the table). One
+ * Node records in the table (ARCHITECTURE.md §3.6: instances share node state through the table). One
  * item per node under `NODE / <id>`, the record as a JSON document. Reads are lenient: a corrupt item
  * is skipped and reported in one log line naming its key, so one bad write cannot hide the fleet.
  */

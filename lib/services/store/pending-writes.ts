@@ -1,5 +1,5 @@
 /**
- * The merge buffer behind the write-behind queue (DESIGN decision 5): puts collapsed per key (a later
+ * The merge buffer behind the write-behind queue (ARCHITECTURE.md §3.5): puts collapsed per key (a later
  * put replaces an earlier one — BatchWrite also refuses one key twice), counter increments to one key
  * summed, and failed writes put back without undoing anything newer that arrived meanwhile.
  */

@@ -1,5 +1,5 @@
 /**
- * Model-pull locks in the table (spec §4.4 `POST /api/pull` 409; DESIGN decision 6: what instances share
+ * Model-pull locks in the table (spec §4.4 `POST /api/pull` 409; ARCHITECTURE.md §3.6: what instances share
  * lives in the table): one item per model under `LOCK#PULL#<model>`, taken with a conditional put so two
  * router instances cannot pull the same model at once. The item carries a TTL, so the lock of an
  * instance that died mid-pull expires by itself (a later pull takes it over), and its `doc` names the

@@ -1,5 +1,5 @@
 /**
- * Queue depths shared between router instances (DESIGN decision 6). Each instance — a Lambda container,
+ * Queue depths shared between router instances (ARCHITECTURE.md §3.6). Each instance — a Lambda container,
  * or a function bundle in the emulator — owns the queues of the requests it serves; it publishes their
  * state to the table (written behind, at most about once a second) under its own id with a short TTL,
  * and the status views add up the live entries of every instance.

@@ -1,5 +1,5 @@
 /**
- * The runtime settings item (DESIGN decision 6: settings are shared through the table): one document
+ * The runtime settings item (ARCHITECTURE.md §3.6: settings are shared through the table): one document
  * under `SETTINGS / ITEM` holding only what an operator changed at run time. Reads are lenient — a
  * field of the wrong type is ignored, so a bad write can never switch a feature on — and writes merge
  * into what is stored.

@@ -1,5 +1,5 @@
 /**
- * Flushes a write-behind queue when the process is about to go away (DESIGN decision 5: queued
+ * Flushes a write-behind queue when the process is about to go away (ARCHITECTURE.md §3.5: queued
  * traces and counters are never dropped): on SIGTERM/SIGINT it flushes, then lets the signal do what
  * it would have done (terminate) by re-raising it once no other listener remains; on `beforeExit` it
  * flushes, which keeps the event loop alive until the writes are done.

@@ -1,5 +1,5 @@
 /**
- * The store's own failures that a caller can act on (DESIGN decision 5: a failed write is retried,
+ * The store's own failures that a caller can act on (ARCHITECTURE.md §3.5: a failed write is retried,
  * never dropped). Everything else the SDK throws propagates untouched.
  */
 import { RouterError } from '../../core/errors';

@@ -1,5 +1,5 @@
 /**
- * A small typed wrapper over the real SDK for the one table (DESIGN decisions 4 and 6): the
+ * A small typed wrapper over the real SDK for the one table (ARCHITECTURE.md §3.4 and §3.6): the
  * domain-neutral operations every repository needs — documents under keys, prefix queries that follow
  * pages and skip expired items, conditional puts for locks, `ADD` counters, batched puts. Only plain
  * item operations: no transactions, PartiQL or TTL administration (the stand-in lacks them).

@@ -1,5 +1,5 @@
 /**
- * The write-behind queue (DESIGN decision 5: the hot path never waits for the table). Puts are
+ * The write-behind queue (ARCHITECTURE.md §3.5: the hot path never waits for the table). Puts are
  * collapsed per key and sent with BatchWrite in groups of 25; counter increments to one key are summed
  * and sent as one UpdateItem `ADD`. A flush runs at least every `flushIntervalMs` and as soon as a
  * full batch is waiting; `flush()` drains everything queued before it was called (a Lambda awaits it

@@ -1,6 +1,6 @@
 /**
  * A node that sends a line the router cannot read, after good ones in the same chunk: the stream stops
- * with the family's in-band error (contract §4), and the lines before it still reach the client — a
+ * with the family's in-band error (ARCHITECTURE.md §9.4), and the lines before it still reach the client — a
  * chunk is forwarded as far as it was good, never dropped whole.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';

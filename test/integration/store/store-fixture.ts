@@ -1,5 +1,5 @@
 /**
- * Test fixture for the store suites: a real dynalite in this process (DESIGN decision 4: the stand-in
+ * Test fixture for the store suites: a real dynalite in this process (ARCHITECTURE.md §3.4: the stand-in
  * is the only store there is) with a fresh table whose name is unique to the test file.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,5 +1,5 @@
 /**
- * Anthropic Messages request → Ollama chat request (protocols §6.2 → §2.3, §2.5; DESIGN decision 8).
+ * Anthropic Messages request → Ollama chat request (protocols §6.2 → §2.3, §2.5; ARCHITECTURE.md §3.8).
  * Pure: images come in already fetched, thinking capability comes from the caller; the only throw is a
  * `BadRequestError` naming the field.
  *

@@ -1,5 +1,5 @@
 /**
- * What the router sends to embed (contract §3, §4): a node's Ollama gets `POST /api/embed` with the
+ * What the router sends to embed (ARCHITECTURE.md §8.3, §9.2): a node's Ollama gets `POST /api/embed` with the
  * client's body — every field it may understand (`dimensions`, `truncate`, `keep_alive`, `options` and
  * any newer one) — minus the router's own fields (`fallback_models`, `metadata`, `user`) and the fields
  * the route consumed itself (`encoding_format`, the legacy `prompt`), with the node's model name and the

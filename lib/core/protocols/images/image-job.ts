@@ -8,7 +8,7 @@
  *   the client with the node's status and words (`generate-image`). What protects the router from a huge
  *   image is the cap on a node reply read whole (64 MB, `routedCall`), not a guess at sizes;
  * - `steps`: a positive whole number, likewise left to the node; when absent the image sidecar gets 4 (the
- *   reference's default, and the contract's sidecar body always carries `steps`) and an Ollama-native
+ *   reference's default, and the sidecar's body always carries `steps`, ARCHITECTURE.md §8.3) and an Ollama-native
  *   model its own default;
  * - `guidance`, `seed`: passed on only when the client sent them (the generator picks otherwise);
  * - `prompt` must be a non-blank string; `stream: true` is refused (images come whole).

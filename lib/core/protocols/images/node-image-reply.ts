@@ -1,5 +1,5 @@
 /**
- * What a node's answer to an image job means (contract §3; anchor §4.3 "any failure → 502"): the PNG
+ * What a node's answer to an image job means (ARCHITECTURE.md §8.3; anchor §4.3 "any failure → 502"): the PNG
  * out of a sidecar's raw bytes or Ollama's base64 `image` — checked by its signature, whatever the
  * content type says — or the reason it is not one, and how a node's error reply reads. Pure.
  */

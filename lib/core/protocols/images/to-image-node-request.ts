@@ -1,5 +1,5 @@
 /**
- * An image job as the node that serves it takes it (contract §3): the image sidecar's
+ * An image job as the node that serves it takes it (ARCHITECTURE.md §8.3): the image sidecar's
  * `POST /api/generate-image {model, prompt, width, height, steps, guidance?, seed?}`, or, for an
  * Ollama-native image model, that node's `POST /api/generate` not streamed, with `width`, `height`,
  * `steps` at the top level and the seed in `options` as Ollama reads it. The client's extra fields go to

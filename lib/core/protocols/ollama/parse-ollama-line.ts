@@ -1,6 +1,6 @@
 /**
  * One decoded NDJSON line from a node → a typed chunk, or the `UpstreamError` to report in band
- * (contract §4). Three ways a line fails, none of them skipped: it is not JSON (or over the length
+ * (ARCHITECTURE.md §9.4). Three ways a line fails, none of them skipped: it is not JSON (or over the length
  * bound), it is the node's own `{"error": "..."}` (protocols §2.10: Ollama reports failures after the
  * first byte this way), or it does not have the chunk's shape. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * OpenAI Chat Completions request → Ollama chat request (protocols §3.1 → §2.3, §2.5; DESIGN decision 8).
+ * OpenAI Chat Completions request → Ollama chat request (protocols §3.1 → §2.3, §2.5; ARCHITECTURE.md §3.8).
  * Pure: images come in already fetched, thinking capability comes from the caller; the only throw is a
  * `BadRequestError` naming the field.
  *
@@ -19,7 +19,7 @@
  *   `thinking` capability (Ollama answers 400 to `think` there; OpenAI models without reasoning ignore it).
  * - `options`, `keep_alive`, `logprobs`, `top_logprobs`: Ollama's own names and meaning, forwarded.
  * - `stream_options` is read by the router (usage chunk); `metadata`, `fallback_models`, `user` are the
- *   router's fields and are stripped (contract §4).
+ *   router's fields and are stripped (ARCHITECTURE.md §9.2).
  * - 400: `n` other than 1, the deprecated `functions`/`function_call`, `modalities` asking for audio.
  * - Every other field (`store`, `service_tier`, `parallel_tool_calls`, `logit_bias`, …) is forwarded at the
  *   top level as it came: Ollama ignores what it does not know, a node agent may not.

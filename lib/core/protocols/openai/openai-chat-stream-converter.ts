@@ -13,7 +13,7 @@
  *   streamed, else `length`/`stop`) and, with `includeUsage`, a `choices: []` usage chunk; every other
  *   chunk then carries `usage: null`, as OpenAI's do.
  * - `end()` after the node's stream closed without `done: true` throws an `UpstreamError`, and `fail()`
- *   gives the in-band error body (contract §4): the caller writes it instead of `SSE_DONE`, so a cut
+ *   gives the in-band error body (ARCHITECTURE.md §9.4): the caller writes it instead of `SSE_DONE`, so a cut
  *   stream never looks complete. After `done` or `fail`, further lines are ignored.
  * Pure.
  */

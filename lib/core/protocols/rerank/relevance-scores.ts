@@ -3,7 +3,7 @@
  * The rule, decided once here:
  *
  * - the node's scores are probabilities, passed through unchanged: a node agent's text-embedding sidecar
- *   (contract §3) runs the cross-encoder, puts each logit through the sigmoid itself and answers scores in
+ *   (ARCHITECTURE.md §8.3) runs the cross-encoder, puts each logit through the sigmoid itself and answers scores in
  *   (0, 1) (anchor §12). Squashing them again would crowd every score into 0.5–0.73 and break clients
  *   that filter on a relevance threshold (Open WebUI does);
  * - except when the backend is known to send logits: the reply says `raw_scores: true` (TEI's and

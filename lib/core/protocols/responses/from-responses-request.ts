@@ -1,5 +1,5 @@
 /**
- * OpenAI Responses request → Ollama chat request (protocols §4.1 → §2.3, §2.5; DESIGN decision 8).
+ * OpenAI Responses request → Ollama chat request (protocols §4.1 → §2.3, §2.5; ARCHITECTURE.md §3.8).
  * Pure: images come in already fetched, thinking capability comes from the caller; the only throw is a
  * `BadRequestError` naming the field.
  *
@@ -17,7 +17,7 @@
  *   to lack the `thinking` capability (Ollama answers 400 to `think` there).
  * - `options`, `keep_alive`: Ollama's own names and meaning, forwarded.
  * - Read by the router, not forwarded: `previous_response_id` (the handler decides whether it can serve
- *   it), `stream_options`, and the router's fields `metadata`, `fallback_models`, `user` (contract §4).
+ *   it), `stream_options`, and the router's fields `metadata`, `fallback_models`, `user` (ARCHITECTURE.md §9.2).
  * - 400: state only OpenAI keeps — `conversation`, `prompt` (a stored prompt template), `background: true`.
  * - Every other field (`store`, `include`, `truncation`, `parallel_tool_calls`, `service_tier`, …) is
  *   forwarded at the top level as it came: Ollama ignores what it does not know, a node agent may not.

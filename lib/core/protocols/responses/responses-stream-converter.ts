@@ -16,7 +16,7 @@
  *   where the accumulated reply has one of each; Ollama's parsers emit thinking, text, calls in order.)
  * - Every event has `sequence_number`: 0, 1, 2, … over the whole stream.
  * - `end()` after the node's stream closed without `done: true` throws an `UpstreamError`; `fail()` then
- *   gives the in-band report (contract §4): an `error` event (openai-node throws on it) and, once the
+ *   gives the in-band report (ARCHITECTURE.md §9.4): an `error` event (openai-node throws on it) and, once the
  *   stream has opened, `response.failed` with the output so far (the open item `incomplete`) and
  *   `error: {code, message}` — so a cut stream never looks complete. After `done` or `fail`, further
  *   lines are ignored.

@@ -92,7 +92,7 @@ export interface ResponsesCustomInputDoneEvent extends ItemScoped {
   readonly input: string;
 }
 
-/** A failure after the first byte (contract §4); openai-node throws `APIError` when it reads one. */
+/** A failure after the first byte (ARCHITECTURE.md §9.4); openai-node throws `APIError` when it reads one. */
 export interface ResponsesErrorEvent extends Sequenced {
   readonly type: 'error';
   readonly code: string | null;

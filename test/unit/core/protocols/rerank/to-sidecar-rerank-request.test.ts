@@ -1,4 +1,4 @@
-/** The sidecar's rerank body (contract §3) from a client request. */
+/** The sidecar's rerank body (ARCHITECTURE.md §8.3) from a client request. */
 import { describe, expect, it } from '@jest/globals';
 import { toSidecarRerankRequest } from '../../../../../lib/core/protocols/rerank/to-sidecar-rerank-request';
 
