@@ -46,9 +46,9 @@ export function nodeRoute(route: Route): GuardedRoute {
 export interface HandlerOptions {
   /** Runs after the reply ended, inside the invocation (flushes written-behind items in AWS). */
   readonly afterResponse?: () => Promise<void>;
-  /** Accepted client keys; unset or empty = client routes open (ARCHITECTURE.md §7). */
+  /** Accepted client keys; unset or empty = client routes open (ARCHITECTURE.md §3.10). */
   readonly apiKeys?: readonly string[] | undefined;
-  /** Accepted node keys, for `nodeRoute`s only (ARCHITECTURE.md §7, §8.2; see api-keys). */
+  /** Accepted node keys, for `nodeRoute`s only (ARCHITECTURE.md §3.10, §8.2; see api-keys). */
   readonly nodeKeys?: readonly string[] | undefined;
   /** Origins browsers may call from (FLEET_CORS_ORIGINS, spec §4.8); unset or empty = no CORS handling. */
   readonly corsOrigins?: readonly string[] | undefined;

@@ -1,5 +1,5 @@
 /**
- * Who may register, move and drain nodes (issue 19 item 2, ARCHITECTURE.md §7 and §8.2), through the fleet
+ * Who may register, move and drain nodes (issue 19 item 2, ARCHITECTURE.md §3.10 and §8.2), through the fleet
  * and OpenAI handlers in process: node keys open the heartbeats and nothing else, client keys never
  * open them, and without node keys a heartbeat cannot move a live node to another address or drain it
  * from elsewhere. Listed nodes belong to the poller whatever key a heartbeat carries.
