@@ -7,7 +7,7 @@
 import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
 import { corsOriginProblem } from '../http/cors';
-import { type ImageUrlAllow, parseImageUrlAllow } from '../image-urls/image-url-allow';
+import { type ImageUrlAllow, parseImageUrlAllow } from './image-url-allow';
 
 export interface ListedNode {
   readonly id: string;
