@@ -6,7 +6,7 @@
  * remember cleared tool results by: `chatConversationKey`).
  */
 
-import { conversationKey } from '../../services/dispatch/affinity';
+import { conversationKey } from './conversation-key';
 import type { RoutingRequest } from './routing-request';
 
 export interface ChatRoutingInput {
