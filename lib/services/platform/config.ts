@@ -6,7 +6,7 @@
 
 import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
-import { corsOriginProblem } from '../http/cors';
+import { corsOriginProblem } from './cors-origin-entry';
 import { type ImageUrlAllow, parseImageUrlAllow } from './image-url-allow';
 
 export interface ListedNode {
