@@ -178,3 +178,11 @@ export interface FleetSnapshot {
   /** Model name → where it can be served now (online and degraded nodes only), sorted by node id. */
   readonly placements: ReadonlyMap<string, readonly ModelPlacement[]>;
 }
+
+/** How current an instance's snapshot is (the registry's view of the table), for `/fleet/status`. */
+export interface SnapshotFreshness {
+  /** Since the last good read of the table; undefined before the first. */
+  readonly ageMs: number | undefined;
+  /** The last read of the table failed (the snapshot is served as it was). */
+  readonly refreshFailed: boolean;
+}

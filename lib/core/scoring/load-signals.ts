@@ -5,8 +5,8 @@
  * index, never by a scan of the fleet — with the same signal functions that explain a decision. Pure.
  */
 
-import type { LatencyLookup, LatencyWindow } from '../../services/dispatch/latency-stats';
 import { type ConcurrencyOverrides, concurrencyLimit } from './concurrency-limit';
+import type { LatencyLookup, LatencyWindow } from './latency-lookup';
 import type { EliminationProfile, PlacementTable } from './placement-table';
 import { affinityPoints, queuePoints, type SignalInput, waitPoints } from './signals';
 

@@ -12,8 +12,8 @@
  * Budget: 1,000 nodes in ≤ 100 µs (ARCHITECTURE.md §6; bench/rank-nodes.ts). Pure.
  */
 
-import { type Ejection, targetKey } from '../../services/dispatch/outlier-ejection';
 import { clearlyTooLong, REFUSAL_MARGIN } from '../context/context-window';
+import { type Ejection, targetKey } from '../fleet/ejection';
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
 import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
@@ -24,7 +24,7 @@ import { contextFitFor } from './signals';
 export interface RankContext extends LoadContext {
   /** How many of the best candidates to keep and explain (default 16). */
   readonly top?: number;
-  /** Nodes' services out of routing now (./outlier-ejection), by `targetKey`; eliminated as `ejected`. */
+  /** Nodes' services out of routing now (lib/services/dispatch/outlier-ejection), by `targetKey`; eliminated as `ejected`. */
   readonly ejected?: ReadonlyMap<string, Ejection> | undefined;
 }
 

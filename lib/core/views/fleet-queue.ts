@@ -5,8 +5,9 @@
  * degraded — which is what a client backing off cares about. Pure: the clock comes in as `now`.
  */
 import type { FleetSnapshot } from '../fleet/node';
+import type { QueueEntry } from '../fleet/queue-entry';
 import { isPlaceable } from '../fleet/snapshot';
-import { type FleetQueueState, type QueueEntry, queueStates } from './fleet-status';
+import { type FleetQueueState, queueStates } from './fleet-status';
 
 export interface FleetQueue {
   readonly queue_depth: number;

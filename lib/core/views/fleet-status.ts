@@ -7,18 +7,9 @@
  * and why, and its failures in a row; absent when it has none. Pure: the clock comes in as `now`.
  */
 
-import type { SnapshotFreshness } from '../../services/registry/registry';
-import type { FleetSnapshot, NodeView, Sidecar } from '../fleet/node';
+import type { FleetSnapshot, NodeView, Sidecar, SnapshotFreshness } from '../fleet/node';
+import type { QueueEntry } from '../fleet/queue-entry';
 import { isPlaceable } from '../fleet/snapshot';
-
-/** One node:model queue as the router sees it (until real queues exist, see `queuesFromSnapshot`). */
-export interface QueueEntry {
-  readonly nodeId: string;
-  readonly model: string;
-  readonly pending: number;
-  readonly inFlight: number;
-  readonly concurrency: number;
-}
 
 export interface FleetQueueState {
   readonly node_id: string;

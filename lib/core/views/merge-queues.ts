@@ -4,7 +4,7 @@
  * the models they hold hot. Where the router queues a node:model, its count wins: a node's own
  * `requests_active` would count the same requests twice.
  */
-import type { QueueEntry } from './fleet-status';
+import type { QueueEntry } from '../fleet/queue-entry';
 
 export function mergeQueues(reported: readonly QueueEntry[], routed: readonly QueueEntry[]): QueueEntry[] {
   const merged = new Map<string, QueueEntry>();

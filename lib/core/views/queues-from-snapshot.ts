@@ -4,8 +4,8 @@
  * yet), in flight as the node counts it, concurrency = the node's OLLAMA_NUM_PARALLEL. Pure.
  */
 import type { FleetSnapshot } from '../fleet/node';
+import type { QueueEntry } from '../fleet/queue-entry';
 import { isPlaceable } from '../fleet/snapshot';
-import type { QueueEntry } from './fleet-status';
 
 export function queuesFromSnapshot(snapshot: FleetSnapshot): QueueEntry[] {
   const queues: QueueEntry[] = [];

@@ -6,6 +6,7 @@
  */
 
 import { merged } from '../../core/merged';
+import { type ChatRoutingInput, chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { mergeTags } from '../../core/scoring/tags';
 import {
@@ -20,8 +21,7 @@ import { getServices } from '../../instance';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
-import { requireImageGeneration } from '../images/require-image-generation';
-import { type ChatRoutingInput, chatRoutingRequest } from './chat-routing-request';
+import { requireImageGeneration } from '../../services/settings/require-image-generation';
 import { createOllamaOutput } from './ollama-output';
 import { serveChat } from './serve-chat';
 

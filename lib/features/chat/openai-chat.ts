@@ -4,8 +4,10 @@
  * client does; its one-object answer goes through the same relay as a stream of one line.
  */
 import { randomUUID } from 'node:crypto';
+import { thinkingCapable } from '../../core/fleet/thinking-capable';
 import { merged } from '../../core/merged';
 import { fromOpenAIChatRequest, imageUrlsToFetch } from '../../core/protocols/openai/from-openai-chat-request';
+import { chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import { mergeTags } from '../../core/scoring/tags';
 import { parseOpenAIChatRequest } from '../../core/wire/openai';
 import { getServices } from '../../instance';
@@ -13,10 +15,8 @@ import { readJson, requireModel, requireValid } from '../../services/http/parse-
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { fetchImages } from '../../services/image-urls/fetch-images';
-import { chatRoutingRequest } from './chat-routing-request';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
-import { thinkingCapable } from './thinking-capable';
 import { requestPerModel, visibleBudgetFor } from './thinking-per-model';
 
 export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {

@@ -5,16 +5,16 @@
  * build the routing request. The family's handler keeps its own validation, translator and output.
  */
 
+import { thinkingCapable } from '../../core/fleet/thinking-capable';
 import { merged } from '../../core/merged';
+import { chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import type { ModelResolution } from '../../core/scoring/resolve-model';
 import { resolveModel } from '../../core/scoring/resolve-model';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import type { OllamaChatRequest } from '../../core/wire/ollama';
 import { getServices } from '../../instance';
 import { fetchImages, type ImageUrlAt } from '../../services/image-urls/fetch-images';
-import { chatRoutingRequest } from './chat-routing-request';
 import { contextLayerHeaders, modelResolutionHeaders } from './preparation-headers';
-import { thinkingCapable } from './thinking-capable';
 import { requestPerModel } from './thinking-per-model';
 
 export interface ResolvedChatInput {

@@ -7,10 +7,10 @@
  * the translator gives them for it, and everything else (messages, the context layers' work) unchanged.
  */
 import type { FleetSnapshot } from '../../core/fleet/node';
+import { thinkingCapable } from '../../core/fleet/thinking-capable';
 import { visibleBudgetOf } from '../../core/protocols/thinking-budget';
 import type { VisibleBudgetOptions } from '../../core/protocols/visible-budget';
 import type { OllamaChatRequest } from '../../core/wire/ollama';
-import { thinkingCapable } from './thinking-capable';
 
 /** The request translated for a model that thinks (`capable`) or does not. Pure. */
 export type TranslateForThinking = (capable: boolean) => OllamaChatRequest;

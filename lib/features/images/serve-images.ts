@@ -21,9 +21,9 @@ import { readJson, requireModel, requireValid } from '../../services/http/parse-
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
+import { requireImageGeneration } from '../../services/settings/require-image-generation';
 import { type GeneratedImage, generateImage } from './generate-image';
 import { imageModelEntries } from './image-models';
-import { requireImageGeneration } from './require-image-generation';
 
 interface TaggedBody {
   readonly metadata?: { readonly tags?: unknown } | null | undefined;

@@ -4,7 +4,8 @@
  * read-only. Secrets are never shown: API keys appear as a count. Pure.
  */
 import type { FleetConfig } from '../../services/platform/config';
-import type { EffectiveSettings, RuntimeOverrides } from '../../services/settings/runtime-settings';
+import type { EffectiveSettings } from '../../services/settings/runtime-settings';
+import type { RuntimeOverrides } from '../../services/store/settings-repository';
 
 export interface SettingsView {
   readonly image_generation: boolean;

@@ -10,10 +10,10 @@
 import { SUMMARY_MAX_TOKENS } from '../../core/context/select-compaction-candidates';
 import { summaryMessages } from '../../core/context/summarised-tool-result';
 import type { FleetSnapshot } from '../../core/fleet/node';
+import { thinkingCapable } from '../../core/fleet/thinking-capable';
 import { bestChatModel } from '../../core/scoring/resolve-model';
 import { parseJson } from '../../core/wire/json';
 import { parseOllamaChatChunk } from '../../core/wire/ollama';
-import { thinkingCapable } from '../../features/chat/thinking-capable';
 import { createDispatcher, type DispatcherOptions } from '../dispatch/dispatcher';
 import type { SlotOutcome } from '../dispatch/queue-manager';
 import { readNodeBody } from '../node-client/node-stream';

@@ -12,20 +12,8 @@
  * added or the stored expiry is past half its life. Across instances this is approximate, as queue
  * depths are (decision 6): an instance that knows a conversation does not re-read what another added.
  */
+import type { ClearedIdsStore } from '../store/cleared-tool-results-repository';
 import { createLruCache } from './lru-cache';
-
-/** A conversation's cleared ids as the table keeps them. */
-export interface StoredClearedIds {
-  readonly ids: readonly string[];
-  /** Epoch ms; the table's TTL attribute. */
-  readonly expiresAt: number;
-}
-
-/** Where cleared ids are shared between instances. `save` must not block (the write-behind queue). */
-export interface ClearedIdsStore {
-  load(conversationKey: string): Promise<StoredClearedIds | undefined>;
-  save(conversationKey: string, ids: readonly string[], expiresAt: number): void;
-}
 
 export interface StickyClearedIds {
   /** The ids cleared in this conversation on earlier turns (empty when none, or the table is slow or down). */

@@ -5,13 +5,8 @@
  * A summary is written behind, never waited for; the table keeps it 30 days. A table that fails to
  * answer is a miss (the result is summarised again), logged.
  */
+import type { SummaryStore } from '../store/tool-result-summary-repository';
 import { createLruCache } from './lru-cache';
-
-/** Where summaries are shared between instances. `save` must not block (the write-behind queue). */
-export interface SummaryStore {
-  load(cacheKey: string): Promise<string | undefined>;
-  save(cacheKey: string, replacement: string, expiresAt: number): void;
-}
 
 export interface SummaryCache {
   /** The replacement text cached under the key, from memory or the table. */

@@ -1,57 +1,14 @@
 /**
- * Conversation affinity (issue: routing item 4; anchor §2.7): which conversation a request belongs to,
- * and the node that served it last, so the next turn can go back to the node whose runtime still holds
- * the conversation's prompt cache. The pin is a score bonus (./signals `sessionAffinity`, shrinking with
- * that node's queue), never a rule. The tracker is bounded (2,000 entries, oldest pin out first) with a
- * 15-minute TTL, and shared across instances through an `AffinityStore` (the table, written behind) —
- * but routing never waits for the store: a lookup answers from memory and, on a miss, asks the store in
- * the background so the next request knows. Holds state; the store is the only I/O, behind an interface.
+ * Conversation affinity (issue: routing item 4; anchor §2.7): the node that served a conversation
+ * (its key: lib/core/scoring/conversation-key) last, so the next turn can go back to the node whose
+ * runtime still holds the conversation's prompt cache. The pin is a score bonus (lib/core/scoring/signals
+ * `sessionAffinity`, shrinking with that node's queue), never a rule. The tracker is bounded (2,000
+ * entries, oldest pin out first) with a 15-minute TTL, and shared across instances through an
+ * `AffinityStore` (the table, written behind: lib/services/store/affinity-repository) — but routing never
+ * waits for the store: a lookup answers from memory and, on a miss, asks the store in the background so
+ * the next request knows. Holds state; the store is the only I/O, behind an interface.
  */
-import { hash } from 'node:crypto';
-
-export interface ConversationKeyInput {
-  /** The model as the client asked for it. */
-  readonly model: string;
-  /** The request's merged tags (./tags). */
-  readonly tags: readonly string[];
-  /** The system prompt's text, when there is one. */
-  readonly systemPrompt?: string | undefined;
-  /** The text of the first user message: with the model and system prompt it names the conversation. */
-  readonly firstUserTurn?: string | undefined;
-}
-
-export const SESSION_TAG_PREFIX = 'session:';
-
-/**
- * A `session:<id>` tag wins (the client named the conversation); else a hash of the model, the system
- * prompt and the first user turn — what every later turn of the same conversation repeats. No user
- * turn, no key: affinity does not apply. Hashing (sha256, 128 bits kept) keeps prompts out of the
- * table and the key short; the fields are JSON-encoded first so no two inputs run together.
- */
-export function conversationKey(input: ConversationKeyInput): string | undefined {
-  for (const tag of input.tags) {
-    if (tag.startsWith(SESSION_TAG_PREFIX) && tag.length > SESSION_TAG_PREFIX.length) return tag;
-  }
-  if (input.firstUserTurn === undefined || input.firstUserTurn === '') return undefined;
-  const material = JSON.stringify([input.model, input.systemPrompt ?? null, input.firstUserTurn]);
-  return `conv:${hash('sha256', material, 'base64url').slice(0, 22)}`;
-}
-
-/** A pin as the table keeps it. */
-export interface StoredPin {
-  readonly nodeId: string;
-  /** Epoch ms; the table's TTL attribute. */
-  readonly expiresAt: number;
-}
-
-/**
- * Where pins are shared between instances. `save` must not block (the table's write-behind queue);
- * `load` may be slow or fail: the tracker never waits for it on the routing path.
- */
-export interface AffinityStore {
-  load(key: string): Promise<StoredPin | undefined>;
-  save(key: string, nodeId: string, expiresAt: number): void;
-}
+import type { AffinityStore } from '../store/affinity-repository';
 
 export interface AffinityTracker {
   /** The node the conversation is pinned to, from memory only; undefined when unknown or expired. */

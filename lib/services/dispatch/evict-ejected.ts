@@ -7,8 +7,9 @@
  * routed on a new snapshot). No state of its own: it acts on the queue and the tracker it is given.
  */
 import { ServiceUnavailableError } from '../../core/errors';
+import type { Backend, Ejection } from '../../core/fleet/ejection';
 import type { FleetSnapshot, NodeView } from '../../core/fleet/node';
-import type { Backend, Ejection, NodeHealthState, OutlierEjection } from './outlier-ejection';
+import type { NodeHealthState, OutlierEjection } from './outlier-ejection';
 import type { QueueManager } from './queue-manager';
 
 /** Seconds until an ejection ends, at least 1: the Retry-After of a request that has nowhere else to go. */

@@ -6,19 +6,7 @@
  * record (traces keep the record). Not pure (it holds state) but does no I/O.
  */
 
-/** A rolling window as a reader sees it: its p75, current after every observation. */
-export interface LatencyWindow {
-  readonly p75: number | undefined;
-}
-
-/** What the scorer reads. */
-export interface LatencyLookup {
-  /**
-   * The live window of node:model's durations; undefined before the first observation. Once there it
-   * stays the same object, so a reader may keep it and read `p75` later without looking it up again.
-   */
-  durationWindow(nodeId: string, model: string): LatencyWindow | undefined;
-}
+import type { LatencyLookup } from '../../core/scoring/latency-lookup';
 
 export interface LatencyEntry {
   readonly nodeId: string;

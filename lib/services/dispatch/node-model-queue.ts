@@ -7,8 +7,8 @@
  * clock and the timer come in.
  */
 import { ServiceUnavailableError } from '../../core/errors';
+import type { QueueState } from '../../core/fleet/queue-entry';
 import { type AbortSource, watchAbort } from '../../core/stream/abort-source';
-import type { QueueEntry } from '../../core/views/fleet-status';
 import { RequestAbortedError } from './request-aborted';
 
 /** How a slot's use ended: only completed uses teach the queue how long a slot is held. */
@@ -19,15 +19,6 @@ export interface Slot {
   readonly model: string;
   /** Frees the slot for the next waiter; later calls do nothing. */
   release(outcome?: SlotOutcome): void;
-}
-
-export interface QueueState extends QueueEntry {
-  readonly completed: number;
-  readonly failed: number;
-  readonly cancelled: number;
-  /** Turned away because the queue was full. */
-  readonly rejected: number;
-  readonly timedOut: number;
 }
 
 /** Runs `callback` after `ms`; returns a function that cancels it. Tests pass a manual one. */

@@ -21,36 +21,8 @@
  * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
  */
 
-import type { ModelPlacement, NodeView } from '../../core/fleet/node';
-
-/** The service of a node that answered (or did not): its Ollama, or one of its sidecars. */
-export type Backend = ModelPlacement['backend'];
-
-export interface EjectionTarget {
-  readonly nodeId: string;
-  readonly backend: Backend;
-}
-
-/** The key of a node's service in `ejections()`: the node id for its Ollama, `id (sidecar)` for a sidecar. */
-export function targetKey(nodeId: string, backend: Backend): string {
-  return backend === 'ollama' ? nodeId : `${nodeId} (${backend})`;
-}
-
-/** What went wrong on an attempt, as far as ejection cares. */
-export type FailureCause = 'connect' | 'first-byte-timeout' | 'poll' | 'transport' | 'server-error';
-
-export interface Ejection extends EjectionTarget {
-  /** Epoch ms when it was ejected. */
-  readonly at: number;
-  /** Epoch ms when the node returns to routing. */
-  readonly until: number;
-  /** What ejected it, in words (`3 failures in a row: answered 500`). */
-  readonly reason: string;
-  /** How many times in a row it has been ejected (1 for the first). */
-  readonly level: number;
-  /** What kind of failure ejected it; one ejected by a failed poll returns at its next good poll. */
-  readonly cause: FailureCause;
-}
+import { type Ejection, type EjectionTarget, type FailureCause, targetKey } from '../../core/fleet/ejection';
+import type { NodeView } from '../../core/fleet/node';
 
 /** One node's standing, for `/fleet/status`. */
 export interface NodeHealthState extends EjectionTarget {

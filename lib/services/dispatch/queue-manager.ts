@@ -7,16 +7,18 @@
  *
  * One instance per process, exact inside it (ARCHITECTURE.md §3.6). The seam for sharing across
  * instances: `entries()` is what an instance would publish through the table, and the scorer reads
- * depths only through the `QueueDepths` interface (./load-signals), so a view that adds the other
+ * depths only through the `QueueDepths` interface (lib/core/scoring/load-signals), so a view that adds the other
  * instances' published counts can stand in for this one without touching the scorer. Holds state; no I/O.
  */
 
+import type { QueueState } from '../../core/fleet/queue-entry';
 import type { QueueDepths } from '../../core/scoring/load-signals';
 import type { AbortSource } from '../../core/stream/abort-source';
-import { NodeModelQueue, type QueueState, type Schedule, type Slot } from './node-model-queue';
+import { NodeModelQueue, type Schedule, type Slot } from './node-model-queue';
 import { RequestAbortedError } from './request-aborted';
 
-export type { QueueState, Schedule, Slot, SlotOutcome } from './node-model-queue';
+export type { QueueState } from '../../core/fleet/queue-entry';
+export type { Schedule, Slot, SlotOutcome } from './node-model-queue';
 
 export interface QueueManager extends QueueDepths {
   /**

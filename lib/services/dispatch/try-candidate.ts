@@ -9,12 +9,13 @@
  * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
 import { ServiceUnavailableError } from '../../core/errors';
+import type { EjectionTarget, FailureCause } from '../../core/fleet/ejection';
 import { nodeFailureWords, technicalCause } from '../../core/fleet/node-failure';
 import type { RankedCandidate } from '../../core/scoring/rank-nodes';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
-import { type EjectionTarget, type FailureCause, failureCause, type OutlierEjection } from './outlier-ejection';
+import { failureCause, type OutlierEjection } from './outlier-ejection';
 import type { QueueManager, Slot } from './queue-manager';
 import { RequestAbortedError } from './request-aborted';
 import type { NodeAttempt, NodeReply, NodeTransport } from './transport';

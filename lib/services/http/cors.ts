@@ -14,6 +14,7 @@
  * - every header a response carries beyond the CORS-safelisted ones is in `Access-Control-Expose-Headers`
  *   (X-Fleet-*, X-Output-Tokens, Retry-After, request-id …), streams included: headers are final before
  *   the first byte, so the list is made from the response's own headers when it starts.
+ * What an entry may look like is checked when the config is read (lib/services/platform/cors-origin-entry).
  * Rule 6 (an HTTPS page cannot call a plain-HTTP router) is the browser's mixed-content block: no
  * header lifts it.
  */
@@ -34,9 +35,6 @@ const SAFELISTED = new Set([
   'pragma',
 ]);
 
-/** `scheme://host[:port]`, each part possibly with `*` in it; what an entry must look like. */
-const ORIGIN_ENTRY = /^[a-z*][a-z0-9+.*-]*:\/\/[a-z0-9.*\-[\]:]+$/i;
-
 /** A comma list of header names (token characters), as `Access-Control-Request-Headers` carries. */
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9a-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i;
 
@@ -45,13 +43,6 @@ export interface CorsPolicy {
   allowOrigin(origin: string | undefined): string | undefined;
   /** True when the answer depends on the Origin (a list, not a bare `*`): responses say `Vary: Origin`. */
   readonly variesByOrigin: boolean;
-}
-
-/** Why an entry of FLEET_CORS_ORIGINS can never match an Origin header, or undefined when it can. */
-export function corsOriginProblem(entry: string): string | undefined {
-  if (entry === '*' || entry === 'null') return undefined;
-  if (!ORIGIN_ENTRY.test(entry)) return `"${entry}" is not an origin (scheme://host[:port], * allowed inside)`;
-  return undefined;
 }
 
 function escapeRegExp(text: string): string {

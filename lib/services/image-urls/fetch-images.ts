@@ -14,9 +14,9 @@
 import type { Dispatcher } from 'undici';
 import { BadRequestError } from '../../core/errors';
 import { describeNetworkError } from '../node-client/node-http';
+import { type ImageUrlAllow, NO_IMAGE_URL_ALLOW } from '../platform/image-url-allow';
 import { createImageAgent } from './image-agent';
 import { createImageDestination, type ResolveHost } from './image-destination';
-import { type ImageUrlAllow, NO_IMAGE_URL_ALLOW } from './image-url-allow';
 
 /** An image URL and the request field it came from (`messages.0.content.1.image_url.url`). */
 export interface ImageUrlAt {

@@ -2,12 +2,12 @@
  * Where a client-named image URL may connect (issue 19 item 3): the host is resolved to every address it
  * has, each is judged (./forbidden-range), and the connection goes to the address that was judged — so
  * a name that resolves elsewhere between the check and the connection (DNS rebinding) cannot reach what
- * the check refused. A host or subnet on the operator's allow list (./image-url-allow) passes.
+ * the check refused. A host or subnet on the operator's allow list (../platform/image-url-allow) passes.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { canonicalHost, type ImageUrlAllow } from '../platform/image-url-allow';
 import { embeddedIPv4, forbiddenRange } from './forbidden-range';
-import { canonicalHost, type ImageUrlAllow } from './image-url-allow';
 
 export interface ResolvedAddress {
   readonly address: string;

@@ -6,7 +6,7 @@
  */
 
 import type { AbortSource } from '../../core/stream/abort-source';
-import type { NodeReply } from '../dispatch/transport';
+import type { NodeReply } from './node-reply';
 import { openNodeStream } from './node-stream';
 
 export function openChatStream(

@@ -6,8 +6,8 @@
 
 import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
-import { corsOriginProblem } from '../http/cors';
-import { type ImageUrlAllow, parseImageUrlAllow } from '../image-urls/image-url-allow';
+import { corsOriginProblem } from './cors-origin-entry';
+import { type ImageUrlAllow, parseImageUrlAllow } from './image-url-allow';
 
 export interface ListedNode {
   readonly id: string;

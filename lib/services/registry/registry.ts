@@ -11,7 +11,7 @@
 
 import { ServiceUnavailableError } from '../../core/errors';
 import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from '../../core/fleet/from-heartbeat';
-import type { FleetSnapshot, NodeModel, NodeRecord } from '../../core/fleet/node';
+import type { FleetSnapshot, NodeModel, NodeRecord, SnapshotFreshness } from '../../core/fleet/node';
 import { nodeStatus } from '../../core/fleet/node-status';
 import { buildSnapshot } from '../../core/fleet/snapshot';
 import { undescribedModels, withDescriptions } from '../../core/fleet/with-descriptions';
@@ -45,14 +45,6 @@ export interface HeartbeatReply {
   readonly status: 'ok' | 'draining';
   readonly node_id: string;
   readonly node_status: string;
-}
-
-/** How current this instance's view of the table is, for `/fleet/status`. */
-export interface SnapshotFreshness {
-  /** Since the last good read of the table; undefined before the first. */
-  readonly ageMs: number | undefined;
-  /** The last read of the table failed (the snapshot is served as it was). */
-  readonly refreshFailed: boolean;
 }
 
 export interface FleetRegistry {

@@ -6,21 +6,12 @@
  * second, and a failed read keeps the last known values rather than failing the request.
  */
 
-/** What was changed at run time; an absent field follows the environment. */
-export interface RuntimeOverrides {
-  readonly imageGeneration?: boolean;
-  readonly transcription?: boolean;
-}
+import type { RuntimeOverrides, SettingsRepository } from '../store/settings-repository';
 
 /** The settings in force. */
 export interface EffectiveSettings {
   readonly imageGeneration: boolean;
   readonly transcription: boolean;
-}
-
-export interface RuntimeSettingsStore {
-  load(): Promise<RuntimeOverrides>;
-  save(overrides: RuntimeOverrides): Promise<void>;
 }
 
 export interface RuntimeSettings {
@@ -30,7 +21,7 @@ export interface RuntimeSettings {
 }
 
 export interface RuntimeSettingsOptions {
-  readonly store: RuntimeSettingsStore;
+  readonly store: SettingsRepository;
   /** The environment's values. */
   readonly defaults: EffectiveSettings;
   readonly maxAgeMs?: number;

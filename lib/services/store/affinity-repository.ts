@@ -5,10 +5,25 @@
  */
 
 import { parseJson } from '../../core/wire/json';
-import type { AffinityStore, StoredPin } from '../dispatch/affinity';
 import { affinityKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';
+
+/** A pin as the table keeps it. */
+export interface StoredPin {
+  readonly nodeId: string;
+  /** Epoch ms; the table's TTL attribute. */
+  readonly expiresAt: number;
+}
+
+/**
+ * Where pins are shared between instances. `save` must not block (the table's write-behind queue);
+ * `load` may be slow or fail: the tracker never waits for it on the routing path.
+ */
+export interface AffinityStore {
+  load(key: string): Promise<StoredPin | undefined>;
+  save(key: string, nodeId: string, expiresAt: number): void;
+}
 
 export function createAffinityRepository(table: Pick<Table, 'getDoc'>, queue: Pick<WriteBehind, 'put'>): AffinityStore {
   return {

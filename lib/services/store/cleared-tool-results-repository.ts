@@ -7,10 +7,22 @@
  */
 
 import { parseJson } from '../../core/wire/json';
-import type { ClearedIdsStore, StoredClearedIds } from '../context-layers/sticky-cleared-ids';
 import { clearedToolResultsKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';
+
+/** A conversation's cleared ids as the table keeps them. */
+export interface StoredClearedIds {
+  readonly ids: readonly string[];
+  /** Epoch ms; the table's TTL attribute. */
+  readonly expiresAt: number;
+}
+
+/** Where cleared ids are shared between instances. `save` must not block (the write-behind queue). */
+export interface ClearedIdsStore {
+  load(conversationKey: string): Promise<StoredClearedIds | undefined>;
+  save(conversationKey: string, ids: readonly string[], expiresAt: number): void;
+}
 
 export function createClearedToolResultsRepository(
   table: Pick<Table, 'getDoc'>,

@@ -5,8 +5,8 @@
  * and the status views add up the live entries of every instance.
  */
 
+import type { QueueState } from '../../core/fleet/queue-entry';
 import { parseJson } from '../../core/wire/json';
-import type { QueueState } from '../dispatch/queue-manager';
 import { queueStateKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';

@@ -6,9 +6,14 @@
  */
 
 import { parseJson } from '../../core/wire/json';
-import type { RuntimeOverrides } from '../settings/runtime-settings';
 import { settingsKey } from './keys';
 import type { Table } from './table';
+
+/** What was changed at run time; an absent field follows the environment. */
+export interface RuntimeOverrides {
+  readonly imageGeneration?: boolean;
+  readonly transcription?: boolean;
+}
 
 export interface SettingsRepository {
   load(): Promise<RuntimeOverrides>;

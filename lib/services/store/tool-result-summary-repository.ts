@@ -6,10 +6,15 @@
  */
 
 import { parseJson } from '../../core/wire/json';
-import type { SummaryStore } from '../context-layers/summary-cache';
 import { toolResultSummaryKey } from './keys';
 import type { Table } from './table';
 import type { WriteBehind } from './write-behind';
+
+/** Where summaries are shared between instances. `save` must not block (the write-behind queue). */
+export interface SummaryStore {
+  load(cacheKey: string): Promise<string | undefined>;
+  save(cacheKey: string, replacement: string, expiresAt: number): void;
+}
 
 export function createToolResultSummaryRepository(
   table: Pick<Table, 'getDoc'>,

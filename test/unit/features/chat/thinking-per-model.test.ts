@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
+import { thinkingCapable } from '../../../../lib/core/fleet/thinking-capable';
 import { fromAnthropicMessagesRequest } from '../../../../lib/core/protocols/anthropic/from-anthropic-messages-request';
 import { fromOpenAIChatRequest } from '../../../../lib/core/protocols/openai/from-openai-chat-request';
 import { raiseThinkingBudget } from '../../../../lib/core/protocols/thinking-budget';
 import { parseAnthropicMessagesRequest } from '../../../../lib/core/wire/anthropic';
 import { parseOpenAIChatRequest } from '../../../../lib/core/wire/openai';
-import { thinkingCapable } from '../../../../lib/features/chat/thinking-capable';
 import { requestPerModel } from '../../../../lib/features/chat/thinking-per-model';
 import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
 

@@ -1,6 +1,6 @@
 /** In-memory stand-ins for the context layers' table repositories, recording what they are asked. */
-import type { ClearedIdsStore, StoredClearedIds } from '../../../../lib/services/context-layers/sticky-cleared-ids';
-import type { SummaryStore } from '../../../../lib/services/context-layers/summary-cache';
+import type { ClearedIdsStore, StoredClearedIds } from '../../../../lib/services/store/cleared-tool-results-repository';
+import type { SummaryStore } from '../../../../lib/services/store/tool-result-summary-repository';
 
 export interface RecordingClearedIdsStore extends ClearedIdsStore {
   readonly items: Map<string, StoredClearedIds>;

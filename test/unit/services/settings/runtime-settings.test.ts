@@ -1,12 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  createRuntimeSettings,
-  type RuntimeOverrides,
-  type RuntimeSettingsStore,
-} from '../../../../lib/services/settings/runtime-settings';
+import { createRuntimeSettings } from '../../../../lib/services/settings/runtime-settings';
+import type { RuntimeOverrides, SettingsRepository } from '../../../../lib/services/store/settings-repository';
 
 /** A store whose loads are counted and can be made to fail. */
-class CountingStore implements RuntimeSettingsStore {
+class CountingStore implements SettingsRepository {
   loads = 0;
   failing = false;
   constructor(public stored: RuntimeOverrides = {}) {}

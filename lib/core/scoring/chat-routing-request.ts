@@ -6,8 +6,8 @@
  * remember cleared tool results by: `chatConversationKey`).
  */
 
-import type { RoutingRequest } from '../../core/scoring/routing-request';
-import { conversationKey } from '../../services/dispatch/affinity';
+import { conversationKey } from './conversation-key';
+import type { RoutingRequest } from './routing-request';
 
 export interface ChatRoutingInput {
   readonly model: string;

@@ -2,7 +2,7 @@
  * `FLEET_IMAGE_URL_ALLOW` (issue 19 item 3): the destinations an operator opens to client-named image
  * URLs although they are private — an internal image server, a LAN. Each entry is a CIDR (`10.0.0.0/8`,
  * `fd12::/16`), a single address, or a host name matched exactly (`images.internal`), whatever it
- * resolves to. Parsed once with the config; judged by ./image-destination. Pure.
+ * resolves to. Parsed once with the config (./config); judged by ../image-urls/image-destination. Pure.
  */
 import { isIP } from 'node:net';
 

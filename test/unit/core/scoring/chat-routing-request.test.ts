@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { chatRoutingRequest } from '../../../../lib/features/chat/chat-routing-request';
+import { chatRoutingRequest } from '../../../../lib/core/scoring/chat-routing-request';
 
 const base = { model: 'llama3.2:3b', fallbackModels: [], tags: [] };
 const messages = [{ role: 'user', content: 'x'.repeat(400) }];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseImageUrlAllow } from '../../../../lib/services/image-urls/image-url-allow';
 import { loadConfig } from '../../../../lib/services/platform/config';
+import { parseImageUrlAllow } from '../../../../lib/services/platform/image-url-allow';
 
 describe('parseImageUrlAllow', () => {
   it('reads CIDRs, single addresses and host names', () => {
