@@ -4,11 +4,11 @@
  * shape, and says nothing of what the node printed beyond the words of the failure.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { routes as ollamaRoutes } from '../../../functions/ollama';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { createBufferedHandler } from '../../../lib/services/http/handler';
-import { makeHttpEvent } from '../../helpers/events';
-import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
+import { routes as ollamaRoutes } from '../../functions/ollama';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { createBufferedHandler } from '../../lib/services/http/handler';
+import { makeHttpEvent } from '../helpers/events';
+import { type ScriptedNodesFixture, startOneNode } from '../helpers/scripted-nodes';
 
 const MODEL = 'llama3.2:3b';
 

@@ -4,13 +4,13 @@
  * services run on an in-process table and a config of the test's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { routes as messagesRoutes } from '../../../functions/messages';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { initServices, type Services } from '../../../lib/instance';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeHttpEvent } from '../../helpers/events';
-import { HOSTS } from '../../unit/functions/hosts';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { routes as messagesRoutes } from '../../functions/messages';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { initServices, type Services } from '../../lib/instance';
+import { loadConfig } from '../../lib/services/platform/config';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

@@ -3,13 +3,13 @@
  * operator's change kept in the table (so every instance sees it), and bad updates refused with 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { routes } from '../../../functions/dashboard';
-import { initServices, type Services } from '../../../lib/instance';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { createSettingsRepository } from '../../../lib/services/store/settings-repository';
-import { makeHttpEvent } from '../../helpers/events';
-import { HOSTS } from '../../unit/functions/hosts';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { routes } from '../../functions/dashboard';
+import { initServices, type Services } from '../../lib/instance';
+import { loadConfig } from '../../lib/services/platform/config';
+import { createSettingsRepository } from '../../lib/services/store/settings-repository';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

@@ -5,10 +5,10 @@
  * the 404/502/503 answers are end to end (test/e2e/embeddings.test.ts).
  */
 import { describe, expect, it } from '@jest/globals';
-import { routes as ollamaRoutes } from '../../../functions/ollama';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { makeHttpEvent } from '../../helpers/events';
-import { HOSTS, type Host } from './hosts';
+import { routes as ollamaRoutes } from '../../functions/ollama';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS, type Host } from '../helpers/hosts';
 
 interface OpenAIErrorBody {
   readonly error: { readonly message: string; readonly type: string; readonly param: string | null };

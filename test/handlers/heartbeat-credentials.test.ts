@@ -5,16 +5,16 @@
  * from elsewhere. Listed nodes belong to the poller whatever key a heartbeat carries.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { type SimAgent, type SimNode, startSimAgent, startSimNode } from '../../../emulator/sim';
-import { routes as fleetRoutes } from '../../../functions/fleet';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { handlerOptions, initServices, type Services } from '../../../lib/instance';
-import { createBufferedHandler } from '../../../lib/services/http/handler';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { ensureTable } from '../../../lib/services/store/ensure-table';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeHeartbeat } from '../../helpers/factories';
-import { type StoreFixture, startStore, uniqueTableName } from '../store/store-fixture';
+import { type SimAgent, type SimNode, startSimAgent, startSimNode } from '../../emulator/sim';
+import { routes as fleetRoutes } from '../../functions/fleet';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { handlerOptions, initServices, type Services } from '../../lib/instance';
+import { createBufferedHandler } from '../../lib/services/http/handler';
+import { loadConfig } from '../../lib/services/platform/config';
+import { ensureTable } from '../../lib/services/store/ensure-table';
+import { makeHttpEvent } from '../helpers/events';
+import { makeHeartbeat } from '../helpers/factories';
+import { type StoreFixture, startStore, uniqueTableName } from '../helpers/store-fixture';
 
 const CLIENT_KEY = 'client-key-0001';
 const NODE_KEY = 'node-key-0001';

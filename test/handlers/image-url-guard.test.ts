@@ -6,12 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { routes as messagesRoutes } from '../../../functions/messages';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
-import { type ScriptedNodesFixture, startScriptedNodes } from './scripted-nodes-fixture';
+import { routes as messagesRoutes } from '../../functions/messages';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
+import { makeHttpEvent } from '../helpers/events';
+import { makeLoadedModel, makeNodeModel } from '../helpers/factories';
+import { type ScriptedNodesFixture, startScriptedNodes } from '../helpers/scripted-nodes';
 
 const MODEL = 'llava:7b';
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);

@@ -8,16 +8,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { CATALOG, readPngSize, type SimAgent, startSimAgent } from '../../../emulator/sim';
-import { routes as fleetRoutes } from '../../../functions/fleet';
-import { routes as mediaRoutes } from '../../../functions/media';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { initServices, type Services } from '../../../lib/instance';
-import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/services/http/handler';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeHttpEvent } from '../../helpers/events';
-import { RecordingStream } from '../../helpers/recording-stream';
-import { type StoreFixture, startStore } from '../../integration/store/store-fixture';
+import { CATALOG, readPngSize, type SimAgent, startSimAgent } from '../../emulator/sim';
+import { routes as fleetRoutes } from '../../functions/fleet';
+import { routes as mediaRoutes } from '../../functions/media';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { initServices, type Services } from '../../lib/instance';
+import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../lib/services/http/handler';
+import { loadConfig } from '../../lib/services/platform/config';
+import { makeHttpEvent } from '../helpers/events';
+import { RecordingStream } from '../helpers/recording-stream';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 interface BinaryReply {
   /** Undefined on the streaming host, where status and headers go out in the prelude. */

@@ -4,9 +4,9 @@
  * fleet. Routing itself is end to end (test/e2e/messages.test.ts).
  */
 import { describe, expect, it } from '@jest/globals';
-import { routes } from '../../../functions/messages';
-import { makeHttpEvent, makeHttpEventV2 } from '../../helpers/events';
-import { HOSTS, type Host } from './hosts';
+import { routes } from '../../functions/messages';
+import { makeHttpEvent, makeHttpEventV2 } from '../helpers/events';
+import { HOSTS, type Host } from '../helpers/hosts';
 
 const message = { role: 'user', content: 'Hello' };
 

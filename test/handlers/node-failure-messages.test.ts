@@ -5,16 +5,16 @@
  * come back and nothing contrary; a 502 after the node was chosen carries its X-Fleet-* headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { catalogEntry, type SimAgent, startSimAgent } from '../../../emulator/sim';
-import { routes as fleetRoutes } from '../../../functions/fleet';
-import { routes as messagesRoutes } from '../../../functions/messages';
-import { routes as ollamaRoutes } from '../../../functions/ollama';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import { initServices, type Services } from '../../../lib/instance';
-import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeHttpEvent } from '../../helpers/events';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { catalogEntry, type SimAgent, startSimAgent } from '../../emulator/sim';
+import { routes as fleetRoutes } from '../../functions/fleet';
+import { routes as messagesRoutes } from '../../functions/messages';
+import { routes as ollamaRoutes } from '../../functions/ollama';
+import { routes as openaiRoutes } from '../../functions/openai';
+import { initServices, type Services } from '../../lib/instance';
+import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
+import { loadConfig } from '../../lib/services/platform/config';
+import { makeHttpEvent } from '../helpers/events';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

@@ -4,9 +4,9 @@
  * (test/e2e/responses.test.ts).
  */
 import { describe, expect, it } from '@jest/globals';
-import { routes } from '../../../functions/openai';
-import { makeHttpEvent } from '../../helpers/events';
-import { HOSTS } from './hosts';
+import { routes } from '../../functions/openai';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
 
 describe('functions/openai POST /v1/responses', () => {
   describe.each(HOSTS)('%s host', (_name, host) => {

@@ -2,12 +2,12 @@
  * `POST /api/pull` in `functions/ollama`, in process, on both hosts: what is refused before the fleet is
  * read — a missing or blank name, a body that is not JSON or has a field of the wrong type, and models
  * that are not runtime-native — each a 400 in Ollama's error shape. Pulls themselves are end to end
- * (test/e2e/pull.test.ts) and in process with a node (test/integration/pull).
+ * (test/e2e/pull.test.ts) and in process with a node (test/handlers/serve-pull.test.ts).
  */
 import { describe, expect, it } from '@jest/globals';
-import { routes } from '../../../functions/ollama';
-import { makeHttpEvent } from '../../helpers/events';
-import { HOSTS } from './hosts';
+import { routes } from '../../functions/ollama';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
 
 const pull = (body: unknown) => makeHttpEvent({ method: 'POST', path: '/api/pull', body: body as object });
 

@@ -6,13 +6,13 @@
  * instance's own views read its own queues directly: what it holds shows there at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { routes } from '../../../functions/fleet';
-import { initServices, type Services } from '../../../lib/instance';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeQueueState } from '../../helpers/factories';
-import { HOSTS } from '../../unit/functions/hosts';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { routes } from '../../functions/fleet';
+import { initServices, type Services } from '../../lib/instance';
+import { loadConfig } from '../../lib/services/platform/config';
+import { makeHttpEvent } from '../helpers/events';
+import { makeQueueState } from '../helpers/factories';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 const MODEL = 'llama3.2:3b';
 

@@ -5,14 +5,14 @@
  * node is chosen — the node is never asked and no trace blames it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { routes as messagesRoutes } from '../../../functions/messages';
-import { routes as ollamaRoutes } from '../../../functions/ollama';
-import { routes as openaiRoutes } from '../../../functions/openai';
-import type { Trace } from '../../../lib/services/analytics/trace';
-import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
-import { MAX_JSON_DEPTH } from '../../../lib/services/http/request-bounds';
-import { makeHttpEvent } from '../../helpers/events';
-import { type ScriptedNodesFixture, startOneNode } from '../chat/scripted-nodes-fixture';
+import { routes as messagesRoutes } from '../../functions/messages';
+import { routes as ollamaRoutes } from '../../functions/ollama';
+import { routes as openaiRoutes } from '../../functions/openai';
+import type { Trace } from '../../lib/services/analytics/trace';
+import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
+import { MAX_JSON_DEPTH } from '../../lib/services/http/request-bounds';
+import { makeHttpEvent } from '../helpers/events';
+import { type ScriptedNodesFixture, startOneNode } from '../helpers/scripted-nodes';
 
 const MODEL = 'llama3.2:3b';
 let fixture: ScriptedNodesFixture;

@@ -4,11 +4,11 @@
  * and the same failure repeated is one line per 10 s with the count of those suppressed.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { routes as ollamaRoutes } from '../../../functions/ollama';
-import { createBufferedHandler } from '../../../lib/services/http/handler';
-import { createLogger, type LogLevel, useLogger } from '../../../lib/services/platform/logger';
-import { makeHttpEvent } from '../../helpers/events';
-import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
+import { routes as ollamaRoutes } from '../../functions/ollama';
+import { createBufferedHandler } from '../../lib/services/http/handler';
+import { createLogger, type LogLevel, useLogger } from '../../lib/services/platform/logger';
+import { makeHttpEvent } from '../helpers/events';
+import { type ScriptedNodesFixture, startOneNode } from '../helpers/scripted-nodes';
 
 const MODEL = 'llama3.2:3b';
 

@@ -6,17 +6,17 @@
  * `functions/fleet` as an agent sends it. Raw HTTP through the built emulator: test/e2e/rerank.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type SimAgent, startSimAgent } from '../../../emulator/sim';
-import { routes as fleetRoutes } from '../../../functions/fleet';
-import { routes } from '../../../functions/openai';
-import { initServices, type Services } from '../../../lib/instance';
-import type { Trace, TracePage } from '../../../lib/services/analytics/trace';
-import { createBufferedHandler } from '../../../lib/services/http/handler';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { dayOf } from '../../../lib/services/store/keys';
-import { makeHttpEvent } from '../../helpers/events';
-import { type StoreFixture, startStore } from '../../integration/store/store-fixture';
-import { HOSTS } from './hosts';
+import { type SimAgent, startSimAgent } from '../../emulator/sim';
+import { routes as fleetRoutes } from '../../functions/fleet';
+import { routes } from '../../functions/openai';
+import { initServices, type Services } from '../../lib/instance';
+import type { Trace, TracePage } from '../../lib/services/analytics/trace';
+import { createBufferedHandler } from '../../lib/services/http/handler';
+import { loadConfig } from '../../lib/services/platform/config';
+import { dayOf } from '../../lib/services/store/keys';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

@@ -4,14 +4,14 @@
  * table against a simulated Ollama node: Ollama's empty 200, the record updated before the reply, 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
-import { routes } from '../../../functions/ollama';
-import { initServices, type Services } from '../../../lib/instance';
-import { createBufferedHandler } from '../../../lib/services/http/handler';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
+import { routes } from '../../functions/ollama';
+import { initServices, type Services } from '../../lib/instance';
+import { createBufferedHandler } from '../../lib/services/http/handler';
+import { loadConfig } from '../../lib/services/platform/config';
+import { makeHttpEvent } from '../helpers/events';
+import { makeNodeModel, makeNodeRecord } from '../helpers/factories';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

@@ -4,16 +4,16 @@
  * the one `pull` trace each pull leaves.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { type SimNode, startSimNode } from '../../../emulator/sim';
-import { routes } from '../../../functions/ollama';
-import { initServices, type Services } from '../../../lib/instance';
-import type { Trace } from '../../../lib/services/analytics/trace';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { createPullLockRepository } from '../../../lib/services/store/pull-lock-repository';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeNodeRecord } from '../../helpers/factories';
-import { HOSTS } from '../../unit/functions/hosts';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { type SimNode, startSimNode } from '../../emulator/sim';
+import { routes } from '../../functions/ollama';
+import { initServices, type Services } from '../../lib/instance';
+import type { Trace } from '../../lib/services/analytics/trace';
+import { loadConfig } from '../../lib/services/platform/config';
+import { createPullLockRepository } from '../../lib/services/store/pull-lock-repository';
+import { makeHttpEvent } from '../helpers/events';
+import { makeNodeRecord } from '../helpers/factories';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

@@ -6,23 +6,23 @@
  * `functions/fleet` as an agent sends them. Raw HTTP through the built emulator: test/e2e/transcription.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { type SimAgent, startSimAgent } from '../../../emulator/sim';
-import { routes as fleetRoutes } from '../../../functions/fleet';
-import { routes as mediaRoutes } from '../../../functions/media';
+import { type SimAgent, startSimAgent } from '../../emulator/sim';
+import { routes as fleetRoutes } from '../../functions/fleet';
+import { routes as mediaRoutes } from '../../functions/media';
 import {
   createTranscriptionRoute,
   TRANSCRIPTION_DISABLED_MESSAGE,
-} from '../../../lib/features/transcription/serve-transcription';
-import { NO_ASR_MODEL_MESSAGE } from '../../../lib/features/transcription/transcription-routing';
-import { initServices, type Services } from '../../../lib/instance';
-import type { Trace, TracePage } from '../../../lib/services/analytics/trace';
-import { createBufferedHandler, type RouteTable } from '../../../lib/services/http/handler';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { dayOf } from '../../../lib/services/store/keys';
-import { makeHttpEvent } from '../../helpers/events';
-import { type StoreFixture, startStore } from '../../integration/store/store-fixture';
-import { type EncodedUpload, encodeUpload, wavFile } from '../features/transcription/upload-form';
-import { HOSTS } from './hosts';
+} from '../../lib/features/transcription/serve-transcription';
+import { NO_ASR_MODEL_MESSAGE } from '../../lib/features/transcription/transcription-routing';
+import { initServices, type Services } from '../../lib/instance';
+import type { Trace, TracePage } from '../../lib/services/analytics/trace';
+import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
+import { loadConfig } from '../../lib/services/platform/config';
+import { dayOf } from '../../lib/services/store/keys';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
+import { type EncodedUpload, encodeUpload, wavFile } from '../helpers/upload-form';
 
 let store: StoreFixture;
 let services: Services;

@@ -1,7 +1,7 @@
 /** Runs a route table on either host and returns what the client would see (status only when buffered). */
-import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../../lib/services/http/handler';
-import type { LambdaHttpEvent } from '../../../lib/services/http/request';
-import { RecordingStream } from '../../helpers/recording-stream';
+import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../lib/services/http/handler';
+import type { LambdaHttpEvent } from '../../lib/services/http/request';
+import { RecordingStream } from './recording-stream';
 
 export interface Reply {
   /** Undefined on the streaming host, where the status goes out in the prelude. */

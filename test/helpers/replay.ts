@@ -3,14 +3,14 @@
  * parse each line, convert, encode SSE; the in-band failure after a failed one. Returns the bytes a
  * client would read, as text.
  */
-import { toRouterError } from '../../../../../lib/core/errors';
-import { parseOllamaChatLine } from '../../../../../lib/core/protocols/ollama/parse-ollama-line';
-import { encodeResponsesEvent } from '../../../../../lib/core/protocols/responses/encode-responses-event';
-import type { ResponsesContext } from '../../../../../lib/core/protocols/responses/responses-envelope';
-import { createResponsesStreamConverter } from '../../../../../lib/core/protocols/responses/responses-stream-converter';
-import type { ResponsesStreamEvent } from '../../../../../lib/core/protocols/responses/responses-stream-event';
-import { createNdjsonDecoder, type DecodedLine } from '../../../../../lib/core/stream/ndjson-decoder';
-import { parseResponsesRequest, type ResponsesRequest } from '../../../../../lib/core/wire/responses';
+import { toRouterError } from '../../lib/core/errors';
+import { parseOllamaChatLine } from '../../lib/core/protocols/ollama/parse-ollama-line';
+import { encodeResponsesEvent } from '../../lib/core/protocols/responses/encode-responses-event';
+import type { ResponsesContext } from '../../lib/core/protocols/responses/responses-envelope';
+import { createResponsesStreamConverter } from '../../lib/core/protocols/responses/responses-stream-converter';
+import type { ResponsesStreamEvent } from '../../lib/core/protocols/responses/responses-stream-event';
+import { createNdjsonDecoder, type DecodedLine } from '../../lib/core/stream/ndjson-decoder';
+import { parseResponsesRequest, type ResponsesRequest } from '../../lib/core/wire/responses';
 
 /** Parses a body as the handler does, so each case is a request a client could send. */
 export function responsesRequest(body: Record<string, unknown>): ResponsesRequest {

@@ -5,11 +5,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NodeRecord } from '../../../lib/core/fleet/node';
-import { initServices, type Services } from '../../../lib/instance';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { startStore } from '../store/store-fixture';
+import type { NodeRecord } from '../../lib/core/fleet/node';
+import { initServices, type Services } from '../../lib/instance';
+import { loadConfig } from '../../lib/services/platform/config';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord } from './factories';
+import { startStore } from './store-fixture';
 
 export interface ScriptedNodesFixture {
   readonly services: Services;

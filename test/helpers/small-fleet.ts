@@ -2,9 +2,9 @@
  * A small fleet for the endpoint views at T0: gpu1 (listed, online), gpu2 (listed, degraded, last poll
  * failed), gpu3 (listed, offline) and studio (agent, online, with every sidecar).
  */
-import type { NodeRecord } from '../../../../lib/core/fleet/node';
-import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
+import type { NodeRecord } from '../../lib/core/fleet/node';
+import { buildSnapshot } from '../../lib/core/fleet/snapshot';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from './factories';
 
 export const LLAMA_DETAILS = {
   parent_model: '',

@@ -3,10 +3,10 @@
  * is the only store there is) with a fresh table whose name is unique to the test file.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startDynamo } from '../../../emulator/dynamo';
-import { createDynamoClient } from '../../../lib/services/store/client';
-import { ensureTable } from '../../../lib/services/store/ensure-table';
-import { openTable, type Table, type TableOptions } from '../../../lib/services/store/table';
+import { startDynamo } from '../../emulator/dynamo';
+import { createDynamoClient } from '../../lib/services/store/client';
+import { ensureTable } from '../../lib/services/store/ensure-table';
+import { openTable, type Table, type TableOptions } from '../../lib/services/store/table';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 

@@ -2,8 +2,8 @@
  * Multipart bodies for the speech-to-text tests, encoded by the platform's own `FormData` (undici's
  * encoder, what `fetch` sends), not by the code under test.
  */
-import { toHttpRequest } from '../../../../lib/services/http/request';
-import { makeHttpEvent } from '../../../helpers/events';
+import { toHttpRequest } from '../../lib/services/http/request';
+import { makeHttpEvent } from './events';
 
 export interface EncodedUpload {
   readonly body: Buffer;

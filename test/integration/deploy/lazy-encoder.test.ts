@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { build } from 'esbuild';
 
-const root = join(__dirname, '..', '..', '..', '..');
+const root = join(__dirname, '..', '..', '..');
 const ENCODER = 'gpt-tokenizer/encoding/cl100k_base';
 const directory = mkdtempSync(join(tmpdir(), 'lazy-encoder-'));
 

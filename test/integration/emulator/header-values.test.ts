@@ -14,7 +14,7 @@ import { createEmulatorServer } from '../../../emulator/server';
 import { routes } from '../../../functions/ollama';
 import { createHandler } from '../../../lib/services/http/handler';
 import { compileRoutePattern } from '../../../lib/services/http/route-pattern';
-import { type ScriptedNodesFixture, startOneNode } from '../chat/scripted-nodes-fixture';
+import { type ScriptedNodesFixture, startOneNode } from '../../helpers/scripted-nodes';
 
 const MODEL = '模型-ünï:7b';
 let fixture: ScriptedNodesFixture;

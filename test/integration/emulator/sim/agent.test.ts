@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type SimAgent, startSimAgent } from '../../../emulator/sim';
+import { type SimAgent, startSimAgent } from '../../../../emulator/sim';
 import { type FakeRouter, startFakeRouter, waitFor } from './helpers';
 
 describe('simulated node agent', () => {

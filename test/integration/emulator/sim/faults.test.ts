@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { type SimNode, startSimNode } from '../../../emulator/sim';
+import { type SimNode, startSimNode } from '../../../../emulator/sim';
 import { fetchErrorCode, postJson, readLines } from './helpers';
 
 const CHAT = { model: 'llama3.2:3b', messages: [{ role: 'user', content: 'ping' }], options: { num_predict: 6 } };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type SimFleet, startSimFleet } from '../../../emulator/sim';
+import { type SimFleet, startSimFleet } from '../../../../emulator/sim';
 import { type FakeRouter, fetchErrorCode, postJson, readLines, startFakeRouter, waitFor } from './helpers';
 
 describe('simulated fleet', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CATALOG, readPngSize, type SimNode, startSimNode } from '../../../emulator/sim';
+import { CATALOG, readPngSize, type SimNode, startSimNode } from '../../../../emulator/sim';
 import { parseLines, postJson, readLines, waitFor } from './helpers';
 
 interface ChatLine {

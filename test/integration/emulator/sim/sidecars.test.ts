@@ -8,8 +8,8 @@ import {
   startTranscriptionSidecar,
   type TextEmbeddingSidecar,
   type TranscriptionSidecar,
-} from '../../../emulator/sim';
-import { crc32 } from '../../../emulator/sim/png';
+} from '../../../../emulator/sim';
+import { crc32 } from '../../../../emulator/sim/png';
 import { fetchErrorCode, postJson, waitFor } from './helpers';
 
 interface PngChunk {

@@ -4,15 +4,15 @@
  * `think` on a model that cannot think; a model that does not think must keep the client's budget).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { raiseThinkingBudget } from '../../../lib/core/protocols/thinking-budget';
-import { serveAnthropicMessages } from '../../../lib/features/chat/anthropic-messages';
-import { serveOpenAIChat } from '../../../lib/features/chat/openai-chat';
-import { serveResponses } from '../../../lib/features/chat/responses-chat';
-import { toHttpRequest } from '../../../lib/services/http/request';
-import { createBufferedSink, type ResponseSink } from '../../../lib/services/http/response-sink';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
-import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from './scripted-nodes-fixture';
+import { raiseThinkingBudget } from '../../../../lib/core/protocols/thinking-budget';
+import { serveAnthropicMessages } from '../../../../lib/features/chat/anthropic-messages';
+import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
+import { serveResponses } from '../../../../lib/features/chat/responses-chat';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink, type ResponseSink } from '../../../../lib/services/http/response-sink';
+import { makeHttpEvent } from '../../../helpers/events';
+import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
+import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from '../../../helpers/scripted-nodes';
 
 const THINKER = 'gpt-oss:20b';
 const PLAIN = 'llama3.2:3b';

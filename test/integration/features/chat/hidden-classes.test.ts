@@ -7,15 +7,15 @@
  * inline caches to settle.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { serveOllamaChat } from '../../../lib/features/chat/ollama-chat';
-import { serveOpenAIChat } from '../../../lib/features/chat/openai-chat';
-import type { Services } from '../../../lib/instance';
-import type { Trace } from '../../../lib/services/analytics/trace';
-import { toHttpRequest } from '../../../lib/services/http/request';
-import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../../lib/services/http/response-sink';
-import { makeHttpEvent } from '../../helpers/events';
-import { haveSameMap } from '../../helpers/hidden-class';
-import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
+import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
+import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
+import type { Services } from '../../../../lib/instance';
+import type { Trace } from '../../../../lib/services/analytics/trace';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../../../lib/services/http/response-sink';
+import { makeHttpEvent } from '../../../helpers/events';
+import { haveSameMap } from '../../../helpers/hidden-class';
+import { type ScriptedNodesFixture, startOneNode } from '../../../helpers/scripted-nodes';
 
 const MODEL = 'llama3.2:3b';
 const REQUESTS = 40;

@@ -4,13 +4,13 @@
  * chunk is forwarded as far as it was good, never dropped whole.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { serveOllamaChat } from '../../../lib/features/chat/ollama-chat';
-import { serveOpenAIChat } from '../../../lib/features/chat/openai-chat';
-import type { Services } from '../../../lib/instance';
-import { toHttpRequest } from '../../../lib/services/http/request';
-import { createBufferedSink, type ResponseSink } from '../../../lib/services/http/response-sink';
-import { makeHttpEvent } from '../../helpers/events';
-import { type ScriptedNodesFixture, startOneNode } from './scripted-nodes-fixture';
+import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
+import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
+import type { Services } from '../../../../lib/instance';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink, type ResponseSink } from '../../../../lib/services/http/response-sink';
+import { makeHttpEvent } from '../../../helpers/events';
+import { type ScriptedNodesFixture, startOneNode } from '../../../helpers/scripted-nodes';
 
 const MODEL = 'llama3.2:3b';
 

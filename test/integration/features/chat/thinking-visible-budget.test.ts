@@ -8,17 +8,17 @@
 
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { thinkingSignature } from '../../../lib/core/protocols/anthropic/thinking-signature';
-import { raiseThinkingBudget } from '../../../lib/core/protocols/thinking-budget';
-import { countTokens } from '../../../lib/core/tokens/count-tokens';
-import { serveAnthropicMessages } from '../../../lib/features/chat/anthropic-messages';
-import { serveOpenAIChat } from '../../../lib/features/chat/openai-chat';
-import { serveResponses } from '../../../lib/features/chat/responses-chat';
-import { toHttpRequest } from '../../../lib/services/http/request';
-import { createBufferedSink, type ResponseSink } from '../../../lib/services/http/response-sink';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
-import { type ScriptedNodesFixture, startScriptedNodes } from './scripted-nodes-fixture';
+import { thinkingSignature } from '../../../../lib/core/protocols/anthropic/thinking-signature';
+import { raiseThinkingBudget } from '../../../../lib/core/protocols/thinking-budget';
+import { countTokens } from '../../../../lib/core/tokens/count-tokens';
+import { serveAnthropicMessages } from '../../../../lib/features/chat/anthropic-messages';
+import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
+import { serveResponses } from '../../../../lib/features/chat/responses-chat';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink, type ResponseSink } from '../../../../lib/services/http/response-sink';
+import { makeHttpEvent } from '../../../helpers/events';
+import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
+import { type ScriptedNodesFixture, startScriptedNodes } from '../../../helpers/scripted-nodes';
 
 const THINKER = 'qwen3:8b';
 /** What the node thinks, a line per token, before it answers. */

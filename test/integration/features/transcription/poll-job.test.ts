@@ -4,7 +4,7 @@ import { startTranscriptionSidecar, type TranscriptionSidecar } from '../../../.
 import { UpstreamError } from '../../../../lib/core/errors';
 import { type PollJobInput, pollTranscriptionJob } from '../../../../lib/features/transcription/poll-job';
 import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
-import { encodeUpload } from './upload-form';
+import { encodeUpload } from '../../../helpers/upload-form';
 
 let fast: TranscriptionSidecar;
 let slow: TranscriptionSidecar;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mergeTags } from '../../../lib/core/scoring/tags';
-import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../lib/services/analytics/bounded-trace';
-import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/services/analytics/trace';
-import { dayOf, tagUsageKey, usageKey } from '../../../lib/services/store/keys';
-import { createWriteBehind } from '../../../lib/services/store/write-behind';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { mergeTags } from '../../../../lib/core/scoring/tags';
+import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../../lib/services/analytics/bounded-trace';
+import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
+import { dayOf, tagUsageKey, usageKey } from '../../../../lib/services/store/keys';
+import { createWriteBehind } from '../../../../lib/services/store/write-behind';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 /** Now, to the second: traces expire after 30 days, and reads skip expired items. */

@@ -6,14 +6,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { serveOllamaChat } from '../../../lib/features/chat/ollama-chat';
-import type { Services } from '../../../lib/instance';
-import type { Trace } from '../../../lib/services/analytics/trace';
-import { toHttpRequest } from '../../../lib/services/http/request';
-import { createBufferedSink } from '../../../lib/services/http/response-sink';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeLoadedModel, makeNodeModel } from '../../helpers/factories';
-import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from '../chat/scripted-nodes-fixture';
+import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
+import type { Services } from '../../../../lib/instance';
+import type { Trace } from '../../../../lib/services/analytics/trace';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink } from '../../../../lib/services/http/response-sink';
+import { makeHttpEvent } from '../../../helpers/events';
+import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
+import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from '../../../helpers/scripted-nodes';
 
 const MODEL = 'llama3.2:3b';
 

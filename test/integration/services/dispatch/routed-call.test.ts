@@ -5,17 +5,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { UpstreamError } from '../../../lib/core/errors';
-import { initServices, type Services } from '../../../lib/instance';
-import type { Trace } from '../../../lib/services/analytics/trace';
-import { nodeRefusal, type RoutedCallInput, routedCall } from '../../../lib/services/dispatch/routed-call';
-import { toHttpRequest } from '../../../lib/services/http/request';
-import { createBufferedSink } from '../../../lib/services/http/response-sink';
-import { openNodeStream } from '../../../lib/services/node-client/node-stream';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { makeHttpEvent } from '../../helpers/events';
-import { makeNodeModel, makeNodeRecord } from '../../helpers/factories';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { initServices, type Services } from '../../../../lib/instance';
+import type { Trace } from '../../../../lib/services/analytics/trace';
+import { nodeRefusal, type RoutedCallInput, routedCall } from '../../../../lib/services/dispatch/routed-call';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink } from '../../../../lib/services/http/response-sink';
+import { openNodeStream } from '../../../../lib/services/node-client/node-stream';
+import { loadConfig } from '../../../../lib/services/platform/config';
+import { makeHttpEvent } from '../../../helpers/events';
+import { makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;

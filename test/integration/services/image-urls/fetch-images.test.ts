@@ -1,10 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BadRequestError } from '../../../lib/core/errors';
-import { type FetchImagesOptions, fetchImages, type ImageUrlAt } from '../../../lib/services/image-urls/fetch-images';
-import type { ResolveHost } from '../../../lib/services/image-urls/image-destination';
-import { parseImageUrlAllow } from '../../../lib/services/image-urls/image-url-allow';
+import { BadRequestError } from '../../../../lib/core/errors';
+import {
+  type FetchImagesOptions,
+  fetchImages,
+  type ImageUrlAt,
+} from '../../../../lib/services/image-urls/fetch-images';
+import type { ResolveHost } from '../../../../lib/services/image-urls/image-destination';
+import { parseImageUrlAllow } from '../../../../lib/services/image-urls/image-url-allow';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 const FIELD = 'messages.0.content.1.image_url.url';

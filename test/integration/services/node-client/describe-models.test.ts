@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
-import { createModelDescriber } from '../../../lib/services/node-client/describe-models';
+import { CATALOG, type SimNode, startSimNode } from '../../../../emulator/sim';
+import { createModelDescriber } from '../../../../lib/services/node-client/describe-models';
 
 let node: SimNode;
 

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
-import type { NodeRecord } from '../../../lib/core/fleet/node';
-import { createModelDescriber } from '../../../lib/services/node-client/describe-models';
-import { callNodeJson } from '../../../lib/services/node-client/node-client';
-import { loadConfig } from '../../../lib/services/platform/config';
-import { createListedNodePolls } from '../../../lib/services/registry/poll-listed-nodes';
-import { createFleetRegistry, type NodeStore } from '../../../lib/services/registry/registry';
-import { collectGarbageEvery } from '../../helpers/force-gc';
-import { type HungServer, startHungServer } from '../../helpers/hung-server';
-import { outcomeWithin } from '../../helpers/outcome-within';
+import { CATALOG, type SimNode, startSimNode } from '../../../../emulator/sim';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { createModelDescriber } from '../../../../lib/services/node-client/describe-models';
+import { callNodeJson } from '../../../../lib/services/node-client/node-client';
+import { loadConfig } from '../../../../lib/services/platform/config';
+import { createListedNodePolls } from '../../../../lib/services/registry/poll-listed-nodes';
+import { createFleetRegistry, type NodeStore } from '../../../../lib/services/registry/registry';
+import { collectGarbageEvery } from '../../../helpers/force-gc';
+import { type HungServer, startHungServer } from '../../../helpers/hung-server';
+import { outcomeWithin } from '../../../helpers/outcome-within';
 
 /** A node that accepts the connection and never answers (issue 19 item 1). */
 let hung: HungServer;

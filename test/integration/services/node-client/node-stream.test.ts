@@ -1,9 +1,9 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type SimNode, startSimNode } from '../../../emulator/sim';
-import { UpstreamError } from '../../../lib/core/errors';
-import { openNodeStream, readNodeBody } from '../../../lib/services/node-client/node-stream';
+import { type SimNode, startSimNode } from '../../../../emulator/sim';
+import { UpstreamError } from '../../../../lib/core/errors';
+import { openNodeStream, readNodeBody } from '../../../../lib/services/node-client/node-stream';
 
 let node: SimNode;
 

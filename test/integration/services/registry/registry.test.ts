@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createFleetRegistry, type FleetRegistry } from '../../../lib/services/registry/registry';
-import { createNodeRepository } from '../../../lib/services/store/node-repository';
-import { makeHeartbeat, T0 } from '../../helpers/factories';
-import { type StoreFixture, startStore } from '../store/store-fixture';
+import { createFleetRegistry, type FleetRegistry } from '../../../../lib/services/registry/registry';
+import { createNodeRepository } from '../../../../lib/services/store/node-repository';
+import { makeHeartbeat, T0 } from '../../../helpers/factories';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 const config = { degradedAfterMs: 15_000, offlineAfterMs: 30_000, snapshotMaxAgeMs: 1000 };
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createStickyClearedIds } from '../../../lib/services/context-layers/sticky-cleared-ids';
-import { createClearedToolResultsRepository } from '../../../lib/services/store/cleared-tool-results-repository';
-import { clearedToolResultsKey } from '../../../lib/services/store/keys';
-import { createWriteBehind } from '../../../lib/services/store/write-behind';
-import { type StoreFixture, startStore } from './store-fixture';
+import { createStickyClearedIds } from '../../../../lib/services/context-layers/sticky-cleared-ids';
+import { createClearedToolResultsRepository } from '../../../../lib/services/store/cleared-tool-results-repository';
+import { clearedToolResultsKey } from '../../../../lib/services/store/keys';
+import { createWriteBehind } from '../../../../lib/services/store/write-behind';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 

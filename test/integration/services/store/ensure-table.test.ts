@@ -1,9 +1,9 @@
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startDynamo } from '../../../emulator/dynamo';
-import { createDynamoClient } from '../../../lib/services/store/client';
-import { ensureTable } from '../../../lib/services/store/ensure-table';
-import { uniqueTableName } from './store-fixture';
+import { startDynamo } from '../../../../emulator/dynamo';
+import { createDynamoClient } from '../../../../lib/services/store/client';
+import { ensureTable } from '../../../../lib/services/store/ensure-table';
+import { uniqueTableName } from '../../../helpers/store-fixture';
 
 describe('ensureTable', () => {
   let dynamo: Awaited<ReturnType<typeof startDynamo>>;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { NodeRecord } from '../../../lib/core/fleet/node';
-import { NODE_PARTITION } from '../../../lib/services/store/keys';
-import { createNodeRepository, type NodeRepository } from '../../../lib/services/store/node-repository';
-import { type StoreFixture, startStore } from './store-fixture';
+import type { NodeRecord } from '../../../../lib/core/fleet/node';
+import { NODE_PARTITION } from '../../../../lib/services/store/keys';
+import { createNodeRepository, type NodeRepository } from '../../../../lib/services/store/node-repository';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 function nodeRecord(id: string, overrides: Partial<NodeRecord> = {}): NodeRecord {
   return {

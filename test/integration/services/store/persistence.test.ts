@@ -2,11 +2,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startDynamo } from '../../../emulator/dynamo';
-import { createDynamoClient } from '../../../lib/services/store/client';
-import { ensureTable } from '../../../lib/services/store/ensure-table';
-import { openTable } from '../../../lib/services/store/table';
-import { uniqueTableName } from './store-fixture';
+import { startDynamo } from '../../../../emulator/dynamo';
+import { createDynamoClient } from '../../../../lib/services/store/client';
+import { ensureTable } from '../../../../lib/services/store/ensure-table';
+import { openTable } from '../../../../lib/services/store/table';
+import { uniqueTableName } from '../../../helpers/store-fixture';
 
 describe('startDynamo on disk', () => {
   let dataDir: string;

@@ -1,8 +1,8 @@
 /** Model-pull locks on the in-process table: one holder per model, released only by its holder, expiring after a crash. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { lockKey } from '../../../lib/services/store/keys';
-import { createPullLockRepository, PULL_LOCK_TTL_MS } from '../../../lib/services/store/pull-lock-repository';
-import { type StoreFixture, startStore } from './store-fixture';
+import { lockKey } from '../../../../lib/services/store/keys';
+import { createPullLockRepository, PULL_LOCK_TTL_MS } from '../../../../lib/services/store/pull-lock-repository';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 

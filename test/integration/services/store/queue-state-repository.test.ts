@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createQueueStateRepository } from '../../../lib/services/store/queue-state-repository';
-import { createWriteBehind } from '../../../lib/services/store/write-behind';
-import { makeQueueState } from '../../helpers/factories';
-import { type StoreFixture, startStore } from './store-fixture';
+import { createQueueStateRepository } from '../../../../lib/services/store/queue-state-repository';
+import { createWriteBehind } from '../../../../lib/services/store/write-behind';
+import { makeQueueState } from '../../../helpers/factories';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 

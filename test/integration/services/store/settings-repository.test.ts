@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { settingsKey } from '../../../lib/services/store/keys';
-import { createSettingsRepository } from '../../../lib/services/store/settings-repository';
-import { type StoreFixture, startStore } from './store-fixture';
+import { settingsKey } from '../../../../lib/services/store/keys';
+import { createSettingsRepository } from '../../../../lib/services/store/settings-repository';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 

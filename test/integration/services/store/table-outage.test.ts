@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDynamoClient } from '../../../lib/services/store/client';
-import { ensureTable } from '../../../lib/services/store/ensure-table';
-import { dynamoSdk } from '../../../lib/services/store/sdk';
-import { openTable } from '../../../lib/services/store/table';
-import { createWriteBehind } from '../../../lib/services/store/write-behind';
-import { type HungServer, startHungServer } from '../../helpers/hung-server';
-import { outcomeWithin } from '../../helpers/outcome-within';
-import { type StoreFixture, startStore } from './store-fixture';
+import { createDynamoClient } from '../../../../lib/services/store/client';
+import { ensureTable } from '../../../../lib/services/store/ensure-table';
+import { dynamoSdk } from '../../../../lib/services/store/sdk';
+import { openTable } from '../../../../lib/services/store/table';
+import { createWriteBehind } from '../../../../lib/services/store/write-behind';
+import { type HungServer, startHungServer } from '../../../helpers/hung-server';
+import { outcomeWithin } from '../../../helpers/outcome-within';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 /** A table endpoint that accepts connections and never answers: a stand-in that was stopped (SIGSTOP). */
 let hung: HungServer;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { DocItem } from '../../../lib/services/store/item';
-import { lockKey, prefixedKey } from '../../../lib/services/store/keys';
-import { BatchWriteIncompleteError } from '../../../lib/services/store/store-errors';
-import { type StoreFixture, startStore } from './store-fixture';
+import type { DocItem } from '../../../../lib/services/store/item';
+import { lockKey, prefixedKey } from '../../../../lib/services/store/keys';
+import { BatchWriteIncompleteError } from '../../../../lib/services/store/store-errors';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { summaryCacheKey } from '../../../lib/core/context/summarised-tool-result';
-import { toolResultSummaryKey } from '../../../lib/services/store/keys';
-import { createToolResultSummaryRepository } from '../../../lib/services/store/tool-result-summary-repository';
-import { createWriteBehind } from '../../../lib/services/store/write-behind';
-import { type StoreFixture, startStore } from './store-fixture';
+import { summaryCacheKey } from '../../../../lib/core/context/summarised-tool-result';
+import { toolResultSummaryKey } from '../../../../lib/services/store/keys';
+import { createToolResultSummaryRepository } from '../../../../lib/services/store/tool-result-summary-repository';
+import { createWriteBehind } from '../../../../lib/services/store/write-behind';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 let store: StoreFixture;
 

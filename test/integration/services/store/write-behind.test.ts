@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTraceRecorder, type Trace, type TracePage } from '../../../lib/services/analytics/trace';
-import type { CounterFields, CounterSet } from '../../../lib/services/store/counter-update';
-import type { DocItem } from '../../../lib/services/store/item';
-import { dayOf } from '../../../lib/services/store/keys';
-import type { Table } from '../../../lib/services/store/table';
+import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
+import type { CounterFields, CounterSet } from '../../../../lib/services/store/counter-update';
+import type { DocItem } from '../../../../lib/services/store/item';
+import { dayOf } from '../../../../lib/services/store/keys';
+import type { Table } from '../../../../lib/services/store/table';
 import {
   createWriteBehind,
   type WriteBehindClock,
   type WriteBehindTable,
-} from '../../../lib/services/store/write-behind';
-import { type StoreFixture, startStore } from './store-fixture';
+} from '../../../../lib/services/store/write-behind';
+import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 /** A clock whose timers fire only when the test says so, and whose retry sleeps take no time. */
 function manualClock() {

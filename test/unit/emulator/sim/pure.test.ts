@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { catalogEntry, withTag } from '../../../emulator/sim';
-import { localTimestamp } from '../../../emulator/sim/clock';
-import { boundaryOf, parseMultipart } from '../../../emulator/sim/multipart';
-import { gradientPng, readPngSize } from '../../../emulator/sim/png';
-import { parseKeepAlive } from '../../../emulator/sim/runtime';
-import { naturalReplyLength, replyTokens, toolArguments } from '../../../emulator/sim/text';
-import { cosine, embedText } from '../../../emulator/sim/vectors';
+import { catalogEntry, withTag } from '../../../../emulator/sim';
+import { localTimestamp } from '../../../../emulator/sim/clock';
+import { boundaryOf, parseMultipart } from '../../../../emulator/sim/multipart';
+import { gradientPng, readPngSize } from '../../../../emulator/sim/png';
+import { parseKeepAlive } from '../../../../emulator/sim/runtime';
+import { naturalReplyLength, replyTokens, toolArguments } from '../../../../emulator/sim/text';
+import { cosine, embedText } from '../../../../emulator/sim/vectors';
 
 describe('multipart reader', () => {
   it('finds the boundary and splits parts with names, filenames and bytes', () => {

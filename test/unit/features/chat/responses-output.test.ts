@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { toResponsesResponse } from '../../../../lib/core/protocols/responses/to-responses-response';
 import { createResponsesOutput, type ResponsesOutputContext } from '../../../../lib/features/chat/responses-output';
 import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+import { replayResponses, responsesContext, sseEvents } from '../../../helpers/replay';
 import { wholeReply } from '../../core/protocols/node-replies';
-import { replayResponses, responsesContext, sseEvents } from '../../core/protocols/responses/replay';
 import { driveOutput } from './drive-output';
 
 const CONTEXT: ResponsesOutputContext = {

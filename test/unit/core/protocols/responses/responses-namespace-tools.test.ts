@@ -6,7 +6,7 @@ import { fromResponsesRequest } from '../../../../../lib/core/protocols/response
 import { droppedResponsesTools } from '../../../../../lib/core/protocols/responses/from-responses-tools';
 import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
 import type { OllamaChatChunk, OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
-import { replayResponses, responsesContext, responsesRequest, sseEvents } from './replay';
+import { replayResponses, responsesContext, responsesRequest, sseEvents } from '../../../../helpers/replay';
 
 /** The first request `codex exec "say hi"` (0.169.0) sent to a custom provider, byte for byte. */
 const codexRequest: Record<string, unknown> = JSON.parse(

@@ -13,9 +13,9 @@ import { toResponsesResponse } from '../../../../../lib/core/protocols/responses
 import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
 import type { ResponsesResponse } from '../../../../../lib/core/wire/responses';
 import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../../fixtures/ollama/read-fixture';
+import { replayResponses, responsesContext, STREAM_CONTEXT, sseEvents } from '../../../../helpers/replay';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
 import { nodeChunks, wholeReply } from '../node-replies';
-import { replayResponses, responsesContext, STREAM_CONTEXT, sseEvents } from './replay';
 
 function convertChunks(chunks: readonly OllamaChatChunk[], context: ResponsesContext = STREAM_CONTEXT) {
   const converter = createResponsesStreamConverter(context);

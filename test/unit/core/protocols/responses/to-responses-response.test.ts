@@ -4,8 +4,8 @@ import { chatDiagnosticHeaders, THINKING_TOKENS_HEADER } from '../../../../../li
 import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
 import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
 import { CHAT_FIXTURES } from '../../../../fixtures/ollama/read-fixture';
+import { responsesContext, STREAM_CONTEXT } from '../../../../helpers/replay';
 import { wholeReply } from '../node-replies';
-import { responsesContext, STREAM_CONTEXT } from './replay';
 
 describe('toResponsesResponse', () => {
   it('answers with one message, the status and the usage, echoing the defaults of the request', () => {
