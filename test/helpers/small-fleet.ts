@@ -3,8 +3,7 @@
  * failed), gpu3 (listed, offline) and studio (agent, online, with every sidecar).
  */
 import type { NodeRecord } from '../../lib/core/fleet/node';
-import { buildSnapshot } from '../../lib/core/fleet/snapshot';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from './factories';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord, snapshotOf, T0 } from './factories';
 
 export const LLAMA_DETAILS = {
   parent_model: '',
@@ -138,8 +137,6 @@ export const studio: NodeRecord = makeNodeRecord({
   },
 });
 
-export const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
-
 export function smallFleet(records: readonly NodeRecord[] = [studio, gpu3, gpu2, gpu1]) {
-  return buildSnapshot(records, T0, thresholds);
+  return snapshotOf(records);
 }
