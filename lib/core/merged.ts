@@ -4,7 +4,7 @@
  * source's hidden class into one of its own, and every property added after it then makes a fresh
  * hidden class for that one object — several per request, allocated in old space, and every read or
  * `JSON.stringify` of such an object goes the slow way. `Object.assign` onto `{}`, or a literal that
- * starts with a plain property, reuses the shared ones. test/integration/chat/hidden-classes.test.ts
+ * starts with a plain property, reuses the shared ones. test/integration/features/chat/hidden-classes.test.ts
  * asks V8 that the chat path's objects keep one hidden class.
  */
 export function merged<T extends object>(

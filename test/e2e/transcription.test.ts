@@ -8,7 +8,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_TRANSCRIPTION_MODELS, type SimAgent, startSimAgent } from '../../emulator/sim';
-import { wavFile } from '../unit/features/transcription/upload-form';
+import { wavFile } from '../helpers/upload-form';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 let router: RouterProcess;

@@ -1,14 +1,32 @@
 /**
- * Factories for fleet test data with realistic values: a Mac Studio node agent's heartbeat (as
- * `herd-node` sends it) and the records the router keeps. Overrides are shallow: pass whole nested
- * objects to change them.
+ * Factories for fleet test data with realistic values, the one place tests build them: a Mac Studio node
+ * agent's heartbeat (as `herd-node` sends it), the records the router keeps, snapshots of them at T0,
+ * routing requests, queue depths and states, and the scorer's inputs. Overrides are shallow: pass whole
+ * nested objects to change them. Sizes are bytes and memory is GiB, as the domain model keeps them. HTTP
+ * events are in events.ts, the named four-node fleet of the views in small-fleet.ts.
  */
-import type { LoadedModel, NodeModel, NodeRecord } from '../../lib/core/fleet/node';
+import type {
+  FleetSnapshot,
+  LoadedModel,
+  ModelPlacement,
+  NodeMemory,
+  NodeModel,
+  NodeRecord,
+  NodeView,
+} from '../../lib/core/fleet/node';
+import { buildSnapshot } from '../../lib/core/fleet/snapshot';
+import type { QueueDepths } from '../../lib/core/scoring/load-signals';
+import type { RoutingRequest } from '../../lib/core/scoring/routing-request';
+import type { SignalInput } from '../../lib/core/scoring/signals';
 import type { FullHeartbeat } from '../../lib/core/wire/heartbeat';
 import type { QueueState } from '../../lib/services/dispatch/queue-manager';
 
 /** 2025-01-01T00:00:00.000Z: a fixed clock for tests. */
 export const T0 = Date.UTC(2025, 0, 1);
+export const GIB = 2 ** 30;
+export const GB = 1e9;
+/** The liveness thresholds of the default config: degraded after 15 s of silence, offline after 30 s. */
+export const THRESHOLDS = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 
 export function makeHeartbeat(overrides: Partial<FullHeartbeat> = {}): FullHeartbeat {
   return {
@@ -122,6 +140,102 @@ export function makeQueueState(overrides: Partial<QueueState> = {}): QueueState 
     cancelled: 0,
     rejected: 0,
     timedOut: 0,
+    ...overrides,
+  };
+}
+
+/** An agent node with memory and the model on disk, not loaded. */
+export function agentNode(overrides: Partial<NodeRecord> = {}): NodeRecord {
+  return makeNodeRecord({
+    source: 'agent',
+    memory: { totalGb: 64, usedGb: 32, availableGb: 32, pressure: 'normal' },
+    hardware: { memoryTotalGb: 64 },
+    loaded: [],
+    ...overrides,
+  });
+}
+
+/** What a 192 GiB node reports with `availableGb` free. */
+export function memory(availableGb: number): NodeMemory {
+  return { totalGb: 192, usedGb: 192 - availableGb, availableGb, pressure: 'normal' };
+}
+
+/** An agent node `id` seen at T0 with `availableGb` free and no models. */
+export function bareAgentNode(id: string, availableGb: number, overrides: Partial<NodeRecord> = {}): NodeRecord {
+  return makeNodeRecord({
+    id,
+    source: 'agent',
+    url: `http://${id}:11434`,
+    lastSeenAt: T0,
+    memory: memory(availableGb),
+    models: [],
+    loaded: [],
+    ...overrides,
+  });
+}
+
+/** A polled node `id` seen at T0 with no models: Ollama reports no memory. */
+export function bareListedNode(id: string, overrides: Partial<NodeRecord> = {}): NodeRecord {
+  return makeNodeRecord({ id, url: `http://${id}:11434`, lastSeenAt: T0, models: [], loaded: [], ...overrides });
+}
+
+/** The fleet the router would see at `now` (T0) with these records. */
+export function snapshotOf(records: readonly NodeRecord[], now = T0): FleetSnapshot {
+  return buildSnapshot(records, now, THRESHOLDS);
+}
+
+export function viewOf(record: NodeRecord, status: NodeView['status'] = 'online'): NodeView {
+  return { ...record, status };
+}
+
+/** The placement of `model` on the node (the record's first on-disk model by default). */
+export function placementOf(node: NodeView, model = node.models[0]?.name ?? ''): ModelPlacement {
+  const onDisk = node.models.find((entry) => entry.name === model);
+  const loaded = node.loaded.find((entry) => entry.name === model);
+  return {
+    node,
+    kind: onDisk?.kind ?? 'llm',
+    backend: 'ollama',
+    ...(onDisk !== undefined ? { model: onDisk } : {}),
+    ...(loaded !== undefined ? { loaded } : {}),
+  };
+}
+
+export function makeRequest(overrides: Partial<RoutingRequest> = {}): RoutingRequest {
+  return { model: 'llama3.2:3b', fallbackModels: [], kind: 'chat', needsVision: false, ...overrides };
+}
+
+/** Queue depths from `{ 'node:model': depth }`. */
+export function depthsOf(table: Readonly<Record<string, number>> = {}): QueueDepths {
+  const entries = Object.entries(table).map(([key, depth]) => {
+    const colon = key.indexOf(':');
+    return { nodeId: key.slice(0, colon), model: key.slice(colon + 1), depth };
+  });
+  return {
+    depth: (nodeId, model) => entries.find((entry) => entry.nodeId === nodeId && entry.model === model)?.depth ?? 0,
+    forEachBusy(model, visit) {
+      for (const entry of entries) if (entry.model === model && entry.depth > 0) visit(entry.nodeId, entry.depth);
+    },
+  };
+}
+
+export const idle = depthsOf();
+
+/** A signal input for the record's first model, idle and unpinned, at T0. */
+export function signalInput(record: NodeRecord = agentNode(), overrides: Partial<SignalInput> = {}): SignalInput {
+  const node = viewOf(record);
+  const placement = placementOf(node);
+  return {
+    node,
+    placement,
+    model: placement.model?.name ?? '',
+    resident: placement.loaded?.size ?? placement.model?.size ?? 0,
+    depth: 0,
+    limit: 1,
+    p75Ms: undefined,
+    promptTokens: undefined,
+    pinned: false,
+    now: T0,
     ...overrides,
   };
 }

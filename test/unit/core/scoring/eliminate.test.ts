@@ -2,8 +2,16 @@ import { describe, expect, it } from '@jest/globals';
 import type { ModelPlacement } from '../../../../lib/core/fleet/node';
 import { describeElimination, eliminate, isPermanentElimination } from '../../../../lib/core/scoring/eliminate';
 import { observedResidentBytes, residentBytes } from '../../../../lib/core/scoring/resident-size';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
-import { agentNode, GIB, makeRequest, placementOf, viewOf } from '../../services/dispatch/routing-fixtures';
+import {
+  agentNode,
+  GIB,
+  makeLoadedModel,
+  makeNodeModel,
+  makeNodeRecord,
+  makeRequest,
+  placementOf,
+  viewOf,
+} from '../../../helpers/factories';
 
 const chat = makeRequest();
 const size = 5 * GIB;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { placementTable } from '../../../../lib/core/scoring/placement-table';
+import { agentNode, makeRequest, snapshotOf } from '../../../helpers/factories';
 import { haveSameMap } from '../../../helpers/hidden-class';
-import { agentNode, makeRequest, snapshotOf } from '../../services/dispatch/routing-fixtures';
 
 describe('placementTable', () => {
   it('is built once per snapshot and model', () => {

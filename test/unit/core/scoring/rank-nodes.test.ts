@@ -8,8 +8,18 @@ import { observedResidentBytes, residentBytes } from '../../../../lib/core/scori
 import { contextNeedOf, type RoutingRequest } from '../../../../lib/core/scoring/routing-request';
 import { scoreCandidate } from '../../../../lib/core/scoring/score';
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
-import { agentNode, depthsOf, GIB, idle, makeRequest, snapshotOf } from '../../services/dispatch/routing-fixtures';
+import {
+  agentNode,
+  depthsOf,
+  GIB,
+  idle,
+  makeLoadedModel,
+  makeNodeModel,
+  makeNodeRecord,
+  makeRequest,
+  snapshotOf,
+  T0,
+} from '../../../helpers/factories';
 
 const context: RankContext = { now: T0, queues: idle };
 const hot = (overrides: Partial<NodeRecord> = {}) => agentNode({ loaded: [makeLoadedModel()], ...overrides });

@@ -2,8 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { NotFoundError } from '../../../../lib/core/errors';
 import type { NodeModel } from '../../../../lib/core/fleet/node';
 import { parameterBillions, type ResolveModelOptions, resolveModel } from '../../../../lib/core/scoring/resolve-model';
-import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
-import { agentNode, snapshotOf } from '../../services/dispatch/routing-fixtures';
+import { agentNode, makeLoadedModel, makeNodeModel, snapshotOf } from '../../../helpers/factories';
 
 const chat = (name: string, parameterSize: string, capabilities = ['completion', 'tools']): NodeModel =>
   makeNodeModel({ name, capabilities, details: { family: 'qwen3', parameter_size: parameterSize } });

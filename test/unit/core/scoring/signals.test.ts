@@ -11,8 +11,16 @@ import {
   thermal,
   waitTime,
 } from '../../../../lib/core/scoring/signals';
-import { makeLoadedModel, makeNodeRecord, T0 } from '../../../helpers/factories';
-import { agentNode, GB, GIB, signalInput, viewOf } from '../../services/dispatch/routing-fixtures';
+import {
+  agentNode,
+  GB,
+  GIB,
+  makeLoadedModel,
+  makeNodeRecord,
+  signalInput,
+  T0,
+  viewOf,
+} from '../../../helpers/factories';
 
 const loadedNode = agentNode({ loaded: [makeLoadedModel({ contextLength: 8192 })] });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { toApiPs } from '../../../../lib/core/views/api-ps';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
-import { LLAMA_DETAILS, smallFleet } from './small-fleet';
+import { LLAMA_DETAILS, smallFleet } from '../../../helpers/small-fleet';
 
 const LLAMA_DIGEST = 'a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72';
 

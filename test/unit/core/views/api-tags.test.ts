@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { toApiTags } from '../../../../lib/core/views/api-tags';
 import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
-import { LLAMA_DETAILS, smallFleet } from './small-fleet';
+import { LLAMA_DETAILS, smallFleet } from '../../../helpers/small-fleet';
 
 /** What no node reported is left out (an empty string is no value); these two are Ollama's own "none". */
 const DEFAULT_DETAILS = { parent_model: '', families: [] };

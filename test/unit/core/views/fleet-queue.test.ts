@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { toFleetQueue } from '../../../../lib/core/views/fleet-queue';
 import { queuesFromSnapshot } from '../../../../lib/core/views/queues-from-snapshot';
 import { T0 } from '../../../helpers/factories';
-import { smallFleet } from './small-fleet';
+import { smallFleet } from '../../../helpers/small-fleet';
 
 describe('toFleetQueue', () => {
   it('sums pending and in-flight over every queue', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { toFleetStatus } from '../../../../lib/core/views/fleet-status';
 import { makeNodeRecord, T0 } from '../../../helpers/factories';
-import { gpu3, smallFleet, studio } from './small-fleet';
+import { gpu3, smallFleet, studio } from '../../../helpers/small-fleet';
 
 describe('toFleetStatus', () => {
   it('reports totals, every node (offline too) and the queues', () => {

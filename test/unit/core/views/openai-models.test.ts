@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { toOpenAIModels } from '../../../../lib/core/views/openai-models';
 import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
-import { smallFleet } from './small-fleet';
+import { smallFleet } from '../../../helpers/small-fleet';
 
 const NOW_SECONDS = Math.floor(T0 / 1000);
 

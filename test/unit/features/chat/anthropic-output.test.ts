@@ -4,7 +4,7 @@ import { toAnthropicMessage } from '../../../../lib/core/protocols/anthropic/to-
 import type { OllamaChatChunk } from '../../../../lib/core/wire/ollama';
 import { type AnthropicOutputContext, createAnthropicOutput } from '../../../../lib/features/chat/anthropic-output';
 import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
-import { replayAnthropic, sseEvents } from '../../core/protocols/anthropic/replay';
+import { replayAnthropic, sseEvents } from '../../../helpers/replay';
 import { wholeReply } from '../../core/protocols/node-replies';
 import { createRecordingSink, driveOutput } from './drive-output';
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ModelPlacement } from '../../../../lib/core/fleet/node';
 import { attemptContext, contextHeaders, withPlannedContext } from '../../../../lib/features/chat/attempt-context';
-import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
-import { makeRequest } from '../../services/dispatch/routing-fixtures';
+import { makeLoadedModel, makeNodeModel, makeNodeRecord, makeRequest } from '../../../helpers/factories';
 
 function placement(loadedContext: number | undefined, modelMax = 131_072): ModelPlacement {
   const loaded = loadedContext === undefined ? undefined : makeLoadedModel({ contextLength: loadedContext });

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { toResponsesResponse } from '../../../../lib/core/protocols/responses/to-responses-response';
 import { createResponsesOutput, type ResponsesOutputContext } from '../../../../lib/features/chat/responses-output';
 import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
+import { replayResponses, responsesContext, responsesEvents } from '../../../helpers/replay';
 import { wholeReply } from '../../core/protocols/node-replies';
-import { replayResponses, responsesContext, sseEvents } from '../../core/protocols/responses/replay';
 import { driveOutput } from './drive-output';
 
 const CONTEXT: ResponsesOutputContext = {
@@ -18,7 +18,7 @@ describe('createResponsesOutput', () => {
     const output = createResponsesOutput(CONTEXT);
 
     const { text, failure } = driveOutput(output, readOllamaFixture(name));
-    const events = sseEvents(text);
+    const events = responsesEvents(text);
 
     expect(failure).toBeUndefined();
     expect(text).toBe(replayResponses([readOllamaFixture(name)], CONTEXT));
@@ -44,7 +44,7 @@ describe('createResponsesOutput', () => {
       const output = createResponsesOutput(CONTEXT);
 
       const { text, failure } = driveOutput(output, readOllamaFixture(name));
-      const events = sseEvents(text);
+      const events = responsesEvents(text);
 
       expect(failure?.status).toBe(502);
       expect(events.at(-2)).toMatchObject({ type: 'error', code: 'upstream_error', message: failure?.message });

@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { NotFoundError } from '../../../../lib/core/errors';
 import type { NodeRecord, Sidecar } from '../../../../lib/core/fleet/node';
-import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
 import { imageModelEntries, isImageModel, requireImageModel } from '../../../../lib/features/images/image-models';
-import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
-
-const THRESHOLDS = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
+import { makeNodeModel, makeNodeRecord, snapshotOf, T0 } from '../../../helpers/factories';
 
 function imageSidecar(models: Sidecar['models']): Sidecar {
   return { port: 8090, url: 'http://10.0.0.5:8090', models, busy: false };
@@ -17,10 +14,6 @@ const ollamaImage = makeNodeModel({ name: 'x/z-image-turbo:latest', kind: 'image
 
 function node(id: string, overrides: Partial<NodeRecord> = {}): NodeRecord {
   return makeNodeRecord({ id, source: 'agent', loaded: [], ...overrides });
-}
-
-function snapshotOf(records: readonly NodeRecord[]) {
-  return buildSnapshot(records, T0, THRESHOLDS);
 }
 
 describe('imageModelEntries', () => {

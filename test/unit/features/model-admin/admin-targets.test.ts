@@ -1,39 +1,33 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
 import { adminTargets } from '../../../../lib/features/model-admin/admin-targets';
-import { makeNodeModel, makeNodeRecord, T0 } from '../../../helpers/factories';
+import { makeNodeModel, makeNodeRecord, snapshotOf, T0 } from '../../../helpers/factories';
 
-const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
 const llama = makeNodeModel({ name: 'llama3.2:latest' });
-const fleet = buildSnapshot(
-  [
-    makeNodeRecord({ id: 'b', models: [llama] }),
-    makeNodeRecord({ id: 'a', models: [llama] }),
-    makeNodeRecord({ id: 'gone', lastSeenAt: T0 - 60_000, models: [llama] }),
-    makeNodeRecord({ id: 'leaving', draining: true, models: [llama] }),
-    makeNodeRecord({
-      id: 'studio',
-      source: 'agent',
-      models: [],
-      sidecars: {
-        image: {
-          port: 11436,
-          url: 'http://s:11436',
-          models: [{ name: 'sd3-medium', kind: 'image', binary: 'diffusionkit-cli' }],
-          busy: false,
-        },
-        textEmbedding: {
-          port: 11439,
-          url: 'http://s:11439',
-          models: [{ name: 'bge-reranker-base', kind: 'rerank' }],
-          busy: false,
-        },
+const fleet = snapshotOf([
+  makeNodeRecord({ id: 'b', models: [llama] }),
+  makeNodeRecord({ id: 'a', models: [llama] }),
+  makeNodeRecord({ id: 'gone', lastSeenAt: T0 - 60_000, models: [llama] }),
+  makeNodeRecord({ id: 'leaving', draining: true, models: [llama] }),
+  makeNodeRecord({
+    id: 'studio',
+    source: 'agent',
+    models: [],
+    sidecars: {
+      image: {
+        port: 11436,
+        url: 'http://s:11436',
+        models: [{ name: 'sd3-medium', kind: 'image', binary: 'diffusionkit-cli' }],
+        busy: false,
       },
-    }),
-  ],
-  T0,
-  thresholds,
-);
+      textEmbedding: {
+        port: 11439,
+        url: 'http://s:11439',
+        models: [{ name: 'bge-reranker-base', kind: 'rerank' }],
+        busy: false,
+      },
+    },
+  }),
+]);
 
 const options = (name: string, nodeId?: string) => ({
   name,

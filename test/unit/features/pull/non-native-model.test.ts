@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { knownNonNativeMessage, nonNativeModelMessage } from '../../../../lib/features/pull/non-native-model';
-import { makeNodeModel } from '../../../helpers/factories';
-import { agentNode, snapshotOf } from './fleet';
+import { bareAgentNode, makeNodeModel, snapshotOf } from '../../../helpers/factories';
 
 describe('knownNonNativeMessage', () => {
   it.each([
@@ -37,8 +36,8 @@ describe('knownNonNativeMessage', () => {
 });
 
 describe('nonNativeModelMessage', () => {
-  const sidecarFleet = snapshotOf(
-    agentNode('studio', 100, {
+  const sidecarFleet = snapshotOf([
+    bareAgentNode('studio', 100, {
       sidecars: {
         image: {
           port: 1,
@@ -63,8 +62,8 @@ describe('nonNativeModelMessage', () => {
         },
       },
     }),
-    agentNode('gpu', 50, { models: [makeNodeModel({ name: 'bge-m3:latest' })] }),
-  );
+    bareAgentNode('gpu', 50, { models: [makeNodeModel({ name: 'bge-m3:latest' })] }),
+  ]);
 
   it.each([
     ['flux2-klein', 'uv tool install mflux'],
@@ -76,14 +75,14 @@ describe('nonNativeModelMessage', () => {
   });
 
   it('lets a name the runtime of some node also has be pulled', () => {
-    const fleet = snapshotOf(
-      agentNode('a', 10, {
+    const fleet = snapshotOf([
+      bareAgentNode('a', 10, {
         sidecars: {
           textEmbedding: { port: 3, url: 'http://a:3', models: [{ name: 'bge-m3', kind: 'embedding' }], busy: false },
         },
       }),
-      agentNode('b', 10, { models: [makeNodeModel({ name: 'bge-m3:latest' })] }),
-    );
+      bareAgentNode('b', 10, { models: [makeNodeModel({ name: 'bge-m3:latest' })] }),
+    ]);
 
     expect(nonNativeModelMessage('bge-m3', fleet)).toBeUndefined();
   });

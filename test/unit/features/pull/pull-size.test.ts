@@ -6,8 +6,7 @@ import {
   pullSize,
   SIZE_FLOOR_BYTES,
 } from '../../../../lib/features/pull/pull-size';
-import { makeNodeModel } from '../../../helpers/factories';
-import { agentNode, snapshotOf } from './fleet';
+import { bareAgentNode, makeNodeModel, snapshotOf } from '../../../helpers/factories';
 
 describe('parameterCount', () => {
   it.each([
@@ -62,24 +61,24 @@ describe('estimatePullBytes', () => {
 
 describe('pullSize', () => {
   it('takes the largest size of the name on any node, its :latest twin included', () => {
-    const fleet = snapshotOf(
-      agentNode('a', 10, { models: [makeNodeModel({ name: 'custom:latest', size: 3e9 })] }),
-      agentNode('b', 10, { models: [makeNodeModel({ name: 'custom', size: 5e9 })] }),
-    );
+    const fleet = snapshotOf([
+      bareAgentNode('a', 10, { models: [makeNodeModel({ name: 'custom:latest', size: 3e9 })] }),
+      bareAgentNode('b', 10, { models: [makeNodeModel({ name: 'custom', size: 5e9 })] }),
+    ]);
 
     expect(pullSize(fleet, 'custom')).toEqual({ bytes: 5e9, source: 'fleet' });
   });
 
   it('counts offline nodes too', () => {
-    const fleet = snapshotOf(
-      agentNode('gone', 10, { lastSeenAt: 0, models: [makeNodeModel({ name: 'qwen3:8b', size: 5.2e9 })] }),
-    );
+    const fleet = snapshotOf([
+      bareAgentNode('gone', 10, { lastSeenAt: 0, models: [makeNodeModel({ name: 'qwen3:8b', size: 5.2e9 })] }),
+    ]);
 
     expect(pullSize(fleet, 'qwen3:8b')).toEqual({ bytes: 5.2e9, source: 'fleet' });
   });
 
   it('estimates when no node reports a size', () => {
-    const fleet = snapshotOf(agentNode('a', 10, { models: [makeNodeModel({ name: 'qwen2.5:7b', size: 0 })] }));
+    const fleet = snapshotOf([bareAgentNode('a', 10, { models: [makeNodeModel({ name: 'qwen2.5:7b', size: 0 })] })]);
 
     expect(pullSize(fleet, 'qwen2.5:7b').source).toBe('estimate');
   });

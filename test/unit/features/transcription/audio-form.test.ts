@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseMultipart } from '../../../../emulator/sim/multipart';
 import { encodeAudioForm } from '../../../../lib/features/transcription/audio-form';
 import { readMultipartForm } from '../../../../lib/services/http/multipart';
-import { wavFile } from './upload-form';
+import { wavFile } from '../../../helpers/upload-form';
 
 const audio = {
   field: 'upload',

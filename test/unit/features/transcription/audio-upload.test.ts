@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { BadRequestError } from '../../../../lib/core/errors';
 import { readAudioUpload } from '../../../../lib/features/transcription/audio-upload';
-import { encodeUpload, uploadRequest, wavFile } from './upload-form';
+import { encodeUpload, uploadRequest, wavFile } from '../../../helpers/upload-form';
 
 async function refusal(fields: Parameters<typeof encodeUpload>[0]): Promise<BadRequestError> {
   const error = await readAudioUpload(uploadRequest(await encodeUpload(fields))).then(

@@ -1,15 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { NotFoundError } from '../../../../lib/core/errors';
 import type { NodeRecord } from '../../../../lib/core/fleet/node';
-import { buildSnapshot } from '../../../../lib/core/fleet/snapshot';
 import {
   NO_ASR_MODEL_MESSAGE,
   rankTranscriptionModels,
   transcriptionRouting,
 } from '../../../../lib/features/transcription/transcription-routing';
-import { makeNodeRecord, T0 } from '../../../helpers/factories';
-
-const thresholds = { degradedAfterMs: 15_000, offlineAfterMs: 30_000 };
+import { makeNodeRecord, snapshotOf, T0 } from '../../../helpers/factories';
 
 interface AsrNode {
   readonly id: string;
@@ -35,8 +32,6 @@ function asrNode(node: AsrNode): NodeRecord {
     },
   });
 }
-
-const snapshotOf = (records: readonly NodeRecord[]) => buildSnapshot(records, T0, thresholds);
 
 describe('rankTranscriptionModels', () => {
   it('puts the model with the most idle nodes first', () => {

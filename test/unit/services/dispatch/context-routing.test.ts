@@ -14,8 +14,16 @@ import { createLatencyStats } from '../../../../lib/services/dispatch/latency-st
 import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
 import type { NodeReply, NodeTransport } from '../../../../lib/services/dispatch/transport';
 import { renderError } from '../../../../lib/services/http/render-error';
-import { makeLoadedModel, makeNodeModel, T0 } from '../../../helpers/factories';
-import { agentNode, idle, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
+import {
+  agentNode,
+  idle,
+  makeLoadedModel,
+  makeNodeModel,
+  makeRequest,
+  snapshotOf,
+  T0,
+} from '../../../helpers/factories';
+import { manualTimers } from '../../../helpers/manual-timers';
 
 const context: RankContext = { now: T0, queues: idle };
 const loadedAt = (id: string, contextLength: number, overrides: Partial<NodeRecord> = {}) =>

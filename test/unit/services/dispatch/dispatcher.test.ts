@@ -12,8 +12,8 @@ import { createOutlierEjection, DEFAULT_EJECTION } from '../../../../lib/service
 import { createQueueManager, type QueueManagerOptions } from '../../../../lib/services/dispatch/queue-manager';
 import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
 import type { NodeReply, NodeTransport } from '../../../../lib/services/dispatch/transport';
-import { makeLoadedModel, makeNodeModel, T0 } from '../../../helpers/factories';
-import { agentNode, makeRequest, manualTimers, snapshotOf } from './routing-fixtures';
+import { agentNode, makeLoadedModel, makeNodeModel, makeRequest, snapshotOf, T0 } from '../../../helpers/factories';
+import { manualTimers } from '../../../helpers/manual-timers';
 
 const MODEL = 'llama3.2:3b';
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createFleetDepths, type PublishedDepth } from '../../../../lib/services/dispatch/fleet-depths';
 import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
-import { manualTimers } from './routing-fixtures';
+import { manualTimers } from '../../../helpers/manual-timers';
 
 const MODEL = 'llama3.2:3b';
 const published = (nodeId: string, pending: number, inFlight: number): PublishedDepth => ({

@@ -7,7 +7,7 @@ import {
   type Slot,
 } from '../../../../lib/services/dispatch/queue-manager';
 import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
-import { manualTimers } from './routing-fixtures';
+import { manualTimers } from '../../../helpers/manual-timers';
 
 const MODEL = 'llama3.2:3b';
 

@@ -6,7 +6,7 @@ import {
   REFRESH_INTERVAL_MS,
 } from '../../../../lib/services/dispatch/queue-publisher';
 import { makeQueueState } from '../../../helpers/factories';
-import { manualTimers } from './routing-fixtures';
+import { manualTimers } from '../../../helpers/manual-timers';
 
 function setup() {
   const timers = manualTimers();

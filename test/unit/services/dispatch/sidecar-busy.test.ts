@@ -7,8 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ModelPlacement, NodeRecord, NodeSidecars, Sidecar } from '../../../../lib/core/fleet/node';
 import { rankNodes } from '../../../../lib/core/scoring/rank-nodes';
 import { thermal } from '../../../../lib/core/scoring/signals';
-import { T0 } from '../../../helpers/factories';
-import { agentNode, idle, makeRequest, signalInput, snapshotOf, viewOf } from './routing-fixtures';
+import { agentNode, idle, makeRequest, signalInput, snapshotOf, T0, viewOf } from '../../../helpers/factories';
 
 function sidecar(models: Sidecar['models'], busy: boolean): Sidecar {
   return { port: 8090, url: 'http://10.0.0.5:8090', models, busy };

@@ -1,22 +1,12 @@
 /**
  * CORS in the handler wrapper (spec §4.8): with FLEET_CORS_ORIGINS unset nothing changes; set, every
  * reply (errors included, streams included) carries the headers and OPTIONS is answered before keys.
+ * The same through the emulator's HTTP server: test/integration/emulator/cors.test.ts.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { installAwsLambdaGlobal } from '../../../../emulator/lambda-runtime';
-import type { EmulatorFunction } from '../../../../emulator/routes';
-import { createEmulatorServer } from '../../../../emulator/server';
+import { describe, expect, it } from '@jest/globals';
 import { BadRequestError, ServiceUnavailableError } from '../../../../lib/core/errors';
-import {
-  createBufferedHandler,
-  createHandler,
-  type HandlerOptions,
-  type RouteTable,
-} from '../../../../lib/services/http/handler';
+import { createBufferedHandler, type HandlerOptions, type RouteTable } from '../../../../lib/services/http/handler';
 import { sendJson } from '../../../../lib/services/http/reply';
-import { compileRoutePattern } from '../../../../lib/services/http/route-pattern';
 import { makeHttpEvent } from '../../../helpers/events';
 
 const routes: RouteTable = {
@@ -140,54 +130,5 @@ describe('CORS set', () => {
     expect(reply.headers['access-control-allow-origin']).toBe('*');
     expect(reply.headers['vary']).toBeUndefined();
     expect(answer.headers['access-control-allow-origin']).toBe('*');
-  });
-});
-
-describe('CORS on the streaming host (the emulator and AWS)', () => {
-  let server: Server;
-  let base: string;
-  const fn: EmulatorFunction = {
-    name: 'main',
-    file: 'main.js',
-    exportName: 'handler',
-    timeoutSeconds: 5,
-    scheduled: false,
-  };
-
-  beforeAll(async () => {
-    installAwsLambdaGlobal();
-    const handler = createHandler(routes, { corsOrigins: ['http://localhost:*'] });
-    const table = {
-      routes: ['POST /stream', 'OPTIONS /stream', 'POST /api/chat'].map((key) => {
-        const [method, path] = key.split(' ') as [string, string];
-        return { method, pattern: compileRoutePattern(path), function: fn };
-      }),
-      functions: [fn],
-      binaryMediaTypes: [],
-    };
-    server = createEmulatorServer({ table, loadHandler: () => handler });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  it('sends the CORS headers with a stream, before its first byte, and with an error rendered before one', async () => {
-    const stream = await fetch(`${base}/stream`, { method: 'POST', headers: { Origin: LISTED } });
-    const failed = await fetch(`${base}/api/chat`, { method: 'POST', headers: { Origin: LISTED } });
-    const answer = await fetch(`${base}/stream`, {
-      method: 'OPTIONS',
-      headers: { Origin: LISTED, 'Access-Control-Request-Method': 'POST' },
-    });
-    expect(stream.headers.get('access-control-allow-origin')).toBe(LISTED);
-    expect(stream.headers.get('access-control-expose-headers')).toBe('x-fleet-node');
-    expect(await stream.text()).toBe('data: 1\n\ndata: [DONE]\n\n');
-    expect(failed.status).toBe(400);
-    expect(failed.headers.get('access-control-allow-origin')).toBe(LISTED);
-    await failed.text();
-    expect(answer.status).toBe(204);
-    expect(answer.headers.get('access-control-allow-methods')).toBe('POST');
   });
 });

@@ -10,6 +10,7 @@ import {
 import { thinkingSignature } from '../../../../../lib/core/protocols/anthropic/thinking-signature';
 import { toAnthropicMessage } from '../../../../../lib/core/protocols/anthropic/to-anthropic-message';
 import type { AnthropicStreamEvent } from '../../../../../lib/core/wire/anthropic';
+import { ANTHROPIC_CONTEXT, replayAnthropic, sseEvents } from '../../../../helpers/replay';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
 import {
   type AnthropicFixture,
@@ -18,16 +19,15 @@ import {
   fixtureReply,
   readFixture,
 } from './anthropic-fixtures';
-import { replayAnthropic, STREAM_CONTEXT, sseEvents } from './replay';
 
-const STOPS: AnthropicStreamContext = { ...STREAM_CONTEXT, stopSequences: ['\n\nHuman:', 'END'] };
+const STOPS: AnthropicStreamContext = { ...ANTHROPIC_CONTEXT, stopSequences: ['\n\nHuman:', 'END'] };
 
 function convert(name: AnthropicFixture, context: AnthropicStreamContext = STOPS): AnthropicStreamEvent[] {
   const converter = createAnthropicStreamConverter(context);
   return [...fixtureChunks(name).flatMap((chunk) => converter.push(chunk)), ...converter.end()];
 }
 
-function replay(name: AnthropicFixture, context: AnthropicStreamContext = STREAM_CONTEXT): string {
+function replay(name: AnthropicFixture, context: AnthropicStreamContext = ANTHROPIC_CONTEXT): string {
   return replayAnthropic([readFixture(name)], context);
 }
 
@@ -381,7 +381,7 @@ data: {"type":"message_stop"}
     });
 
     it('finds a stop sequence split across lines', () => {
-      const converter = createAnthropicStreamConverter({ ...STREAM_CONTEXT, stopSequences: ['<|end|>'] });
+      const converter = createAnthropicStreamConverter({ ...ANTHROPIC_CONTEXT, stopSequences: ['<|end|>'] });
       converter.push({ message: { role: 'assistant', content: 'done <|e' }, done: false });
 
       const events = converter.push({
@@ -394,7 +394,7 @@ data: {"type":"message_stop"}
     });
 
     it('does not name a stop sequence the request did not send', () => {
-      expect(messageDelta(convert('stop-sequence', STREAM_CONTEXT))).toMatchObject({
+      expect(messageDelta(convert('stop-sequence', ANTHROPIC_CONTEXT))).toMatchObject({
         delta: { stop_reason: 'end_turn', stop_sequence: null },
       });
     });
@@ -402,8 +402,8 @@ data: {"type":"message_stop"}
 
   describe('usage', () => {
     it('starts with the caller estimate of input tokens, else 0, and no output', () => {
-      const estimated = createAnthropicStreamConverter({ ...STREAM_CONTEXT, inputTokensEstimate: 57 });
-      const unknown = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const estimated = createAnthropicStreamConverter({ ...ANTHROPIC_CONTEXT, inputTokensEstimate: 57 });
+      const unknown = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
       const line = { message: { role: 'assistant', content: 'Hi' }, done: false };
 
       expect(estimated.push(line)[0]).toMatchObject({ message: { usage: { input_tokens: 57, output_tokens: 0 } } });
@@ -423,7 +423,7 @@ data: {"type":"message_stop"}
 
   describe('edge cases', () => {
     it('answers a reply with nothing in it with one empty text block', () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
 
       const events = converter.push({ message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop' });
 
@@ -438,7 +438,7 @@ data: {"type":"message_stop"}
     });
 
     it('converts a whole reply pushed as one line', () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
 
       const events = converter.push(fixtureReply('text-then-tools'));
 
@@ -465,7 +465,7 @@ data: {"type":"message_stop"}
     });
 
     it('opens a new block each time the kind changes back', () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
       const lines = [
         { message: { role: 'assistant', thinking: 'a' }, done: false },
         { message: { role: 'assistant', content: 'b' }, done: false },
@@ -493,7 +493,7 @@ data: {"type":"message_stop"}
     });
 
     it('pings only while the stream is open', () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
 
       expect(converter.ping()).toEqual([{ type: 'ping' }]);
       converter.push({ message: { role: 'assistant', content: 'Hi' }, done: true, done_reason: 'stop' });
@@ -546,13 +546,13 @@ data: {"type":"error","error":{"type":"api_error","message":"the node closed the
     });
 
     it('reports an empty node stream in band, with no event before it', () => {
-      expect(replayAnthropic([], STREAM_CONTEXT)).toBe(
+      expect(replayAnthropic([], ANTHROPIC_CONTEXT)).toBe(
         'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"the node closed the stream before its final line"}}\n\n',
       );
     });
 
     it('throws an UpstreamError from end() when no final line came', () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
       converter.push({ message: { role: 'assistant', content: 'Hel' }, done: false });
 
       expect(() => converter.end()).toThrow(UpstreamError);
@@ -563,7 +563,7 @@ data: {"type":"error","error":{"type":"api_error","message":"the node closed the
       [new RouterError(503, 'no node can take the request'), 'overloaded_error'],
       [new RouterError(413, 'prompt over the context cap'), 'request_too_large'],
     ])('gives the error event of the family and writes nothing more after it (%s)', (error, type) => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
       converter.push({ message: { role: 'assistant', content: 'Hel' }, done: false });
 
       expect(converter.fail(error)).toEqual({ type: 'error', error: { type, message: error.message } });
@@ -573,7 +573,7 @@ data: {"type":"error","error":{"type":"api_error","message":"the node closed the
     });
 
     it('ignores lines after the final one', () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
       converter.push({ message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop' });
 
       expect(converter.push({ message: { role: 'assistant', content: 'late' }, done: false })).toEqual([]);
@@ -607,7 +607,7 @@ data: {"type":"error","error":{"type":"api_error","message":"the node closed the
     });
 
     it('skips ping events', async () => {
-      const converter = createAnthropicStreamConverter(STREAM_CONTEXT);
+      const converter = createAnthropicStreamConverter(ANTHROPIC_CONTEXT);
       const events = [
         ...converter.ping(),
         ...converter.push({ message: { role: 'assistant', content: 'Hi' }, done: false }),

@@ -6,19 +6,19 @@ import { BadRequestError, UpstreamError } from '../../../../../lib/core/errors';
 import { createOpenAIChatStreamConverter } from '../../../../../lib/core/protocols/openai/openai-chat-stream-converter';
 import type { OpenAIChatChunk } from '../../../../../lib/core/wire/openai';
 import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../../fixtures/ollama/read-fixture';
+import { OPENAI_CHAT_CONTEXT, replayOpenAIChat } from '../../../../helpers/replay';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
 import { nodeChunks, wholeReply } from '../node-replies';
-import { replayOpenAIChat, STREAM_CONTEXT } from './replay';
 
-const WITH_USAGE = { ...STREAM_CONTEXT, includeUsage: true };
+const WITH_USAGE = { ...OPENAI_CHAT_CONTEXT, includeUsage: true };
 
 function convert(name: OllamaFixture, includeUsage: boolean): OpenAIChatChunk[] {
-  const converter = createOpenAIChatStreamConverter({ ...STREAM_CONTEXT, includeUsage });
+  const converter = createOpenAIChatStreamConverter({ ...OPENAI_CHAT_CONTEXT, includeUsage });
   return [...nodeChunks(name).flatMap((chunk) => converter.push(chunk)), ...converter.end()];
 }
 
 function replay(name: OllamaFixture, includeUsage = false): string {
-  return replayOpenAIChat([readOllamaFixture(name)], { ...STREAM_CONTEXT, includeUsage });
+  return replayOpenAIChat([readOllamaFixture(name)], { ...OPENAI_CHAT_CONTEXT, includeUsage });
 }
 
 describe('createOpenAIChatStreamConverter', () => {
@@ -248,10 +248,10 @@ data: [DONE]
       it('gives every chunk the same id, created and model', () => {
         for (const chunk of chunks) {
           expect(chunk).toMatchObject({
-            id: STREAM_CONTEXT.id,
+            id: OPENAI_CHAT_CONTEXT.id,
             object: 'chat.completion.chunk',
-            created: STREAM_CONTEXT.created,
-            model: STREAM_CONTEXT.model,
+            created: OPENAI_CHAT_CONTEXT.created,
+            model: OPENAI_CHAT_CONTEXT.model,
           });
         }
       });
@@ -353,20 +353,20 @@ data: {"error":{"message":"the node closed the stream before its final line","ty
     });
 
     it('reports an empty node stream in band, with no chunk before it', () => {
-      expect(replayOpenAIChat([], STREAM_CONTEXT)).toBe(
+      expect(replayOpenAIChat([], OPENAI_CHAT_CONTEXT)).toBe(
         'data: {"error":{"message":"the node closed the stream before its final line","type":"server_error","param":null,"code":"upstream_error"}}\n\n',
       );
     });
 
     it('throws an UpstreamError from end() when no final line came', () => {
-      const converter = createOpenAIChatStreamConverter(STREAM_CONTEXT);
+      const converter = createOpenAIChatStreamConverter(OPENAI_CHAT_CONTEXT);
       converter.push({ message: { role: 'assistant', content: 'Hel' }, done: false });
 
       expect(() => converter.end()).toThrow(UpstreamError);
     });
 
     it('gives the error body with the field of a 400 and writes nothing more after it', () => {
-      const converter = createOpenAIChatStreamConverter(STREAM_CONTEXT);
+      const converter = createOpenAIChatStreamConverter(OPENAI_CHAT_CONTEXT);
       converter.push({ message: { role: 'assistant', content: 'Hel' }, done: false });
 
       const body = converter.fail(new BadRequestError('messages.0.content: too long', 'messages.0.content'));
@@ -384,7 +384,7 @@ data: {"error":{"message":"the node closed the stream before its final line","ty
     });
 
     it('ignores lines after the final one', () => {
-      const converter = createOpenAIChatStreamConverter(STREAM_CONTEXT);
+      const converter = createOpenAIChatStreamConverter(OPENAI_CHAT_CONTEXT);
       converter.push({ message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop' });
 
       expect(converter.push({ message: { role: 'assistant', content: 'late' }, done: false })).toEqual([]);

@@ -8,8 +8,8 @@ import {
 import { responsesToolIndex } from '../../../../../lib/core/protocols/responses/from-responses-tools';
 import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
 import type { OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
+import { responsesContext, responsesRequest } from '../../../../helpers/replay';
 import { wholeReply } from '../node-replies';
-import { responsesContext, responsesRequest } from './replay';
 
 const NO_IMAGES: FromResponsesRequestOptions = { images: new Map() };
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

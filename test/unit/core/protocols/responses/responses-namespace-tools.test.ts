@@ -6,7 +6,7 @@ import { fromResponsesRequest } from '../../../../../lib/core/protocols/response
 import { droppedResponsesTools } from '../../../../../lib/core/protocols/responses/from-responses-tools';
 import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
 import type { OllamaChatChunk, OllamaChatRequest } from '../../../../../lib/core/wire/ollama';
-import { replayResponses, responsesContext, responsesRequest, sseEvents } from './replay';
+import { replayResponses, responsesContext, responsesEvents, responsesRequest } from '../../../../helpers/replay';
 
 /** The first request `codex exec "say hi"` (0.169.0) sent to a custom provider, byte for byte. */
 const codexRequest: Record<string, unknown> = JSON.parse(
@@ -150,7 +150,7 @@ describe('namespace, local_shell and hosted tools in a Responses request', () =>
     it('names it the same way in the stream, from output_item.added on', () => {
       const line = new TextEncoder().encode(`${JSON.stringify(callReply('multi_agent_v1__spawn_agent'))}\n`);
 
-      const items = sseEvents(replayResponses([line], responsesContext(body))).flatMap((event) =>
+      const items = responsesEvents(replayResponses([line], responsesContext(body))).flatMap((event) =>
         'item' in event ? [event.item] : [],
       );
 
@@ -231,7 +231,7 @@ describe('namespace, local_shell and hosted tools in a Responses request', () =>
 
       const whole = toResponsesResponse(reply, responsesContext(body));
       const line = new TextEncoder().encode(`${JSON.stringify(reply)}\n`);
-      const streamed = sseEvents(replayResponses([line], responsesContext(body))).flatMap((event) =>
+      const streamed = responsesEvents(replayResponses([line], responsesContext(body))).flatMap((event) =>
         event.type === 'response.output_item.done' ? [event.item] : [],
       );
 

@@ -13,11 +13,11 @@ import { toResponsesResponse } from '../../../../../lib/core/protocols/responses
 import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
 import type { ResponsesResponse } from '../../../../../lib/core/wire/responses';
 import { CHAT_FIXTURES, type OllamaFixture, readOllamaFixture } from '../../../../fixtures/ollama/read-fixture';
+import { RESPONSES_CONTEXT, replayResponses, responsesContext, responsesEvents } from '../../../../helpers/replay';
 import { assertProperty, byteByByte, cutsArbitrary, insideCharacterOffsets, splitAt } from '../../stream/chunkings';
 import { nodeChunks, wholeReply } from '../node-replies';
-import { replayResponses, responsesContext, STREAM_CONTEXT, sseEvents } from './replay';
 
-function convertChunks(chunks: readonly OllamaChatChunk[], context: ResponsesContext = STREAM_CONTEXT) {
+function convertChunks(chunks: readonly OllamaChatChunk[], context: ResponsesContext = RESPONSES_CONTEXT) {
   const converter = createResponsesStreamConverter(context);
   return [...converter.start(), ...chunks.flatMap((chunk) => converter.push(chunk)), ...converter.end()];
 }
@@ -44,7 +44,7 @@ function checkInvariants(events: readonly ResponsesStreamEvent[]): void {
   const announced: string[] = [];
   let openIndex: number | undefined;
   for (const event of events) {
-    if ('response' in event) expect(event.response.id).toBe(STREAM_CONTEXT.id);
+    if ('response' in event) expect(event.response.id).toBe(RESPONSES_CONTEXT.id);
     if (event.type === 'response.output_item.added') {
       expect(openIndex).toBeUndefined();
       expect(event.output_index).toBe(announced.length);
@@ -214,7 +214,7 @@ data: {"type":"response.completed","sequence_number":17,"response":{"id":"resp_7
     });
 
     it('names every SSE event after its type', () => {
-      expect(sseEvents(replay('thinking'))).toEqual(convert('thinking'));
+      expect(responsesEvents(replay('thinking'))).toEqual(convert('thinking'));
     });
   });
 
@@ -226,7 +226,7 @@ data: {"type":"response.completed","sequence_number":17,"response":{"id":"resp_7
     });
 
     it('ends with the response object toResponsesResponse gives for the same lines', () => {
-      expect(finalResponse(events)).toEqual(toResponsesResponse(wholeReply(name), STREAM_CONTEXT));
+      expect(finalResponse(events)).toEqual(toResponsesResponse(wholeReply(name), RESPONSES_CONTEXT));
     });
 
     it('streams exactly the text and the thinking the whole reply has', () => {
@@ -348,23 +348,23 @@ data: {"type":"response.completed","sequence_number":17,"response":{"id":"resp_7
       checkInvariants(events);
       expect(events.map((event) => event.type)).not.toContain('response.output_text.delta');
       expect(finalResponse(events)).toEqual(
-        toResponsesResponse({ message: { role: 'assistant', content: '' }, done: true }, STREAM_CONTEXT),
+        toResponsesResponse({ message: { role: 'assistant', content: '' }, done: true }, RESPONSES_CONTEXT),
       );
     });
 
     it('opens the stream once, whether start() or the first line does it', () => {
-      const converter = createResponsesStreamConverter(STREAM_CONTEXT);
+      const converter = createResponsesStreamConverter(RESPONSES_CONTEXT);
 
       expect(converter.start().map((event) => event.type)).toEqual(['response.created', 'response.in_progress']);
       expect(converter.start()).toEqual([]);
 
-      const unstarted = createResponsesStreamConverter(STREAM_CONTEXT);
+      const unstarted = createResponsesStreamConverter(RESPONSES_CONTEXT);
       const first = unstarted.push({ message: { role: 'assistant', content: 'Hi' }, done: false });
       expect(first.map((event) => event.type).slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
     });
 
     it('ignores lines after the final one', () => {
-      const converter = createResponsesStreamConverter(STREAM_CONTEXT);
+      const converter = createResponsesStreamConverter(RESPONSES_CONTEXT);
       converter.push({ message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop' });
 
       expect(converter.push({ message: { role: 'assistant', content: 'late' }, done: false })).toEqual([]);
@@ -408,8 +408,8 @@ data: {"type":"response.failed","sequence_number":8,"response":{"id":"resp_7f3a9
     });
 
     it("relays the node's own error line in band, and a line that is not JSON", () => {
-      const nodeError = sseEvents(replay('node-error'));
-      const malformed = sseEvents(replay('malformed'));
+      const nodeError = responsesEvents(replay('node-error'));
+      const malformed = responsesEvents(replay('malformed'));
 
       expect(nodeError.slice(-2)).toMatchObject([
         {
@@ -424,7 +424,7 @@ data: {"type":"response.failed","sequence_number":8,"response":{"id":"resp_7f3a9
     });
 
     it('reports an empty node stream in band, and a failure before the stream opened with an error event only', () => {
-      const events = sseEvents(replayResponses([]));
+      const events = responsesEvents(replayResponses([]));
 
       expect(events.map((event) => event.type)).toEqual([
         'response.created',
@@ -433,22 +433,22 @@ data: {"type":"response.failed","sequence_number":8,"response":{"id":"resp_7f3a9
         'response.failed',
       ]);
 
-      const unstarted = createResponsesStreamConverter(STREAM_CONTEXT);
+      const unstarted = createResponsesStreamConverter(RESPONSES_CONTEXT);
       expect(unstarted.fail(new UpstreamError('no node answered'))).toEqual([
         { type: 'error', sequence_number: 0, code: 'upstream_error', message: 'no node answered', param: null },
       ]);
     });
 
     it('throws an UpstreamError from end() when no final line came', () => {
-      const converter = createResponsesStreamConverter(STREAM_CONTEXT);
+      const converter = createResponsesStreamConverter(RESPONSES_CONTEXT);
       converter.push({ message: { role: 'assistant', content: 'Hel' }, done: false });
 
       expect(() => converter.end()).toThrow(UpstreamError);
-      expect(() => createResponsesStreamConverter(STREAM_CONTEXT).end()).toThrow(UpstreamError);
+      expect(() => createResponsesStreamConverter(RESPONSES_CONTEXT).end()).toThrow(UpstreamError);
     });
 
     it('reports the field of a 400, keeps the output so far, and writes nothing more after it', () => {
-      const converter = createResponsesStreamConverter(STREAM_CONTEXT);
+      const converter = createResponsesStreamConverter(RESPONSES_CONTEXT);
       converter.push({ message: { role: 'assistant', content: '', thinking: 'Hmm' }, done: false });
       converter.push({ message: { role: 'assistant', content: 'Hel' }, done: false });
 
@@ -492,7 +492,7 @@ data: {"type":"response.failed","sequence_number":8,"response":{"id":"resp_7f3a9
 
     it.each(CHAT_FIXTURES)('rebuilds the response of %s, output_text included', async (name) => {
       const response = await sdkFinalResponse(replay(name));
-      const expected = toResponsesResponse(wholeReply(name), STREAM_CONTEXT);
+      const expected = toResponsesResponse(wholeReply(name), RESPONSES_CONTEXT);
 
       // The SDK adds `parsed: null` to text parts (no structured-output format was asked for).
       expect(response.output).toMatchObject(expected.output);

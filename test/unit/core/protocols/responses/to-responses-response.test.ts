@@ -4,12 +4,12 @@ import { chatDiagnosticHeaders, THINKING_TOKENS_HEADER } from '../../../../../li
 import { toResponsesResponse } from '../../../../../lib/core/protocols/responses/to-responses-response';
 import type { OllamaChatChunk } from '../../../../../lib/core/wire/ollama';
 import { CHAT_FIXTURES } from '../../../../fixtures/ollama/read-fixture';
+import { RESPONSES_CONTEXT, responsesContext } from '../../../../helpers/replay';
 import { wholeReply } from '../node-replies';
-import { responsesContext, STREAM_CONTEXT } from './replay';
 
 describe('toResponsesResponse', () => {
   it('answers with one message, the status and the usage, echoing the defaults of the request', () => {
-    expect(toResponsesResponse(wholeReply('plain-text'), STREAM_CONTEXT)).toEqual({
+    expect(toResponsesResponse(wholeReply('plain-text'), RESPONSES_CONTEXT)).toEqual({
       id: 'resp_7f3a9c2e1b4d',
       object: 'response',
       created_at: 1763630043,
@@ -94,7 +94,7 @@ describe('toResponsesResponse', () => {
   });
 
   it('puts thinking first, as a reasoning item with one summary part', () => {
-    const { output } = toResponsesResponse(wholeReply('thinking'), STREAM_CONTEXT);
+    const { output } = toResponsesResponse(wholeReply('thinking'), RESPONSES_CONTEXT);
 
     expect(output).toEqual([
       {
@@ -113,7 +113,7 @@ describe('toResponsesResponse', () => {
   });
 
   it('returns tool calls as function_call items with string arguments, and no empty message', () => {
-    expect(toResponsesResponse(wholeReply('tool-call'), STREAM_CONTEXT).output.slice(1)).toEqual([
+    expect(toResponsesResponse(wholeReply('tool-call'), RESPONSES_CONTEXT).output.slice(1)).toEqual([
       {
         id: 'fc_7f3a9c2e1b4d_1',
         type: 'function_call',
@@ -126,7 +126,7 @@ describe('toResponsesResponse', () => {
   });
 
   it('gives calls without a node id a call_id derived from the response', () => {
-    const { output } = toResponsesResponse(wholeReply('parallel-tool-calls'), STREAM_CONTEXT);
+    const { output } = toResponsesResponse(wholeReply('parallel-tool-calls'), RESPONSES_CONTEXT);
 
     expect(
       output.map((item) => (item.type === 'function_call' ? [item.id, item.call_id, item.arguments] : item.type)),
@@ -177,7 +177,7 @@ describe('toResponsesResponse', () => {
   });
 
   it('is incomplete, and so is its message, when the node spent its budget', () => {
-    const response = toResponsesResponse(wholeReply('length'), STREAM_CONTEXT);
+    const response = toResponsesResponse(wholeReply('length'), RESPONSES_CONTEXT);
 
     expect(response.status).toBe('incomplete');
     expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
@@ -187,7 +187,7 @@ describe('toResponsesResponse', () => {
   it('answers an empty message when the node produced nothing', () => {
     const response = toResponsesResponse(
       { message: { role: 'assistant', content: '' }, done: true, done_reason: 'load' },
-      STREAM_CONTEXT,
+      RESPONSES_CONTEXT,
     );
 
     expect(response.status).toBe('completed');
@@ -210,16 +210,16 @@ describe('toResponsesResponse', () => {
 
   describe('usage', () => {
     it('reports measured cached tokens, a measured zero included', () => {
-      expect(toResponsesResponse(wholeReply('cached-tokens'), STREAM_CONTEXT).usage?.input_tokens_details).toEqual({
+      expect(toResponsesResponse(wholeReply('cached-tokens'), RESPONSES_CONTEXT).usage?.input_tokens_details).toEqual({
         cached_tokens: 48,
       });
-      expect(toResponsesResponse(wholeReply('cached-zero'), STREAM_CONTEXT).usage?.input_tokens_details).toEqual({
+      expect(toResponsesResponse(wholeReply('cached-zero'), RESPONSES_CONTEXT).usage?.input_tokens_details).toEqual({
         cached_tokens: 0,
       });
     });
 
     it('leaves input_tokens_details out when the node did not measure the cache', () => {
-      expect(toResponsesResponse(wholeReply('plain-text'), STREAM_CONTEXT).usage).not.toHaveProperty(
+      expect(toResponsesResponse(wholeReply('plain-text'), RESPONSES_CONTEXT).usage).not.toHaveProperty(
         'input_tokens_details',
       );
     });
@@ -227,7 +227,7 @@ describe('toResponsesResponse', () => {
     it.each(CHAT_FIXTURES)('counts the reasoning tokens x-thinking-tokens reports for %s', (name) => {
       const reply = wholeReply(name);
 
-      expect(String(toResponsesResponse(reply, STREAM_CONTEXT).usage?.output_tokens_details.reasoning_tokens)).toBe(
+      expect(String(toResponsesResponse(reply, RESPONSES_CONTEXT).usage?.output_tokens_details.reasoning_tokens)).toBe(
         chatDiagnosticHeaders(reply, undefined)[THINKING_TOKENS_HEADER],
       );
     });
@@ -244,7 +244,7 @@ describe('toResponsesResponse', () => {
     }
 
     it('computes output_text from the message and keeps the usage', async () => {
-      const body = toResponsesResponse(wholeReply('thinking'), STREAM_CONTEXT);
+      const body = toResponsesResponse(wholeReply('thinking'), RESPONSES_CONTEXT);
 
       const response = await client(body).responses.create({ model: 'qwen3:8b', input: 'What is 17 × 3?' });
 

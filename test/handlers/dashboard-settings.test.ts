@@ -1,0 +1,93 @@
+/**
+ * `GET` and `POST /dashboard/api/settings` in process on both hosts: the environment's values, an
+ * operator's change kept in the table (so every instance sees it), and bad updates refused with 400.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { routes } from '../../functions/dashboard';
+import { initServices, type Services } from '../../lib/instance';
+import { loadConfig } from '../../lib/services/platform/config';
+import { createSettingsRepository } from '../../lib/services/store/settings-repository';
+import { makeHttpEvent } from '../helpers/events';
+import { HOSTS } from '../helpers/hosts';
+import { type StoreFixture, startStore } from '../helpers/store-fixture';
+
+let store: StoreFixture;
+let services: Services;
+
+beforeAll(async () => {
+  store = await startStore('dashboard-settings');
+  services = initServices(
+    loadConfig({
+      FLEET_DYNAMODB_ENDPOINT: store.endpoint,
+      FLEET_TABLE: store.tableName,
+      FLEET_TRANSCRIPTION: 'true',
+      FLEET_API_KEYS: 'secret-one,secret-two',
+    }),
+  );
+});
+
+afterAll(async () => {
+  await services.writeBehind.close();
+  await store.close();
+});
+
+const get = () =>
+  makeHttpEvent({ method: 'GET', path: '/dashboard/api/settings', headers: { authorization: 'Bearer secret-one' } });
+const post = (body: object) =>
+  makeHttpEvent({
+    method: 'POST',
+    path: '/dashboard/api/settings',
+    headers: { authorization: 'Bearer secret-one' },
+    body,
+  });
+
+describe('/dashboard/api/settings', () => {
+  describe.each(HOSTS)('%s host', (_name, host) => {
+    it('shows the runtime settings and the configuration, never the API keys themselves', async () => {
+      await createSettingsRepository(store.table).save({});
+      const fresh = initServices(services.config);
+
+      const reply = await host(routes, get());
+
+      const body = JSON.parse(reply.body);
+      expect(body).toMatchObject({
+        image_generation: false,
+        transcription: true,
+        runtime: ['image_generation', 'transcription'],
+        config: { max_retries: 2, api_keys: 2 },
+      });
+      expect(reply.body).not.toContain('secret-one');
+      await fresh.writeBehind.close();
+    });
+
+    it('switches image generation on and keeps it in the table', async () => {
+      await createSettingsRepository(store.table).save({});
+      const fresh = initServices(services.config);
+
+      const reply = await host(routes, post({ image_generation: true }));
+
+      expect(JSON.parse(reply.body)).toMatchObject({ image_generation: true, transcription: true });
+      await expect(createSettingsRepository(store.table).load()).resolves.toEqual({ imageGeneration: true });
+      await expect(fresh.settings.current()).resolves.toEqual({ imageGeneration: true, transcription: true });
+      await fresh.writeBehind.close();
+    });
+
+    it('answers an unknown setting with 400 naming it', async () => {
+      const reply = await host(routes, post({ image_generaton: true }));
+
+      expect(JSON.parse(reply.body)).toEqual({
+        error: expect.objectContaining({ message: expect.stringContaining('image_generaton') }),
+      });
+      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+    });
+
+    it('answers a setting of the wrong type with 400 naming the field', async () => {
+      const reply = await host(routes, post({ transcription: 'yes' }));
+
+      expect(JSON.parse(reply.body)).toEqual({
+        error: expect.objectContaining({ message: expect.stringMatching(/^transcription: /), param: 'transcription' }),
+      });
+      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+    });
+  });
+});

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { readRouteTable } from '../../emulator/routes';
+import type { RouteTable } from '../../lib/services/http/handler';
+
+const table = readRouteTable(join(__dirname, '..', '..', 'serverless.yml'));
+
+async function routesOf(name: string): Promise<RouteTable> {
+  const module = (await import(`../../functions/${name}`)) as { routes?: RouteTable };
+  if (module.routes === undefined) throw new Error(`functions/${name}.ts exports no routes`);
+  return module.routes;
+}
+
+describe('serverless.yml and the handlers', () => {
+  it('lists a handler bundle for every function', () => {
+    expect(table.functions.length).toBeGreaterThan(0);
+    for (const fn of table.functions) expect(fn.file).toMatch(new RegExp(`dist/functions/${fn.name}/index\\.js$`));
+  });
+
+  it.each(table.functions.filter((fn) => !fn.scheduled).map((fn) => fn.name))(
+    'routes exactly the http events of %s',
+    async (name) => {
+      // Preflights (OPTIONS) and the catch-all (`ANY /{proxy+}`) are answered by the wrapper, not by a route.
+      const declared = table.routes
+        .filter((route) => route.function.name === name && route.method !== 'OPTIONS' && route.method !== 'ANY')
+        .map((route) => `${route.method} ${route.pattern.template}`)
+        .sort();
+
+      const handled = Object.keys(await routesOf(name)).sort();
+
+      expect(handled).toEqual(declared);
+    },
+  );
+
+  it('takes OPTIONS on every path, at the function that serves the path (CORS preflights)', () => {
+    const byPath = new Map<string, Set<string>>();
+    for (const route of table.routes) {
+      const key = route.pattern.template;
+      byPath.set(key, (byPath.get(key) ?? new Set()).add(`${route.method} ${route.function.name}`));
+    }
+    for (const [path, entries] of byPath) {
+      const functions = new Set([...entries].map((entry) => entry.split(' ')[1]));
+      const preflight = [...entries].filter((entry) => /^(OPTIONS|ANY) /.test(entry));
+      expect({ path, preflight: preflight.length, functions: functions.size }).toEqual({
+        path,
+        preflight: 1,
+        functions: 1,
+      });
+    }
+  });
+
+  it('sends every path no route has to one function, whose wrapper answers it', () => {
+    expect(table.routes.filter((route) => route.method === 'ANY').map((route) => route.function.name)).toEqual([
+      'ollama',
+    ]);
+    expect(table.routes.filter((route) => route.method === 'ANY').map((route) => route.pattern.template)).toEqual([
+      '/{proxy+}',
+    ]);
+  });
+
+  it('schedules the poller', () => {
+    expect(table.functions.filter((fn) => fn.scheduled).map((fn) => fn.name)).toEqual(['poller']);
+  });
+});
