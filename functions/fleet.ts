@@ -1,4 +1,4 @@
-/** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, contract §3.2). */
+/** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, ARCHITECTURE.md §8.2). */
 import { serveFleetQueue, serveFleetStatus } from '../lib/features/fleet-status/serve-fleet-views';
 import { serveHeartbeat } from '../lib/features/heartbeat/serve-heartbeat';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
@@ -9,7 +9,7 @@ export function routes(services: Services): RouteTable {
   return {
     'GET /fleet/status': serveFleetStatus(services),
     'GET /fleet/queue': serveFleetQueue(services),
-    // Node agents' routes: node keys only (contract §3.2), never client keys.
+    // Node agents' routes: node keys only (ARCHITECTURE.md §8.2), never client keys.
     'POST /heartbeat': heartbeat,
     'POST /fleet/heartbeat': heartbeat,
   };

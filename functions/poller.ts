@@ -1,4 +1,4 @@
-/** Scheduled: polls the nodes listed in FLEET_NODES (contract §3.1; see lib/features/poller/run-poller). */
+/** Scheduled: polls the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1; see lib/features/poller/run-poller). */
 import type { Context } from 'aws-lambda';
 import { runPoller, type ScheduledEvent } from '../lib/features/poller/run-poller';
 import { getServices } from '../lib/instance';

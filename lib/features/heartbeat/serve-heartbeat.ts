@@ -1,5 +1,5 @@
 /**
- * `POST /heartbeat` and `POST /fleet/heartbeat` (contract §3.2): a node agent's heartbeat, or its drain
+ * `POST /heartbeat` and `POST /fleet/heartbeat` (ARCHITECTURE.md §8.2): a node agent's heartbeat, or its drain
  * notice, recorded by the registry, which answers what the agent is told.
  */
 import { isDrainHeartbeat, parseHeartbeat } from '../../core/wire/heartbeat';

@@ -1,5 +1,5 @@
 /**
- * The scheduled poll of the nodes listed in FLEET_NODES (contract §3.1). EventBridge invokes it once a
+ * The scheduled poll of the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1). EventBridge invokes it once a
  * minute, so in AWS one invocation polls every FLEET_POLL_INTERVAL_MS until its time is nearly up; the
  * emulator invokes it once per interval (`source: fleet.emulator`) for a single pass. Each node is polled
  * on its own schedule (lib/services/registry/poll-listed-nodes): a pass never waits on a hung node beyond
