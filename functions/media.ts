@@ -2,13 +2,13 @@
 
 import { serveGenerateImage, serveImageModels } from '../lib/features/images/serve-images';
 import { serveTranscription } from '../lib/features/transcription/serve-transcription';
-import { handlerOptions } from '../lib/instance';
+import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
-export const routes: RouteTable = {
+export const routes = (_services: Services): RouteTable => ({
   'GET /api/image-models': serveImageModels,
   'POST /api/generate-image': serveGenerateImage,
   'POST /api/transcribe': serveTranscription,
-};
+});
 
-export const handler = createHandler(routes, handlerOptions);
+export const handler = createHandler(() => routes(getServices()), handlerOptions);

@@ -2,12 +2,13 @@
 
 import { serveAnthropicMessages } from '../lib/features/chat/anthropic-messages';
 import { serveAnthropicCountTokens } from '../lib/features/count-tokens/anthropic-count-tokens';
-import { handlerOptions } from '../lib/instance';
+import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
-export const routes: RouteTable = {
+export const routes = (_services: Services): RouteTable => ({
   'POST /v1/messages': serveAnthropicMessages,
+  // Counting reads nothing of the fleet: no services.
   'POST /v1/messages/count_tokens': serveAnthropicCountTokens,
-};
+});
 
-export const handler = createHandler(routes, handlerOptions);
+export const handler = createHandler(() => routes(getServices()), handlerOptions);

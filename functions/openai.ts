@@ -1,27 +1,21 @@
 /** The OpenAI-style surface (spec §4.2): models, chat, responses, embeddings, rerank and images. */
 
-import { toOpenAIModels } from '../lib/core/views/openai-models';
 import { serveOpenAIChat } from '../lib/features/chat/openai-chat';
 import { serveResponses } from '../lib/features/chat/responses-chat';
 import { serveOpenAIEmbeddings } from '../lib/features/embeddings/serve-embeddings';
+import { serveOpenAIModels } from '../lib/features/fleet-models/serve-fleet-models';
 import { serveOpenAIImages } from '../lib/features/images/serve-images';
 import { serveRerank } from '../lib/features/rerank/serve-rerank';
-import { getServices, handlerOptions } from '../lib/instance';
-import { createHandler, type Route, type RouteTable } from '../lib/services/http/handler';
-import { sendJson } from '../lib/services/http/reply';
+import { getServices, handlerOptions, type Services } from '../lib/instance';
+import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
-const models: Route = async (_request, response) => {
-  const snapshot = await getServices().registry.snapshot();
-  await sendJson(response, toOpenAIModels(snapshot, Date.now()));
-};
-
-export const routes: RouteTable = {
-  'GET /v1/models': models,
+export const routes = (services: Services): RouteTable => ({
+  'GET /v1/models': serveOpenAIModels(services.registry),
   'POST /v1/chat/completions': serveOpenAIChat,
   'POST /v1/responses': serveResponses,
   'POST /v1/embeddings': serveOpenAIEmbeddings,
   'POST /v1/rerank': serveRerank,
   'POST /v1/images/generations': serveOpenAIImages,
-};
+});
 
-export const handler = createHandler(routes, handlerOptions);
+export const handler = createHandler(() => routes(getServices()), handlerOptions);

@@ -1,34 +1,11 @@
-/**
- * Scheduled: polls the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1). EventBridge invokes it once a
- * minute, so in AWS one invocation polls every FLEET_POLL_INTERVAL_MS until its time is nearly up; the
- * emulator invokes it once per interval (`source: fleet.emulator`) for a single pass. Each node is polled
- * on its own schedule (lib/services/registry/poll-listed-nodes): a pass never waits on a hung node beyond an interval.
- */
+/** Scheduled: polls the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1; see lib/features/poller/run-poller). */
 import type { Context } from 'aws-lambda';
+import { runPoller, type ScheduledEvent } from '../lib/features/poller/run-poller';
 import { getServices } from '../lib/instance';
-
-interface ScheduledEvent {
-  readonly source?: string;
-}
 
 export async function handler(
   event: ScheduledEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<void> {
-  const { config, polls } = getServices();
-  // A pass waits for its polls at most one interval: a hung node is skipped next time, never waited for.
-  if (event.source === 'fleet.emulator' || context === undefined) {
-    await polls.pass(config.nodes, config.pollIntervalMs);
-    return;
-  }
-  const remaining = () => context.getRemainingTimeInMillis();
-  do {
-    const started = Date.now();
-    await polls.pass(config.nodes, config.pollIntervalMs);
-    const wait = config.pollIntervalMs - (Date.now() - started);
-    if (remaining() < Math.max(wait, 0) + 10_000) break;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  } while (remaining() > 10_000);
-  // A frozen container would hold a poll half done: let the last ones end (each within its deadlines).
-  await polls.idle();
+  await runPoller(getServices(), event, context);
 }

@@ -1,8 +1,10 @@
 /**
  * The composition root of a function instance: config → DynamoDB client → table → repositories →
  * registry, each built once per container on first use (a Lambda cold start) and reused by every
- * invocation. Handlers ask for what they need here; tests build their own with the factories, or set
- * the instance's from a config of their own with `initServices`.
+ * invocation. Only the handlers in functions/ import it: each builds its routes from these services
+ * (`routes(getServices())`) and the features take what they use as parameters; a lib module importing
+ * it fails the lint (biome.json). Tests build their own with the factories, or set the instance's from
+ * a config of their own with `initServices`.
  */
 import { randomUUID } from 'node:crypto';
 import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';

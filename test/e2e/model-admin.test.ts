@@ -68,6 +68,9 @@ beforeAll(async () => {
   await Promise.all([first.sendHeartbeat(), second.sendHeartbeat()]);
   ollama = new Ollama({ host: router.url });
   await eventually(async () => {
+    // The agents' own first heartbeats too: one still being recorded (the router describes each model on
+    // the node first) would land after a delete and bring the deleted model back.
+    expect([first.heartbeatsSent, second.heartbeatsSent]).toEqual([2, 2]);
     const models = await listed();
     expect(models.get('llama3.2:3b')).toEqual(['first', 'second']);
     expect(models.get('qwen2.5:32b')).toEqual(['plain']);

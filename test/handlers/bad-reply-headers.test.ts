@@ -36,7 +36,7 @@ describe('a 502 from a node that was chosen', () => {
       body: { model: MODEL, stream: false, messages: [{ role: 'user', content: 'hi' }] },
     });
 
-    const reply = await createBufferedHandler(routes)(event);
+    const reply = await createBufferedHandler(routes(fixture.services))(event);
 
     expect(reply.statusCode).toBe(502);
     expect(reply.headers['x-fleet-node']).toBe('gpu1');

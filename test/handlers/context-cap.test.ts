@@ -44,7 +44,7 @@ describe('the prompt cap', () => {
         body: { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: LONG }] },
       });
 
-      const reply = await host(messagesRoutes, event);
+      const reply = await host(messagesRoutes(services), event);
 
       expect(JSON.parse(reply.body)).toEqual({
         type: 'error',
@@ -63,7 +63,7 @@ describe('the prompt cap', () => {
         body: { model: 'gpt-5-codex', input: LONG },
       });
 
-      const reply = await host(openaiRoutes, event);
+      const reply = await host(openaiRoutes(services), event);
 
       expect(JSON.parse(reply.body)).toEqual({
         error: {
@@ -83,7 +83,7 @@ describe('the prompt cap', () => {
         body: { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] },
       });
 
-      const reply = await host(messagesRoutes, event);
+      const reply = await host(messagesRoutes(services), event);
 
       // No node has the model: the dispatcher's answer, not the cap's.
       expect(JSON.parse(reply.body)).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });

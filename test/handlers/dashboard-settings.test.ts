@@ -47,7 +47,7 @@ describe('/dashboard/api/settings', () => {
       await createSettingsRepository(store.table).save({});
       const fresh = initServices(services.config);
 
-      const reply = await host(routes, get());
+      const reply = await host(routes(fresh), get());
 
       const body = JSON.parse(reply.body);
       expect(body).toMatchObject({
@@ -64,7 +64,7 @@ describe('/dashboard/api/settings', () => {
       await createSettingsRepository(store.table).save({});
       const fresh = initServices(services.config);
 
-      const reply = await host(routes, post({ image_generation: true }));
+      const reply = await host(routes(fresh), post({ image_generation: true }));
 
       expect(JSON.parse(reply.body)).toMatchObject({ image_generation: true, transcription: true });
       await expect(createSettingsRepository(store.table).load()).resolves.toEqual({ imageGeneration: true });
@@ -73,7 +73,7 @@ describe('/dashboard/api/settings', () => {
     });
 
     it('answers an unknown setting with 400 naming it', async () => {
-      const reply = await host(routes, post({ image_generaton: true }));
+      const reply = await host(routes(services), post({ image_generaton: true }));
 
       expect(JSON.parse(reply.body)).toEqual({
         error: expect.objectContaining({ message: expect.stringContaining('image_generaton') }),
@@ -82,7 +82,7 @@ describe('/dashboard/api/settings', () => {
     });
 
     it('answers a setting of the wrong type with 400 naming the field', async () => {
-      const reply = await host(routes, post({ transcription: 'yes' }));
+      const reply = await host(routes(services), post({ transcription: 'yes' }));
 
       expect(JSON.parse(reply.body)).toEqual({
         error: expect.objectContaining({ message: expect.stringMatching(/^transcription: /), param: 'transcription' }),

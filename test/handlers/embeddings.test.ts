@@ -7,6 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { routes as ollamaRoutes } from '../../functions/ollama';
 import { routes as openaiRoutes } from '../../functions/openai';
+import { getServices } from '../../lib/instance';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS, type Host } from '../helpers/hosts';
 
@@ -15,9 +16,9 @@ interface OpenAIErrorBody {
 }
 
 const openai = (host: Host, body: object | string) =>
-  host(openaiRoutes, makeHttpEvent({ method: 'POST', path: '/v1/embeddings', body }));
+  host(openaiRoutes(getServices()), makeHttpEvent({ method: 'POST', path: '/v1/embeddings', body }));
 const ollama = (host: Host, path: '/api/embed' | '/api/embeddings', body: object | string) =>
-  host(ollamaRoutes, makeHttpEvent({ method: 'POST', path, body }));
+  host(ollamaRoutes(getServices()), makeHttpEvent({ method: 'POST', path, body }));
 
 const MODEL = 'nomic-embed-text';
 /** 2,049 cl100k tokens (`hello`, then ` hello` each one token): one over the limit. */

@@ -56,8 +56,8 @@ async function router(env: Record<string, string>) {
   opened.push(services);
   return {
     services,
-    fleet: createBufferedHandler(fleetRoutes, handlerOptions),
-    openai: createBufferedHandler(openaiRoutes, handlerOptions),
+    fleet: createBufferedHandler(fleetRoutes(services), handlerOptions),
+    openai: createBufferedHandler(openaiRoutes(services), handlerOptions),
   };
 }
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { routes as messagesRoutes } from '../../functions/messages';
 import { routes as openaiRoutes } from '../../functions/openai';
+import { getServices, type Services } from '../../lib/instance';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { makeHttpEvent } from '../helpers/events';
 import { makeLoadedModel, makeNodeModel } from '../helpers/factories';
@@ -70,7 +71,7 @@ function startNode(label: string, env: Record<string, string>): Promise<Scripted
 
 interface Style {
   readonly name: string;
-  readonly routes: RouteTable;
+  readonly routes: (services: Services) => RouteTable;
   readonly path: string;
   readonly body: (url: string) => object;
   /** The field the URL sits in. */
@@ -146,7 +147,7 @@ const STYLES: readonly Style[] = [
 async function send(style: Style, url: string) {
   received = [];
   const event = makeHttpEvent({ method: 'POST', path: style.path, body: style.body(url) });
-  const reply = await createBufferedHandler(style.routes)(event);
+  const reply = await createBufferedHandler(() => style.routes(getServices()))(event);
   return { status: reply.statusCode, body: JSON.parse(reply.body) as unknown };
 }
 

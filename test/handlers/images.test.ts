@@ -59,7 +59,7 @@ let agent: SimAgent;
 let notPng: Server;
 
 async function heartbeat(payload: object): Promise<void> {
-  const result = await createBufferedHandler(fleetRoutes)(post('/heartbeat', payload));
+  const result = await createBufferedHandler(fleetRoutes(services))(post('/heartbeat', payload));
   expect(result.statusCode).toBe(200);
 }
 
@@ -110,7 +110,11 @@ afterAll(async () => {
 describe('image generation switched off', () => {
   describe.each(BINARY_HOSTS)('%s host', (_name, host) => {
     it('answers /api/generate-image with 503 saying how to switch it on, and no retry', async () => {
-      const reply = await host(mediaRoutes, { model: 'z-image-turbo', prompt: 'a fox' }, '/api/generate-image');
+      const reply = await host(
+        mediaRoutes(services),
+        { model: 'z-image-turbo', prompt: 'a fox' },
+        '/api/generate-image',
+      );
 
       const body = json(reply) as { error: string };
       expect(body.error).toContain('FLEET_IMAGE_GENERATION=true');
@@ -120,7 +124,7 @@ describe('image generation switched off', () => {
     });
 
     it("answers /v1/images/generations with 503 in OpenAI's error shape, before reading the body", async () => {
-      const reply = await host(openaiRoutes, { prompt: 'no model either' }, '/v1/images/generations');
+      const reply = await host(openaiRoutes(services), { prompt: 'no model either' }, '/v1/images/generations');
 
       expect(json(reply)).toEqual({
         error: expect.objectContaining({ message: expect.stringContaining('image generation is disabled') }),
@@ -130,7 +134,7 @@ describe('image generation switched off', () => {
   });
 
   it('still lists the image models', async () => {
-    const result = await createBufferedHandler(mediaRoutes)(makeHttpEvent({ path: '/api/image-models' }));
+    const result = await createBufferedHandler(mediaRoutes(services))(makeHttpEvent({ path: '/api/image-models' }));
 
     expect(JSON.parse(result.body)).toEqual({
       models: [
@@ -150,7 +154,7 @@ describe('image generation switched on at run time', () => {
   describe.each(BINARY_HOSTS)('%s host', (_name, host) => {
     it('answers /api/generate-image with the raw PNG of the asked size and the fleet headers', async () => {
       const reply = await host(
-        mediaRoutes,
+        mediaRoutes(services),
         { model: 'z-image-turbo', prompt: 'a fox', width: 96, height: 64, steps: 2 },
         '/api/generate-image',
       );
@@ -169,14 +173,18 @@ describe('image generation switched on at run time', () => {
     });
 
     it('defaults to 1024×1024', async () => {
-      const reply = await host(mediaRoutes, { model: 'z-image-turbo', prompt: 'a fox' }, '/api/generate-image');
+      const reply = await host(
+        mediaRoutes(services),
+        { model: 'z-image-turbo', prompt: 'a fox' },
+        '/api/generate-image',
+      );
 
       expect(readPngSize(reply.bytes)).toEqual({ width: 1024, height: 1024 });
     });
 
     it('generates with the Ollama-native image model through the node’s /api/generate', async () => {
       const reply = await host(
-        mediaRoutes,
+        mediaRoutes(services),
         { model: 'x/z-image-turbo', prompt: 'a fox', width: 80, height: 80, steps: 2 },
         '/api/generate-image',
       );
@@ -187,7 +195,7 @@ describe('image generation switched on at run time', () => {
 
     it('answers /v1/images/generations with b64_json by default', async () => {
       const reply = await host(
-        openaiRoutes,
+        openaiRoutes(services),
         { model: 'z-image-turbo', prompt: 'a fox', size: '128x96' },
         '/v1/images/generations',
       );
@@ -202,7 +210,7 @@ describe('image generation switched on at run time', () => {
 
     it('answers response_format url with the raw PNG', async () => {
       const reply = await host(
-        openaiRoutes,
+        openaiRoutes(services),
         { model: 'z-image-turbo', prompt: 'a fox', size: '64x64', response_format: 'url' },
         '/v1/images/generations',
       );
@@ -217,7 +225,7 @@ describe('image generation switched on at run time', () => {
       [{ model: 'z-image-turbo', prompt: 'a fox', width: 0 }, 'width', 'width must be a positive whole number'],
       [{ model: 'z-image-turbo', prompt: 'a fox', steps: 'many' }, 'steps', 'steps: must be a whole number'],
     ])('answers /api/generate-image %j with 400 naming %s', async (body, _param, message) => {
-      const reply = await host(mediaRoutes, body, '/api/generate-image');
+      const reply = await host(mediaRoutes(services), body, '/api/generate-image');
 
       expect(json(reply)).toEqual({ error: expect.stringContaining(message) });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
@@ -230,14 +238,14 @@ describe('image generation switched on at run time', () => {
       [{ model: 'z-image-turbo', prompt: 'a fox', response_format: 'webp' }, 'response_format'],
       [{ model: 'z-image-turbo', prompt: 'a fox', n: 3 }, 'n'],
     ])("answers /v1/images/generations %j with 400 in OpenAI's shape naming %s", async (body, param) => {
-      const reply = await host(openaiRoutes, body, '/v1/images/generations');
+      const reply = await host(openaiRoutes(services), body, '/v1/images/generations');
 
       expect(json(reply)).toEqual({ error: expect.objectContaining({ type: 'invalid_request_error', param }) });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
     });
 
     it('answers a model no node has with 404 naming the image models there are', async () => {
-      const reply = await host(mediaRoutes, { model: 'llama3.2:3b', prompt: 'a fox' }, '/api/generate-image');
+      const reply = await host(mediaRoutes(services), { model: 'llama3.2:3b', prompt: 'a fox' }, '/api/generate-image');
 
       expect(json(reply)).toEqual({
         error:
@@ -248,7 +256,7 @@ describe('image generation switched on at run time', () => {
 
     it('answers a reply that is not a PNG with 502 naming the node', async () => {
       const reply = await host(
-        openaiRoutes,
+        openaiRoutes(services),
         { model: 'broken-model', prompt: 'a fox', size: '64x64' },
         '/v1/images/generations',
       );
@@ -266,7 +274,11 @@ describe('image generation switched on at run time', () => {
     it('answers a sidecar that fails with 500 by 502 with its message', async () => {
       agent.image?.faults.failNext(5, 500);
       try {
-        const reply = await host(mediaRoutes, { model: 'z-image-turbo', prompt: 'a fox' }, '/api/generate-image');
+        const reply = await host(
+          mediaRoutes(services),
+          { model: 'z-image-turbo', prompt: 'a fox' },
+          '/api/generate-image',
+        );
 
         expect(json(reply)).toEqual({
           error: 'image generation failed on studio: the node answered 500: simulated failure',
@@ -286,7 +298,7 @@ describe('image generation switched on at run time', () => {
     it('passes a 32×32 image through to the node and answers its PNG', async () => {
       const before = agent.image?.received.length ?? 0;
 
-      const reply = await generate(mediaRoutes, '/api/generate-image', { width: 32, height: 32 });
+      const reply = await generate(mediaRoutes(services), '/api/generate-image', { width: 32, height: 32 });
 
       expect(reply.statusCode).toBe(200);
       expect(readPngSize(Buffer.from(reply.body, 'base64'))).toEqual({ width: 32, height: 32 });
@@ -294,7 +306,7 @@ describe('image generation switched on at run time', () => {
     });
 
     it('passes size 32x32 on /v1/images/generations through to the node', async () => {
-      const reply = await generate(openaiRoutes, '/v1/images/generations', { size: '32x32' });
+      const reply = await generate(openaiRoutes(services), '/v1/images/generations', { size: '32x32' });
       const body = JSON.parse(reply.body) as { data: { b64_json: string }[] };
 
       expect(reply.statusCode).toBe(200);
@@ -309,7 +321,7 @@ describe('image generation switched on at run time', () => {
     ])('answers %s %p with 400 naming it, before any node is asked', async (field, value) => {
       const before = agent.image?.received.length ?? 0;
 
-      const reply = await generate(mediaRoutes, '/api/generate-image', { [field]: value });
+      const reply = await generate(mediaRoutes(services), '/api/generate-image', { [field]: value });
 
       expect(reply.statusCode).toBe(400);
       expect((JSON.parse(reply.body) as { error: string }).error).toContain(field);
@@ -317,7 +329,7 @@ describe('image generation switched on at run time', () => {
     });
 
     it.each(['0x32', '-1x32', '1.5x32', 'abc'])('answers size %p with 400 in OpenAI’s shape', async (size) => {
-      const reply = await generate(openaiRoutes, '/v1/images/generations', { size });
+      const reply = await generate(openaiRoutes(services), '/v1/images/generations', { size });
 
       expect(reply.statusCode).toBe(400);
       expect(JSON.parse(reply.body)).toMatchObject({ error: { type: 'invalid_request_error', param: 'size' } });
@@ -325,7 +337,7 @@ describe('image generation switched on at run time', () => {
 
     it('relays a size the node refuses as its 400 and its words, in Ollama’s shape', async () => {
       // The simulated sidecar renders up to 2048 px and says so in FastAPI's {"detail": ...}.
-      const reply = await generate(mediaRoutes, '/api/generate-image', { width: 4000, height: 32 });
+      const reply = await generate(mediaRoutes(services), '/api/generate-image', { width: 4000, height: 32 });
 
       expect(reply.statusCode).toBe(400);
       expect(JSON.parse(reply.body)).toEqual({ error: 'width and height must be whole numbers from 1 to 2048' });
@@ -334,7 +346,7 @@ describe('image generation switched on at run time', () => {
     it('relays a node’s 422 with its message in OpenAI’s shape', async () => {
       agent.image?.faults.failNext(1, 422);
       try {
-        const reply = await generate(openaiRoutes, '/v1/images/generations', { size: '64x64' });
+        const reply = await generate(openaiRoutes(services), '/v1/images/generations', { size: '64x64' });
 
         expect(reply.statusCode).toBe(422);
         expect(JSON.parse(reply.body)).toMatchObject({ error: { message: 'simulated failure' } });
@@ -347,7 +359,7 @@ describe('image generation switched on at run time', () => {
   it('traces the request like chat: style image, the node, the model and the tags', async () => {
     const record = jest.spyOn(services.traces, 'record');
     try {
-      await createBufferedHandler(mediaRoutes)(
+      await createBufferedHandler(mediaRoutes(services))(
         makeHttpEvent({
           method: 'POST',
           path: '/api/generate-image',
@@ -382,7 +394,9 @@ describe('image generation switched on at run time', () => {
   it('traces a node that answers something else than a PNG as failed', async () => {
     const record = jest.spyOn(services.traces, 'record');
     try {
-      await createBufferedHandler(mediaRoutes)(post('/api/generate-image', { model: 'broken-model', prompt: 'a fox' }));
+      await createBufferedHandler(mediaRoutes(services))(
+        post('/api/generate-image', { model: 'broken-model', prompt: 'a fox' }),
+      );
 
       expect(record).toHaveBeenCalledWith(
         expect.objectContaining({
@@ -400,7 +414,9 @@ describe('image generation switched on at run time', () => {
   it('traces a request for an image model no node has as failed', async () => {
     const record = jest.spyOn(services.traces, 'record');
     try {
-      await createBufferedHandler(mediaRoutes)(post('/api/generate-image', { model: 'flux-dev', prompt: 'a fox' }));
+      await createBufferedHandler(mediaRoutes(services))(
+        post('/api/generate-image', { model: 'flux-dev', prompt: 'a fox' }),
+      );
 
       expect(record).toHaveBeenCalledWith(
         expect.objectContaining({
@@ -418,7 +434,7 @@ describe('image generation switched on at run time', () => {
   it('forwards steps, guidance, seed and the extra fields to the sidecar, and nothing of the router’s', async () => {
     const before = agent.image?.received.length ?? 0;
 
-    await createBufferedHandler(openaiRoutes)(
+    await createBufferedHandler(openaiRoutes(services))(
       post('/v1/images/generations', {
         model: 'z-image-turbo',
         prompt: 'a fox',

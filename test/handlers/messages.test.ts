@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/messages';
+import { getServices } from '../../lib/instance';
 import { makeHttpEvent, makeHttpEventV2 } from '../helpers/events';
 import { HOSTS, type Host } from '../helpers/hosts';
 
@@ -19,7 +20,7 @@ describe('functions/messages', () => {
         body: { model: 'claude-sonnet-4-5', messages: [message] },
       });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(getServices()), event);
 
       expect(JSON.parse(reply.body)).toEqual({
         type: 'error',
@@ -35,7 +36,7 @@ describe('functions/messages', () => {
         body: { max_tokens: 10, messages: [message] },
       });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(getServices()), event);
 
       expect(JSON.parse(reply.body)).toEqual({
         type: 'error',
@@ -47,7 +48,7 @@ describe('functions/messages', () => {
       ['payload 1.0', makeHttpEvent({ method: 'POST', path: '/v1/messages', query: { beta: 'true' }, body: {} })],
       ['payload 2.0', makeHttpEventV2({ method: 'POST', path: '/v1/messages', query: { beta: 'true' }, body: {} })],
     ])('finds the route of /v1/messages?beta=true (%s)', async (_payload, event) => {
-      const reply = await host(routes, event);
+      const reply = await host(routes(getServices()), event);
 
       expect(JSON.parse(reply.body)).toMatchObject({ type: 'error', error: { message: 'model is required' } });
     });
@@ -121,7 +122,7 @@ describe('functions/messages', () => {
 });
 
 function countTokens(host: Host, body: object) {
-  return host(routes, makeHttpEvent({ method: 'POST', path: '/v1/messages/count_tokens', body }));
+  return host(routes(getServices()), makeHttpEvent({ method: 'POST', path: '/v1/messages/count_tokens', body }));
 }
 
 /** A tool round trip as Claude Code sends it, with an image URL that resolves nowhere. */

@@ -36,7 +36,7 @@ beforeAll(async () => {
     textEmbedding: [{ name: 'ms-marco-minilm-l-6-v2', dimensions: 0, kind: 'rerank' }],
   });
   const heartbeat = makeHttpEvent({ method: 'POST', path: '/heartbeat', body: agent.payload(), sourceIp: '127.0.0.1' });
-  expect((await createBufferedHandler(fleetRoutes)(heartbeat)).statusCode).toBe(200);
+  expect((await createBufferedHandler(fleetRoutes(services))(heartbeat)).statusCode).toBe(200);
   await services.registry.refresh();
 });
 
@@ -49,7 +49,13 @@ afterAll(async () => {
 const chat = [{ role: 'user', content: 'hello' }];
 
 /** Route table, path, body, and how the family's error body gives its message. */
-const CALLS: readonly (readonly [string, RouteTable, string, object, 'ollama' | 'openai' | 'anthropic'])[] = [
+const CALLS: readonly (readonly [
+  string,
+  (services: Services) => RouteTable,
+  string,
+  object,
+  'ollama' | 'openai' | 'anthropic',
+])[] = [
   ['ollama chat', ollamaRoutes, '/api/chat', { model: 'llama3.2:3b', messages: chat, stream: false }, 'ollama'],
   ['openai chat', openaiRoutes, '/v1/chat/completions', { model: 'llama3.2:3b', messages: chat }, 'openai'],
   [
@@ -71,8 +77,8 @@ function messageOf(family: 'ollama' | 'openai' | 'anthropic', body: unknown): st
   return (record.error as { message: string }).message;
 }
 
-async function call(routes: RouteTable, path: string, body: object) {
-  const result = await createBufferedHandler(routes)(makeHttpEvent({ method: 'POST', path, body }));
+async function call(routes: (services: Services) => RouteTable, path: string, body: object) {
+  const result = await createBufferedHandler(routes(services))(makeHttpEvent({ method: 'POST', path, body }));
   return { status: result.statusCode, headers: result.headers, body: JSON.parse(result.body) as unknown };
 }
 

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/openai';
+import { getServices } from '../../lib/instance';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 
@@ -17,7 +18,7 @@ describe('functions/openai POST /v1/responses', () => {
         body: { model: 'gpt-5-codex', input: 'and then?', previous_response_id: 'resp_123' },
       });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(getServices()), event);
       const body = JSON.parse(reply.body) as { error: { message: string; type: string; param: string } };
 
       expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'previous_response_id' });
@@ -29,7 +30,7 @@ describe('functions/openai POST /v1/responses', () => {
     it('answers a body without a model with 400 model is required', async () => {
       const event = makeHttpEvent({ method: 'POST', path: '/v1/responses', body: { input: 'hi' } });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(getServices()), event);
 
       expect(JSON.parse(reply.body)).toMatchObject({ error: { message: 'model is required', param: 'model' } });
     });

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/ollama';
+import { getServices } from '../../lib/instance';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 
@@ -19,27 +20,30 @@ describe('functions/ollama POST /api/pull', () => {
       ['a blank model', { model: '' }],
       ['null fields', { name: null, model: null }],
     ])('answers %s with 400 naming both fields', async (_case, body) => {
-      const reply = await host(routes, pull(body));
+      const reply = await host(routes(getServices()), pull(body));
 
       expect(JSON.parse(reply.body)).toEqual({ error: "model name required (use 'name' or 'model' field)" });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
     });
 
     it('answers a name that is not a string with 400 naming the field', async () => {
-      const reply = await host(routes, pull({ name: 42 }));
+      const reply = await host(routes(getServices()), pull({ name: 42 }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: expect.stringMatching(/^name: /) });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
     });
 
     it('answers stream of the wrong type with 400 naming the field', async () => {
-      const reply = await host(routes, pull({ name: 'llama3', stream: 'yes' }));
+      const reply = await host(routes(getServices()), pull({ name: 'llama3', stream: 'yes' }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: expect.stringMatching(/^stream: /) });
     });
 
     it('answers a body that is not JSON with 400', async () => {
-      const reply = await host(routes, makeHttpEvent({ method: 'POST', path: '/api/pull', body: '{"name":' }));
+      const reply = await host(
+        routes(getServices()),
+        makeHttpEvent({ method: 'POST', path: '/api/pull', body: '{"name":' }),
+      );
 
       expect(JSON.parse(reply.body)).toEqual({ error: expect.stringMatching(/^request body is not valid JSON/) });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
@@ -51,7 +55,7 @@ describe('functions/ollama POST /api/pull', () => {
       ['qwen3-asr', 'name', "pip install 'mlx-qwen3-asr[serve]'"],
       ['mlx-community/Llama-3.2-3B-Instruct-4bit', 'model', 'uv tool install mlx-lm'],
     ])('refuses %s (sent as %s) with 400 and how to install it', async (model, field, install) => {
-      const reply = await host(routes, pull({ [field]: model }));
+      const reply = await host(routes(getServices()), pull({ [field]: model }));
 
       const { error } = JSON.parse(reply.body) as { error: string };
       expect(error).toContain(`'${model}'`);

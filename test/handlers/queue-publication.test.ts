@@ -74,7 +74,7 @@ describe('queue depth publication', () => {
     if (slot === undefined) throw new Error('the slot should have been free');
     try {
       // No flush, no publication: read at once.
-      const reply = await host(routes, makeHttpEvent({ method: 'GET', path: '/fleet/queue' }));
+      const reply = await host(routes(services), makeHttpEvent({ method: 'GET', path: '/fleet/queue' }));
       const queues = (JSON.parse(reply.body) as { queues: Record<string, { in_flight: number }> }).queues;
 
       expect(queues[`gpu1:${MODEL}`]?.in_flight).toBe(3);

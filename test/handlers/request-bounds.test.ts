@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { routes as messagesRoutes } from '../../functions/messages';
 import { routes as ollamaRoutes } from '../../functions/ollama';
 import { routes as openaiRoutes } from '../../functions/openai';
+import type { Services } from '../../lib/instance';
 import type { Trace } from '../../lib/services/analytics/trace';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { MAX_JSON_DEPTH } from '../../lib/services/http/request-bounds';
@@ -47,7 +48,7 @@ const withRaw = (body: object, field: string, raw: string) => `${JSON.stringify(
 
 interface Case {
   readonly path: string;
-  readonly routes: RouteTable;
+  readonly routes: (services: Services) => RouteTable;
   readonly body: object;
   readonly error: (message: RegExp) => unknown;
 }
@@ -103,7 +104,9 @@ const CASES: readonly (readonly [string, Case])[] = [
 ];
 
 async function post(route: Case, body: string) {
-  return createBufferedHandler(route.routes)(makeHttpEvent({ method: 'POST', path: route.path, body }));
+  return createBufferedHandler(route.routes(fixture.services))(
+    makeHttpEvent({ method: 'POST', path: route.path, body }),
+  );
 }
 
 describe('request bounds at the edge', () => {
@@ -145,7 +148,7 @@ describe('request bounds at the edge', () => {
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: {} } }],
       tool_choice: { type: 'function', function: { name } },
     };
-    const reply = await createBufferedHandler(openaiRoutes)(
+    const reply = await createBufferedHandler(openaiRoutes(fixture.services))(
       makeHttpEvent({ method: 'POST', path: '/v1/chat/completions', body }),
     );
 
@@ -182,7 +185,9 @@ describe('request bounds at the edge', () => {
       Buffer.from([0xff, 0xfe]),
       Buffer.from('"]}'),
     ]);
-    const reply = await createBufferedHandler(route.routes)(makeHttpEvent({ method: 'POST', path: route.path, body }));
+    const reply = await createBufferedHandler(route.routes(fixture.services))(
+      makeHttpEvent({ method: 'POST', path: route.path, body }),
+    );
 
     expect(reply.statusCode).toBe(400);
     expect(JSON.parse(reply.body)).toEqual({ error: expect.stringMatching(/^fallback_models\.1: is not valid UTF-8/) });

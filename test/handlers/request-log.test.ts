@@ -61,7 +61,7 @@ describe('the log line of a failed request', () => {
     mode = 'bad-line';
     const event = chat(true);
 
-    const reply = await createBufferedHandler(ollamaRoutes)(event);
+    const reply = await createBufferedHandler(ollamaRoutes(fixture.services))(event);
 
     expect(reply.statusCode).toBe(200);
     expect(reply.body).toContain('"error"');
@@ -83,7 +83,7 @@ describe('the log line of a failed request', () => {
   it("is written once for a 503, whose body never shows the node's output", async () => {
     mode = 'fail';
 
-    const reply = await createBufferedHandler(ollamaRoutes)(chat(false));
+    const reply = await createBufferedHandler(ollamaRoutes(fixture.services))(chat(false));
 
     expect(reply.statusCode).toBe(503);
     expect(reply.body).not.toContain('CUDA');
@@ -95,7 +95,7 @@ describe('the log line of a failed request', () => {
   it('is one line for the same failure repeated within 10 s', async () => {
     mode = 'fail';
 
-    for (let round = 0; round < 5; round += 1) await createBufferedHandler(ollamaRoutes)(chat(false));
+    for (let round = 0; round < 5; round += 1) await createBufferedHandler(ollamaRoutes(fixture.services))(chat(false));
 
     expect(lines).toHaveLength(1);
   });

@@ -39,7 +39,7 @@ beforeAll(async () => {
     body: agent.payload(),
     sourceIp: '127.0.0.1',
   });
-  expect((await createBufferedHandler(fleetRoutes)(heartbeat)).statusCode).toBe(200);
+  expect((await createBufferedHandler(fleetRoutes(services))(heartbeat)).statusCode).toBe(200);
   await services.registry.refresh();
 });
 
@@ -106,7 +106,7 @@ describe('functions/openai POST /v1/rerank', () => {
     it.each(CASES)('answers %s with 400 in the OpenAI envelope', async (_case, body, param, message) => {
       const event = makeHttpEvent({ method: 'POST', path: '/v1/rerank', body: body as object | string });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(services), event);
       const parsed = JSON.parse(reply.body) as OpenAIErrorBody;
 
       expect(parsed.error.type).toBe('invalid_request_error');
@@ -118,7 +118,7 @@ describe('functions/openai POST /v1/rerank', () => {
     it('answers a request without a body with 400', async () => {
       const event = makeHttpEvent({ method: 'POST', path: '/v1/rerank' });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(services), event);
 
       expect(JSON.parse(reply.body)).toMatchObject({ error: { message: 'missing request body' } });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
@@ -140,7 +140,7 @@ describe('functions/openai POST /v1/rerank, routed', () => {
         body: { query: QUERY, documents: DOCUMENTS, user: 'ada', metadata: { tags: ['docs'] } },
       });
 
-      const reply = await host(routes, event);
+      const reply = await host(routes(services), event);
       const body = JSON.parse(reply.body) as { model: string; results: { index: number }[] };
 
       expect(body.model).toBe('ms-marco-minilm-l-6-v2');
@@ -169,7 +169,7 @@ describe('functions/openai POST /v1/rerank, routed', () => {
       body: { model: 'absent-reranker', fallback_models: ['bge-reranker-base'], query: QUERY, documents: DOCUMENTS },
     });
 
-    const reply = await createBufferedHandler(routes)(event);
+    const reply = await createBufferedHandler(routes(services))(event);
 
     expect(reply.statusCode).toBe(200);
     expect(reply.headers).toMatchObject({
@@ -194,7 +194,7 @@ describe('functions/openai POST /v1/rerank, routed', () => {
       body: { model: 'absent-reranker', query: QUERY, documents: DOCUMENTS },
     });
 
-    const reply = await createBufferedHandler(routes)(event);
+    const reply = await createBufferedHandler(routes(services))(event);
 
     expect(reply.statusCode).toBe(404);
     expect(await tracesTagged('unit:rerank-missing')).toEqual([

@@ -1,14 +1,15 @@
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { readRouteTable } from '../../emulator/routes';
+import { getServices, type Services } from '../../lib/instance';
 import type { RouteTable } from '../../lib/services/http/handler';
 
 const table = readRouteTable(join(__dirname, '..', '..', 'serverless.yml'));
 
 async function routesOf(name: string): Promise<RouteTable> {
-  const module = (await import(`../../functions/${name}`)) as { routes?: RouteTable };
+  const module = (await import(`../../functions/${name}`)) as { routes?: (services: Services) => RouteTable };
   if (module.routes === undefined) throw new Error(`functions/${name}.ts exports no routes`);
-  return module.routes;
+  return module.routes(getServices());
 }
 
 describe('serverless.yml and the handlers', () => {

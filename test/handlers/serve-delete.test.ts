@@ -17,7 +17,7 @@ let store: StoreFixture;
 let services: Services;
 let node: SimNode;
 
-const handler = createBufferedHandler(routes);
+const handler = createBufferedHandler(() => routes(services));
 const remove = (body: object) => handler(makeHttpEvent({ method: 'DELETE', path: '/api/delete', body }));
 
 beforeAll(async () => {

@@ -68,7 +68,7 @@ describe('POST /api/pull in process', () => {
     it("relays the node's progress from pulling manifest to success and traces it completed", async () => {
       const model = `tinyllama-${hostName}:1.1b`;
 
-      const reply = await host(routes, pull({ name: model }, { 'X-Service-Tags': 'team:ml' }));
+      const reply = await host(routes(services), pull({ name: model }, { 'X-Service-Tags': 'team:ml' }));
 
       const lines = linesOf(reply.body);
       expect(lines[0]).toEqual({ status: 'pulling manifest' });
@@ -88,8 +88,8 @@ describe('POST /api/pull in process', () => {
     it('lists the pulled model on the node right after the pull', async () => {
       const model = `phi-${hostName}:2.7b`;
 
-      await host(routes, pull({ model, stream: false }));
-      const tags = await host(routes, makeHttpEvent({ method: 'GET', path: '/api/tags' }));
+      await host(routes(services), pull({ model, stream: false }));
+      const tags = await host(routes(services), makeHttpEvent({ method: 'GET', path: '/api/tags' }));
 
       const listed = (JSON.parse(tags.body) as { models: { name: string; details: { fleet_nodes: string[] } }[] })
         .models;
@@ -97,7 +97,7 @@ describe('POST /api/pull in process', () => {
     });
 
     it('answers stream: false with {"status":"success"}', async () => {
-      const reply = await host(routes, pull({ name: `small-${hostName}:0.5b`, stream: false }));
+      const reply = await host(routes(services), pull({ name: `small-${hostName}:0.5b`, stream: false }));
 
       expect(JSON.parse(reply.body)).toEqual({ status: 'success' });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(200);
@@ -108,7 +108,7 @@ describe('POST /api/pull in process', () => {
         nodeId: 'sim',
       });
 
-      const reply = await host(routes, pull({ name: `HELD-${hostName}` }));
+      const reply = await host(routes(services), pull({ name: `HELD-${hostName}` }));
       await lease?.release();
 
       expect(JSON.parse(reply.body)).toEqual({ error: `model 'HELD-${hostName}' is already being pulled` });
@@ -119,14 +119,14 @@ describe('POST /api/pull in process', () => {
     it('releases the lock when the pull ends, so the model can be pulled again', async () => {
       const model = `again-${hostName}:1b`;
 
-      await host(routes, pull({ name: model, stream: false }));
-      const second = await host(routes, pull({ name: model, stream: false }));
+      await host(routes(services), pull({ name: model, stream: false }));
+      const second = await host(routes(services), pull({ name: model, stream: false }));
 
       expect(JSON.parse(second.body)).toEqual({ status: 'success' });
     });
 
     it("passes the node's error line through and traces the pull failed", async () => {
-      const reply = await host(routes, pull({ name: 'missing/nothing' }));
+      const reply = await host(routes(services), pull({ name: 'missing/nothing' }));
 
       expect(linesOf(reply.body)).toEqual([
         { status: 'pulling manifest' },
@@ -138,7 +138,7 @@ describe('POST /api/pull in process', () => {
     });
 
     it('answers a node error with stream: false as 502 with the node message', async () => {
-      const reply = await host(routes, pull({ name: 'missing/nothing', stream: false }));
+      const reply = await host(routes(services), pull({ name: 'missing/nothing', stream: false }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: 'pull model manifest: file does not exist' });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(502);
@@ -147,7 +147,7 @@ describe('POST /api/pull in process', () => {
     it('answers a node 5xx before streaming with 502 naming the node', async () => {
       node.faults.failNext(1, 500);
 
-      const reply = await host(routes, pull({ name: `fails-${hostName}:1b` }));
+      const reply = await host(routes(services), pull({ name: `fails-${hostName}:1b` }));
 
       // The node's own output of a 5xx is the operator's to read, not the client's.
       expect(JSON.parse(reply.body)).toEqual({ error: "node 'sim' failed the pull (HTTP 500)" });
@@ -157,7 +157,7 @@ describe('POST /api/pull in process', () => {
     it("answers a node 4xx before streaming with the node's status and message", async () => {
       node.faults.failNext(1, 400);
 
-      const reply = await host(routes, pull({ name: `refused-${hostName}:1b` }));
+      const reply = await host(routes(services), pull({ name: `refused-${hostName}:1b` }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: 'simulated failure' });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
@@ -166,7 +166,7 @@ describe('POST /api/pull in process', () => {
     it('ends a stream the node drops with an in-band error and traces it incomplete', async () => {
       node.faults.dropMidStream(2);
 
-      const reply = await host(routes, pull({ name: `dropped-${hostName}:1b` }));
+      const reply = await host(routes(services), pull({ name: `dropped-${hostName}:1b` }));
 
       const lines = linesOf(reply.body);
       expect(lines.slice(0, 2).map((line) => line['status'])).toEqual(['pulling manifest', expect.any(String)]);
@@ -175,7 +175,7 @@ describe('POST /api/pull in process', () => {
     });
 
     it("answers an unknown node_id with 404 node '<id>' not found", async () => {
-      const reply = await host(routes, pull({ name: 'llama3', node_id: 'nope' }));
+      const reply = await host(routes(services), pull({ name: 'llama3', node_id: 'nope' }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: "node 'nope' not found" });
       if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(404);
@@ -183,7 +183,7 @@ describe('POST /api/pull in process', () => {
     });
 
     it('answers 503 when no node has the memory for the model', async () => {
-      const reply = await host(routes, pull({ name: 'llama3.1:405b' }));
+      const reply = await host(routes(services), pull({ name: 'llama3.1:405b' }));
 
       expect(JSON.parse(reply.body)).toEqual({
         error: "no node has enough available memory to pull 'llama3.1:405b' (needs about 273.9 GB)",

@@ -59,7 +59,7 @@ async function buffered(routes: RouteTable, upload: EncodedUpload, headers: Reco
 
 async function heartbeat(agent: SimAgent): Promise<void> {
   const event = makeHttpEvent({ method: 'POST', path: '/heartbeat', body: agent.payload(), sourceIp: '127.0.0.1' });
-  const reply = await createBufferedHandler(fleetRoutes)(event);
+  const reply = await createBufferedHandler(fleetRoutes(services))(event);
   expect(reply.statusCode).toBe(200);
 }
 
@@ -99,7 +99,7 @@ describe('POST /api/transcribe', () => {
       it('answers 503 saying how to turn it on, before reading the upload', async () => {
         const json = makeHttpEvent({ method: 'POST', path: '/api/transcribe', body: { audio: 'x' } });
 
-        const reply = await host(mediaRoutes, json);
+        const reply = await host(mediaRoutes(services), json);
 
         expect(JSON.parse(reply.body)).toEqual({ error: TRANSCRIPTION_DISABLED_MESSAGE });
         if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(503);
@@ -107,7 +107,7 @@ describe('POST /api/transcribe', () => {
     });
 
     it('marks the 503 as one a client retry cannot fix', async () => {
-      const reply = await buffered(mediaRoutes, await speech('hello'));
+      const reply = await buffered(mediaRoutes(services), await speech('hello'));
 
       expect(reply.status).toBe(503);
       expect(reply.headers['x-should-retry']).toBe('false');
@@ -124,7 +124,7 @@ describe('POST /api/transcribe', () => {
     });
 
     it('answers 404 with how to install one', async () => {
-      const reply = await buffered(mediaRoutes, await speech('hello'));
+      const reply = await buffered(mediaRoutes(services), await speech('hello'));
 
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ error: NO_ASR_MODEL_MESSAGE });
@@ -146,7 +146,7 @@ describe('POST /api/transcribe', () => {
     });
 
     it('answers the transcript with the node, model and time headers', async () => {
-      const reply = await buffered(mediaRoutes, await speech('the rain in Spain', [['model', 'qwen3-asr']]));
+      const reply = await buffered(mediaRoutes(services), await speech('the rain in Spain', [['model', 'qwen3-asr']]));
 
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({

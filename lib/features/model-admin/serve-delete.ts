@@ -8,36 +8,37 @@
  */
 import { BadRequestError } from '../../core/errors';
 import { deleteRequestSchema } from '../../core/wire/model-admin';
-import { getServices } from '../../instance';
 import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
+import type { FleetRegistry } from '../../services/registry/registry';
 import { adminOutcome } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';
 import { firstNonBlank, nameOnNode } from './model-names';
 import { sendAdminOutcome } from './send-admin-outcome';
-import { forgetDeletedModel } from './update-registry';
+import { forgetDeletedModel, type RegistryUpdates } from './update-registry';
 
-export const serveDelete: Route = async (request, response) => {
-  const body = readJsonBody(request, deleteRequestSchema);
-  // Ollama reads `model` first, then the legacy `name`.
-  const name = firstNonBlank(body.model, body.name);
-  if (name === undefined) throw new BadRequestError('model is required', 'model');
-  const services = getServices();
-  const notFound = `model '${name}' not found`;
-  const targets = adminTargets(await services.registry.snapshot(), {
-    name,
-    nodeId: firstNonBlank(body.node_id),
-    action: 'deleted',
-    notFound,
-  });
-  const answers = await Promise.all(
-    targets.map((node) =>
-      callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
-    ),
-  );
-  const outcome = adminOutcome(answers, `deleting model '${name}'`);
-  const deleted = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
-  await forgetDeletedModel(services.registry, deleted, name);
-  await sendAdminOutcome(response, outcome, notFound);
-};
+export function serveDelete(registry: Pick<FleetRegistry, 'snapshot'> & RegistryUpdates): Route {
+  return async (request, response) => {
+    const body = readJsonBody(request, deleteRequestSchema);
+    // Ollama reads `model` first, then the legacy `name`.
+    const name = firstNonBlank(body.model, body.name);
+    if (name === undefined) throw new BadRequestError('model is required', 'model');
+    const notFound = `model '${name}' not found`;
+    const targets = adminTargets(await registry.snapshot(), {
+      name,
+      nodeId: firstNonBlank(body.node_id),
+      action: 'deleted',
+      notFound,
+    });
+    const answers = await Promise.all(
+      targets.map((node) =>
+        callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
+      ),
+    );
+    const outcome = adminOutcome(answers, `deleting model '${name}'`);
+    const deleted = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
+    await forgetDeletedModel(registry, deleted, name);
+    await sendAdminOutcome(response, outcome, notFound);
+  };
+}

@@ -15,9 +15,9 @@ import { RouterError } from '../../core/errors';
 import type { FleetSnapshot } from '../../core/fleet/node';
 import { isPlaceable, modelNameKeys } from '../../core/fleet/snapshot';
 import { namedModelRequestSchema } from '../../core/wire/model-admin';
-import { getServices } from '../../instance';
 import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
+import type { FleetRegistry } from '../../services/registry/registry';
 import { firstNonBlank } from './model-names';
 
 function notServed(message: string): RouterError {
@@ -41,12 +41,15 @@ export const serveCreate: Route = async (request) => {
   );
 };
 
-export const servePush: Route = async (request) => {
-  const body = readJsonBody(request, namedModelRequestSchema);
-  const name = firstNonBlank(body.model, body.name) ?? '<name>';
-  const where = name === '<name>' ? '' : ` (${holders(await getServices().registry.snapshot(), name)})`;
-  throw notServed(
-    `the fleet router does not push models: a push signs in to the registry with the key of the Ollama that runs it. ` +
-      `Push from the node whose key your registry account knows${where}: OLLAMA_HOST=<node address> ollama push ${name}`,
-  );
-};
+/** The answer names the nodes that hold the model, from the registry's snapshot. */
+export function servePush(registry: Pick<FleetRegistry, 'snapshot'>): Route {
+  return async (request) => {
+    const body = readJsonBody(request, namedModelRequestSchema);
+    const name = firstNonBlank(body.model, body.name) ?? '<name>';
+    const where = name === '<name>' ? '' : ` (${holders(await registry.snapshot(), name)})`;
+    throw notServed(
+      `the fleet router does not push models: a push signs in to the registry with the key of the Ollama that runs it. ` +
+        `Push from the node whose key your registry account knows${where}: OLLAMA_HOST=<node address> ollama push ${name}`,
+    );
+  };
+}

@@ -7,7 +7,8 @@ import type { NodeModel } from '../../core/fleet/node';
 import { hasTag, modelNameKeys } from '../../core/fleet/snapshot';
 import type { FleetRegistry } from '../../services/registry/registry';
 
-type Registry = Pick<FleetRegistry, 'record' | 'save' | 'recordModel'>;
+/** What recording an admin call's effect takes of the registry. */
+export type RegistryUpdates = Pick<FleetRegistry, 'record' | 'save' | 'recordModel'>;
 
 function matches(name: string): (entry: { readonly name: string }) => boolean {
   const keys = new Set(modelNameKeys(name));
@@ -23,7 +24,11 @@ async function logged(what: string, work: () => Promise<unknown>): Promise<void>
 }
 
 /** Takes the model off each node's models and loaded models. */
-export async function forgetDeletedModel(registry: Registry, nodeIds: readonly string[], name: string): Promise<void> {
+export async function forgetDeletedModel(
+  registry: RegistryUpdates,
+  nodeIds: readonly string[],
+  name: string,
+): Promise<void> {
   const gone = matches(name);
   for (const nodeId of nodeIds) {
     await logged(`forgetting '${name}' on ${nodeId}`, async () => {
@@ -37,7 +42,7 @@ export async function forgetDeletedModel(registry: Registry, nodeIds: readonly s
 
 /** Ollama lists a copy under the destination's name, `:latest` added, with the source's blobs. */
 export async function recordCopiedModel(
-  registry: Registry,
+  registry: RegistryUpdates,
   nodeIds: readonly string[],
   source: string,
   destination: string,

@@ -38,6 +38,12 @@ export interface GuardedRoute {
  */
 export type RouteTable = Readonly<Record<string, Route | GuardedRoute>>;
 
+/**
+ * The table, or a function that builds it on the first request: a handler's routes are built from the
+ * instance's services (`routes(getServices())` in functions/), which a module load must not build.
+ */
+export type RouteTableSource = RouteTable | (() => RouteTable);
+
 /** Marks a route as node agents' (heartbeats): it takes node keys only, never client keys. */
 export function nodeRoute(route: Route): GuardedRoute {
   return { route, credential: 'node' };
@@ -149,6 +155,7 @@ async function fail(sink: ResponseSink, path: string, error: RouterError): Promi
 export type HandlerOptionsSource = HandlerOptions | (() => HandlerOptions);
 
 interface ServeSetup {
+  readonly table: CompiledTable;
   readonly options: HandlerOptions;
   readonly checkCredential: CredentialCheck | undefined;
   readonly cors: CorsPolicy | undefined;
@@ -159,15 +166,23 @@ function warnAboutCredentials(options: HandlerOptions): void {
   for (const message of credentialWarnings(options)) console.error(JSON.stringify({ level: 'warn', message }));
 }
 
-function createServe(routes: RouteTable, source: HandlerOptionsSource) {
-  const compiled = compileRoutes(routes);
+/** Built once per container, on the first request: the routes first, then the options (same config). */
+function setUp(routes: RouteTableSource, source: HandlerOptionsSource): ServeSetup {
+  const table = compileRoutes(typeof routes === 'function' ? routes() : routes);
+  const options = typeof source === 'function' ? source() : source;
+  if (table.hasNodeRoutes) warnAboutCredentials(options);
+  return {
+    table,
+    options,
+    checkCredential: createCredentialCheck(options),
+    cors: createCorsPolicy(options.corsOrigins),
+  };
+}
+
+function createServe(routes: RouteTableSource, source: HandlerOptionsSource) {
   let setup: ServeSetup | undefined;
   const resolve = (): ServeSetup => {
-    if (setup === undefined) {
-      const options = typeof source === 'function' ? source() : source;
-      if (compiled.hasNodeRoutes) warnAboutCredentials(options);
-      setup = { options, checkCredential: createCredentialCheck(options), cors: createCorsPolicy(options.corsOrigins) };
-    }
+    setup ??= setUp(routes, source);
     return setup;
   };
   return async (event: LambdaHttpEvent, sink: ResponseSink): Promise<void> => {
@@ -181,10 +196,10 @@ function createServe(routes: RouteTable, source: HandlerOptionsSource) {
       options = current.options;
       // CORS (cors.ts): preflights are answered before any key check, and every reply carries its headers.
       if (current.cors !== undefined && method === 'OPTIONS') {
-        sink.start({ statusCode: 204, headers: preflightHeaders(current.cors, event, methodsAt(compiled, path)) });
+        sink.start({ statusCode: 204, headers: preflightHeaders(current.cors, event, methodsAt(current.table, path)) });
       } else {
         if (current.cors !== undefined) out = corsSink(current.cors, event, sink);
-        const found = findRoute(compiled, method, path, resource);
+        const found = findRoute(current.table, method, path, resource);
         const request = toHttpRequest(event, found.params);
         requestId = request.requestId;
         current.checkCredential?.(request, found.route.credential);
@@ -229,7 +244,7 @@ function awsLambdaGlobal(): AwsLambdaGlobal | undefined {
 
 /** A streaming handler where the platform streams, else a buffered one. */
 export function createHandler(
-  routes: RouteTable,
+  routes: RouteTableSource,
   options: HandlerOptionsSource = {},
 ): StreamingLambdaHandler | BufferedLambdaHandler {
   const serve = createServe(routes, options);
@@ -246,7 +261,10 @@ export function createHandler(
 }
 
 /** The buffered host on its own (serverless-offline, unit tests). */
-export function createBufferedHandler(routes: RouteTable, options: HandlerOptionsSource = {}): BufferedLambdaHandler {
+export function createBufferedHandler(
+  routes: RouteTableSource,
+  options: HandlerOptionsSource = {},
+): BufferedLambdaHandler {
   const serve = createServe(routes, options);
   return async (event) => {
     const { sink, result } = createBufferedSink();
@@ -256,7 +274,7 @@ export function createBufferedHandler(routes: RouteTable, options: HandlerOption
 }
 
 /** The streaming host on its own, over any Writable (tests drive it with a recording stream). */
-export function createStreamingHandler(routes: RouteTable, options: HandlerOptionsSource = {}) {
+export function createStreamingHandler(routes: RouteTableSource, options: HandlerOptionsSource = {}) {
   const serve = createServe(routes, options);
   return async (event: LambdaHttpEvent, stream: Writable): Promise<void> => {
     await serve(event, createStreamingSink(stream));

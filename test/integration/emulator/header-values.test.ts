@@ -27,7 +27,11 @@ beforeAll(async () => {
     response.end(JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'ok' }, done: true }));
   });
   installAwsLambdaGlobal();
-  const handler = createHandler(routes) as (event: unknown, stream: Writable, context: unknown) => Promise<void>;
+  const handler = createHandler(routes(fixture.services)) as (
+    event: unknown,
+    stream: Writable,
+    context: unknown,
+  ) => Promise<void>;
   const fn: EmulatorFunction = {
     name: 'ollama',
     file: 'ollama.js',

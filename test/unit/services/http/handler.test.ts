@@ -82,6 +82,43 @@ describe('handler options given as a function', () => {
   });
 });
 
+describe('a route table given as a function', () => {
+  it('builds it on the first request, once, not when the handler is created', async () => {
+    const build = jest.fn(() => routes);
+    const handler = createStreamingHandler(build);
+    expect(build).not.toHaveBeenCalled();
+
+    const first = new RecordingStream();
+    await handler(makeHttpEvent({ path: '/api/tags' }), first);
+    const second = new RecordingStream();
+    await handler(makeHttpEvent({ path: '/items/7' }), second);
+
+    expect(JSON.parse(first.text())).toEqual({ models: [] });
+    expect(JSON.parse(second.text())).toEqual({ id: '7' });
+    expect(build).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 500 in the family shape when it cannot be built, and builds it again on the next request', async () => {
+    const build = jest
+      .fn<() => RouteTable>()
+      .mockImplementationOnce(() => {
+        throw new Error('invalid configuration: FLEET_TABLE must not be empty');
+      })
+      .mockImplementation(() => routes);
+    const handler = createBufferedHandler(build);
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+
+    const failed = await handler(makeHttpEvent({ path: '/api/tags' }));
+    const served = await handler(makeHttpEvent({ path: '/api/tags' }));
+    spy.mockRestore();
+
+    expect(failed.statusCode).toBe(500);
+    expect(JSON.parse(failed.body)).toEqual({ error: expect.any(String) });
+    expect(served.statusCode).toBe(200);
+    expect(build).toHaveBeenCalledTimes(2);
+  });
+});
+
 describe('createBufferedHandler and createStreamingHandler', () => {
   describe.each([
     ['buffered', buffered],
