@@ -2,13 +2,13 @@
 
 import { serveGenerateImage, serveImageModels } from '../lib/features/images/serve-images';
 import { serveTranscription } from '../lib/features/transcription/serve-transcription';
-import { handlerOptions } from '../lib/instance';
+import { getServices, handlerOptions } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes: RouteTable = {
-  'GET /api/image-models': serveImageModels,
-  'POST /api/generate-image': serveGenerateImage,
-  'POST /api/transcribe': serveTranscription,
+  'GET /api/image-models': (request, response) => serveImageModels(getServices(), request, response),
+  'POST /api/generate-image': (request, response) => serveGenerateImage(getServices(), request, response),
+  'POST /api/transcribe': (request, response) => serveTranscription(getServices(), request, response),
 };
 
 export const handler = createHandler(routes, handlerOptions);

@@ -2,11 +2,11 @@
 
 import { serveAnthropicMessages } from '../lib/features/chat/anthropic-messages';
 import { serveAnthropicCountTokens } from '../lib/features/count-tokens/anthropic-count-tokens';
-import { handlerOptions } from '../lib/instance';
+import { getServices, handlerOptions } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes: RouteTable = {
-  'POST /v1/messages': serveAnthropicMessages,
+  'POST /v1/messages': (request, response) => serveAnthropicMessages(getServices(), request, response),
   'POST /v1/messages/count_tokens': serveAnthropicCountTokens,
 };
 

@@ -51,15 +51,15 @@ export const routes: RouteTable = {
   'GET /api/tags': tags,
   'GET /api/ps': ps,
   'POST /api/show': show,
-  'POST /api/chat': (request, response) => serveOllamaChat(request, response, 'chat'),
-  'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
-  'POST /api/pull': servePull,
+  'POST /api/chat': (request, response) => serveOllamaChat(getServices(), request, response, 'chat'),
+  'POST /api/generate': (request, response) => serveOllamaChat(getServices(), request, response, 'generate'),
+  'POST /api/pull': (request, response) => servePull(getServices(), request, response),
   'DELETE /api/delete': serveDelete,
   'POST /api/copy': serveCopy,
   'POST /api/create': serveCreate,
   'POST /api/push': servePush,
-  'POST /api/embed': serveOllamaEmbed,
-  'POST /api/embeddings': serveOllamaEmbeddings,
+  'POST /api/embed': (request, response) => serveOllamaEmbed(getServices(), request, response),
+  'POST /api/embeddings': (request, response) => serveOllamaEmbeddings(getServices(), request, response),
 };
 
 export const handler = createHandler(routes, handlerOptions);

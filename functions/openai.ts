@@ -17,11 +17,11 @@ const models: Route = async (_request, response) => {
 
 export const routes: RouteTable = {
   'GET /v1/models': models,
-  'POST /v1/chat/completions': serveOpenAIChat,
-  'POST /v1/responses': serveResponses,
-  'POST /v1/embeddings': serveOpenAIEmbeddings,
-  'POST /v1/rerank': serveRerank,
-  'POST /v1/images/generations': serveOpenAIImages,
+  'POST /v1/chat/completions': (request, response) => serveOpenAIChat(getServices(), request, response),
+  'POST /v1/responses': (request, response) => serveResponses(getServices(), request, response),
+  'POST /v1/embeddings': (request, response) => serveOpenAIEmbeddings(getServices(), request, response),
+  'POST /v1/rerank': (request, response) => serveRerank(getServices(), request, response),
+  'POST /v1/images/generations': (request, response) => serveOpenAIImages(getServices(), request, response),
 };
 
 export const handler = createHandler(routes, handlerOptions);
