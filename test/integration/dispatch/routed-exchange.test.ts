@@ -27,7 +27,7 @@ let next: { status: number; body: string; breakOff?: boolean } = { status: 200, 
 let traces: Trace[];
 
 beforeAll(async () => {
-  store = await startStore('routed-call');
+  store = await startStore('routed-exchange');
   node = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
