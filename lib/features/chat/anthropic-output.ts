@@ -7,7 +7,8 @@
  * Keep-alive: a streamed reply offers the relay a `ping` event (as Anthropic sends them; the SDK skips
  * them) for when nothing was written for `pingIntervalMs`, so a client waiting for a model to load is not
  * cut off by its own or a proxy's idle timeout. The relay (lib/services/http/relay-stream) writes it,
- * only on a streaming host, after the status and headers are fixed, and never after the end.
+ * only on a streaming host, after the status and headers are fixed (every `X-Fleet-*` header is final
+ * before the first byte, ARCHITECTURE.md §9.4), and never after the end.
  */
 
 import { createAnthropicStreamConverter } from '../../core/protocols/anthropic/anthropic-stream-converter';

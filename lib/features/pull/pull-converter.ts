@@ -1,13 +1,13 @@
 /**
- * A node's `/api/pull` stream for the client (spec §4.4 `POST /api/pull`; contract §4; protocols §2.10,
- * §8.3), as a converter the one relay drives (lib/services/http/relay-stream). Streaming: every progress
- * line goes out as it comes, byte for byte, awaiting the client's back-pressure; the node's
- * `{"error": ...}` line is passed through and ends the reply; a malformed line, a connection that breaks,
- * or a stream that ends without `success` becomes an in-band `{"error": ...}` line, because ollama-js
- * throws when a pull stream ends without `success`. `stream: false`: the stream is read to its end and
- * answered `{"status": "success"}`, or the failure as an error status. Either way `onSuccess` runs once
- * the node said `success` and before the client hears it — the success line is held back until then —
- * so a client that lists models right after the pull sees the new one.
+ * A node's `/api/pull` stream for the client (spec §4.4 `POST /api/pull`; ARCHITECTURE.md §9.4;
+ * protocols §2.10, §8.3), as a converter the one relay drives (lib/services/http/relay-stream).
+ * Streaming: every progress line goes out as it comes, byte for byte, awaiting the client's
+ * back-pressure; the node's `{"error": ...}` line is passed through and ends the reply; a malformed line,
+ * a connection that breaks, or a stream that ends without `success` becomes an in-band `{"error": ...}`
+ * line, because ollama-js throws when a pull stream ends without `success`. `stream: false`: the stream
+ * is read to its end and answered `{"status": "success"}`, or the failure as an error status. Either way
+ * `onSuccess` runs once the node said `success` and before the client hears it — the success line is
+ * held back until then — so a client that lists models right after the pull sees the new one.
  */
 import { type RouterError, UpstreamError } from '../../core/errors';
 import { technicalCause } from '../../core/fleet/node-failure';
