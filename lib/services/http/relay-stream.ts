@@ -42,7 +42,7 @@ export async function relayStream(
 ): Promise<RelayOutcome> {
   const gone = sink.clientGone;
   const idle =
-    converter.keepAlive !== undefined && sink.streaming ? keepAliveWriter(sink, converter.keepAlive) : undefined;
+    converter.keepAlive !== undefined && sink.streaming ? new KeepAliveWriter(sink, converter.keepAlive) : undefined;
   try {
     const body = reply.body[Symbol.asyncIterator]();
     for (;;) {
@@ -55,8 +55,9 @@ export async function relayStream(
       if (next.done === true || gone.aborted) break;
       const bytes = converter.push(next.value);
       if (bytes !== '') {
-        if (idle === undefined) await sink.write(bytes);
-        else await idle.write(bytes);
+        if (idle !== undefined) idle.writing = true;
+        await sink.write(bytes);
+        idle?.wrote();
       }
       if (gone.aborted || converter.done?.() === true) break;
     }
@@ -79,42 +80,46 @@ export async function relayStream(
   }
 }
 
-/** The relay's writes with the keep-alive timer beside them: it writes only while no write is under way. */
-interface KeepAliveWriter {
-  write(bytes: string): Promise<void>;
-  stop(): void;
-}
+/**
+ * The keep-alive timer beside the relay's writes: it writes only while no write of the relay's is under
+ * way, and a write of the relay's counts as activity. No promise of its own per chunk.
+ */
+class KeepAliveWriter {
+  /** A write is under way (the relay's, waiting on back-pressure, or a keep-alive's). */
+  writing = false;
+  private readonly timer: IdleKeepAlive;
 
-function keepAliveWriter(sink: ResponseSink, keepAlive: KeepAlive): KeepAliveWriter {
-  let writing = false;
-  const timer: IdleKeepAlive = createIdleKeepAlive({
-    intervalMs: keepAlive.intervalMs,
-    onIdle: () => {
-      // A write still waiting on back-pressure is no quiet stream; a gone client or an ended reply is none.
-      if (writing) return;
-      if (sink.clientGone.aborted || sink.ended) return timer.stop();
-      const bytes = keepAlive.bytes();
-      if (bytes === '') return timer.stop();
-      writing = true;
-      sink.write(bytes).then(
-        () => {
-          writing = false;
-        },
-        () => timer.stop(),
-      );
-    },
-  });
-  return {
-    async write(bytes) {
-      writing = true;
-      timer.touch();
-      try {
-        await sink.write(bytes);
-      } finally {
-        writing = false;
-        timer.touch();
-      }
-    },
-    stop: () => timer.stop(),
-  };
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly keepAlive: KeepAlive,
+  ) {
+    this.timer = createIdleKeepAlive({ intervalMs: keepAlive.intervalMs, onIdle: () => this.onIdle() });
+  }
+
+  /** The relay's write went out. */
+  wrote(): void {
+    this.writing = false;
+    this.timer.touch();
+  }
+
+  stop(): void {
+    this.timer.stop();
+  }
+
+  private onIdle(): void {
+    // A write still waiting on back-pressure is no quiet stream; a gone client or an ended reply is none.
+    if (this.writing) return;
+    const bytes = this.sink.clientGone.aborted || this.sink.ended ? '' : this.keepAlive.bytes();
+    if (bytes === '') {
+      this.stop();
+      return;
+    }
+    this.writing = true;
+    this.sink.write(bytes).then(
+      () => {
+        this.writing = false;
+      },
+      () => this.stop(),
+    );
+  }
 }
