@@ -5,10 +5,10 @@ import { serveTranscription } from '../lib/features/transcription/serve-transcri
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
-export const routes = (_services: Services): RouteTable => ({
-  'GET /api/image-models': serveImageModels,
-  'POST /api/generate-image': serveGenerateImage,
-  'POST /api/transcribe': serveTranscription,
+export const routes = (services: Services): RouteTable => ({
+  'GET /api/image-models': (request, response) => serveImageModels(services, request, response),
+  'POST /api/generate-image': (request, response) => serveGenerateImage(services, request, response),
+  'POST /api/transcribe': (request, response) => serveTranscription(services, request, response),
 });
 
 export const handler = createHandler(() => routes(getServices()), handlerOptions);

@@ -5,8 +5,8 @@ import { serveAnthropicCountTokens } from '../lib/features/count-tokens/anthropi
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
-export const routes = (_services: Services): RouteTable => ({
-  'POST /v1/messages': serveAnthropicMessages,
+export const routes = (services: Services): RouteTable => ({
+  'POST /v1/messages': (request, response) => serveAnthropicMessages(services, request, response),
   // Counting reads nothing of the fleet: no services.
   'POST /v1/messages/count_tokens': serveAnthropicCountTokens,
 });

@@ -25,15 +25,15 @@ export const routes = (services: Services): RouteTable => ({
   'GET /api/tags': serveTags(services.registry),
   'GET /api/ps': servePs(services.registry),
   'POST /api/show': serveShow(services),
-  'POST /api/chat': (request, response) => serveOllamaChat(request, response, 'chat'),
-  'POST /api/generate': (request, response) => serveOllamaChat(request, response, 'generate'),
-  'POST /api/pull': servePull,
+  'POST /api/chat': (request, response) => serveOllamaChat(services, request, response, 'chat'),
+  'POST /api/generate': (request, response) => serveOllamaChat(services, request, response, 'generate'),
+  'POST /api/pull': (request, response) => servePull(services, request, response),
   'DELETE /api/delete': serveDelete(services.registry),
   'POST /api/copy': serveCopy(services.registry),
   'POST /api/create': serveCreate,
   'POST /api/push': servePush(services.registry),
-  'POST /api/embed': serveOllamaEmbed,
-  'POST /api/embeddings': serveOllamaEmbeddings,
+  'POST /api/embed': (request, response) => serveOllamaEmbed(services, request, response),
+  'POST /api/embeddings': (request, response) => serveOllamaEmbeddings(services, request, response),
 });
 
 export const handler = createHandler(() => routes(getServices()), handlerOptions);

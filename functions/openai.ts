@@ -11,11 +11,11 @@ import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes = (services: Services): RouteTable => ({
   'GET /v1/models': serveOpenAIModels(services.registry),
-  'POST /v1/chat/completions': serveOpenAIChat,
-  'POST /v1/responses': serveResponses,
-  'POST /v1/embeddings': serveOpenAIEmbeddings,
-  'POST /v1/rerank': serveRerank,
-  'POST /v1/images/generations': serveOpenAIImages,
+  'POST /v1/chat/completions': (request, response) => serveOpenAIChat(services, request, response),
+  'POST /v1/responses': (request, response) => serveResponses(services, request, response),
+  'POST /v1/embeddings': (request, response) => serveOpenAIEmbeddings(services, request, response),
+  'POST /v1/rerank': (request, response) => serveRerank(services, request, response),
+  'POST /v1/images/generations': (request, response) => serveOpenAIImages(services, request, response),
 });
 
 export const handler = createHandler(() => routes(getServices()), handlerOptions);

@@ -13,6 +13,7 @@ import { createFleetSummariser } from './services/context-layers/fleet-summarise
 import { createStickyClearedIds } from './services/context-layers/sticky-cleared-ids';
 import { createSummaryCache } from './services/context-layers/summary-cache';
 import { type AffinityTracker, createAffinityTracker } from './services/dispatch/affinity';
+import { createDispatcher, type Dispatcher } from './services/dispatch/dispatcher';
 import { createFleetDepths, type FleetDepths } from './services/dispatch/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './services/dispatch/latency-stats';
 import { createOutlierEjection, type OutlierEjection } from './services/dispatch/outlier-ejection';
@@ -59,6 +60,8 @@ export interface Services {
   readonly traces: TraceRecorder;
   readonly showModel: ShowModel;
   readonly routing: RoutingState;
+  /** The instance's one dispatcher over `routing`: every routed request and the summariser go through it. */
+  readonly dispatcher: Dispatcher;
   /** Image generation and speech-to-text on or off: the environment's default, or an operator's choice. */
   readonly settings: RuntimeSettings;
   /** The context layers of `/v1/messages` and `/v1/responses` (clearing, summarising, the cap). */
@@ -126,6 +129,14 @@ export function initServices(config: FleetConfig): Services {
     affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
     ejection: createOutlierEjection(config.ejection),
   };
+  const dispatcher = createDispatcher({
+    // The snapshot at hand when the process is warm: no promise on the routing path.
+    snapshot: () => registry.ready() ?? registry.snapshot(),
+    ...routing,
+    maxRetries: config.maxRetries,
+    concurrencyOverrides: config.nodeConcurrency,
+  });
+  const traces = createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID });
   services = {
     config,
     table,
@@ -133,7 +144,7 @@ export function initServices(config: FleetConfig): Services {
     describe,
     polls: createListedNodePolls({ registry, describe }),
     writeBehind,
-    traces: createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID }),
+    traces,
     showModel: createShowModel(),
     queueStates,
     queueView: async (now) => [
@@ -142,6 +153,7 @@ export function initServices(config: FleetConfig): Services {
       ...(await queueStates.live(now, { exceptInstanceId: INSTANCE_ID }).catch(() => [])),
     ],
     routing,
+    dispatcher,
     settings: createRuntimeSettings({
       store: createSettingsRepository(table),
       defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
@@ -153,11 +165,7 @@ export function initServices(config: FleetConfig): Services {
         summaries: createSummaryCache({ store: createToolResultSummaryRepository(table, writeBehind) }),
         summarise: createFleetSummariser({
           snapshot: () => registry.snapshot(),
-          dispatch: {
-            ...routing,
-            maxRetries: config.maxRetries,
-            concurrencyOverrides: config.nodeConcurrency,
-          },
+          exchange: { dispatcher, traces },
           model: config.context.compactionModel,
           firstByteTimeoutMs: config.firstByteTimeoutMs,
         }),

@@ -14,7 +14,7 @@ import {
   TRANSCRIPTION_DISABLED_MESSAGE,
 } from '../../lib/features/transcription/serve-transcription';
 import { NO_ASR_MODEL_MESSAGE } from '../../lib/features/transcription/transcription-routing';
-import { initServices, type Services } from '../../lib/instance';
+import { getServices, initServices, type Services } from '../../lib/instance';
 import type { Trace, TracePage } from '../../lib/services/analytics/trace';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
@@ -30,8 +30,9 @@ let services: Services;
 let agents: Record<'a' | 'b' | 'slow', SimAgent>;
 
 /** The route with quick polls and a 1.5 s job time-out, so failures show fast. */
+const transcribe = createTranscriptionRoute({ jobTimeoutMs: 1500, pollDelaysMs: { first: 10, max: 40 } });
 const quickRoutes: RouteTable = {
-  'POST /api/transcribe': createTranscriptionRoute({ jobTimeoutMs: 1500, pollDelaysMs: { first: 10, max: 40 } }),
+  'POST /api/transcribe': (request, response) => transcribe(getServices(), request, response),
 };
 
 function uploadEvent(upload: EncodedUpload, headers: Record<string, string> = {}) {

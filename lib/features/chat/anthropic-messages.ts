@@ -19,11 +19,16 @@ import { readJson, requireModel, requireValid } from '../../services/http/parse-
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { createAnthropicOutput } from './anthropic-output';
+import type { ChatDeps } from './chat-deps';
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { serveChat } from './serve-chat';
 import { visibleBudgetFor } from './thinking-per-model';
 
-export async function serveAnthropicMessages(request: HttpRequest, response: ResponseSink): Promise<void> {
+export async function serveAnthropicMessages(
+  deps: ChatDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseAnthropicMessagesRequest(raw));
@@ -32,7 +37,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
     headerValue: request.header('x-service-tags'),
     user: body.metadata?.user_id,
   });
-  const { forModel, routing, headers } = await prepareResolvedChat({
+  const { forModel, routing, headers } = await prepareResolvedChat(deps, {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
@@ -47,7 +52,7 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
   const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
   const streaming = body.stream === true;
   const budgetFor = (served: string) => visibleBudgetFor(body.max_tokens, forModel(served), routing.promptTokens);
-  await serveChat({
+  await serveChat(deps, {
     request,
     response,
     style: 'anthropic-messages',
@@ -73,7 +78,6 @@ export async function serveAnthropicMessages(request: HttpRequest, response: Res
         options: forModel(served).options,
         visibleBudget: budgetFor(served),
         showThinking: asksForThinking(body),
-        sink: response,
       }),
   });
 }

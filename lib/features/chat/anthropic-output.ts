@@ -4,11 +4,11 @@
  * non-streaming collects the lines and answers one `message` body with the diagnostic headers. A failure
  * after the first byte is the converter's `event: error`, which the SDK throws.
  *
- * Keep-alive: while a streamed reply is open and nothing was written for `pingIntervalMs`, a `ping`
- * event goes out (as Anthropic sends them; the SDK skips them), so a client waiting for a model to load
- * is not cut off by its own or a proxy's idle timeout. Pings are written only on a streaming host and
- * only after the relay fixed the status and headers (every `X-Fleet-*` header is final before the first
- * byte, ARCHITECTURE.md §9.4), and stop at the end, on failure, and when the client leaves.
+ * Keep-alive: a streamed reply offers the relay a `ping` event (as Anthropic sends them; the SDK skips
+ * them) for when nothing was written for `pingIntervalMs`, so a client waiting for a model to load is not
+ * cut off by its own or a proxy's idle timeout. The relay (lib/services/http/relay-stream) writes it,
+ * only on a streaming host, after the status and headers are fixed (every `X-Fleet-*` header is final
+ * before the first byte, ARCHITECTURE.md §9.4), and never after the end.
  */
 
 import { createAnthropicStreamConverter } from '../../core/protocols/anthropic/anthropic-stream-converter';
@@ -16,10 +16,8 @@ import { encodeAnthropicEvent } from '../../core/protocols/anthropic/encode-anth
 import { toAnthropicMessage } from '../../core/protocols/anthropic/to-anthropic-message';
 import type { DiagnosticRequestOptions } from '../../core/protocols/diagnostic-headers';
 import type { VisibleBudgetOptions } from '../../core/protocols/visible-budget';
-import { createIdleKeepAlive, type IdleKeepAlive } from '../../core/stream/idle-keep-alive';
 import type { AnthropicStreamEvent } from '../../core/wire/anthropic';
 import type { OllamaChatChunk } from '../../core/wire/ollama';
-import type { ResponseSink } from '../../services/http/response-sink';
 import type { ChatOutput } from './chat-output';
 import { createConvertedOutput } from './converted-output';
 
@@ -45,8 +43,7 @@ export interface AnthropicOutputContext {
    * no thinking blocks, even from a model that thinks anyway (the trace still counts its tokens).
    */
   readonly showThinking: boolean;
-  /** Where pings are written; no pings without it. */
-  readonly sink?: ResponseSink;
+  /** How long a streamed reply may stay quiet before a `ping` (default `PING_INTERVAL_MS`). */
   readonly pingIntervalMs?: number;
 }
 
@@ -59,28 +56,18 @@ export function createAnthropicOutput(context: AnthropicOutputContext): ChatOutp
     stopSequences: context.stopSequences,
     ...(context.inputTokensEstimate !== undefined ? { inputTokensEstimate: context.inputTokensEstimate } : {}),
   });
-  const keepAlive = context.streaming ? pingWhenIdle(context, () => encode(converter.ping())) : undefined;
   return createConvertedOutput({
     streaming: context.streaming,
     options: context.options,
     visibleBudget: context.visibleBudget,
-    convert(chunk) {
-      const bytes = encode(converter.push(context.showThinking ? chunk : withoutThinking(chunk)));
-      if (bytes !== '') keepAlive?.touch();
-      return bytes;
-    },
-    close() {
-      keepAlive?.stop();
-      return encode(converter.end());
-    },
-    render(whole) {
-      keepAlive?.stop();
-      return toAnthropicMessage(context.showThinking ? whole : withoutThinking(whole), context);
-    },
-    fail(error) {
-      keepAlive?.stop();
-      return encodeAnthropicEvent(converter.fail(error));
-    },
+    convert: (chunk) => encode(converter.push(context.showThinking ? chunk : withoutThinking(chunk))),
+    close: () => encode(converter.end()),
+    render: (whole) => toAnthropicMessage(context.showThinking ? whole : withoutThinking(whole), context),
+    fail: (error) => encodeAnthropicEvent(converter.fail(error)),
+    // `ping()` gives nothing once the stream has ended.
+    keepAlive: context.streaming
+      ? { intervalMs: context.pingIntervalMs ?? PING_INTERVAL_MS, bytes: () => encode(converter.ping()) }
+      : undefined,
   });
 }
 
@@ -90,23 +77,4 @@ function withoutThinking(chunk: OllamaChatChunk): OllamaChatChunk {
   if (message === undefined || message === null || message.thinking === undefined) return chunk;
   const { thinking: _thinking, ...rest } = message;
   return { ...chunk, message: rest };
-}
-
-/** The ping timer of a streamed reply on a streaming host; `ping()` gives '' once the stream has ended. */
-function pingWhenIdle(context: AnthropicOutputContext, ping: () => string): IdleKeepAlive | undefined {
-  const sink = context.sink;
-  if (sink === undefined || !sink.streaming) return undefined;
-  const keepAlive: IdleKeepAlive = createIdleKeepAlive({
-    intervalMs: context.pingIntervalMs ?? PING_INTERVAL_MS,
-    signal: sink.signal,
-    onIdle: () => {
-      if (sink.ended) return keepAlive.stop();
-      // Before the relay fixed the headers a write would send them early: wait for the next round.
-      if (!sink.started) return;
-      const bytes = ping();
-      if (bytes === '') return keepAlive.stop();
-      sink.write(bytes).catch(() => keepAlive.stop());
-    },
-  });
-  return keepAlive;
 }

@@ -1,10 +1,11 @@
 /**
- * How a routed chat reply is written in the client's family. The relay (./serve-chat) reads the node's
- * NDJSON stream and hands each parsed line here; an output turns lines into the bytes it writes as they
+ * How a routed chat reply is written in the client's family. The relay (./serve-chat, ./chat-converter)
+ * reads the node's NDJSON stream and hands each parsed line here; an output turns lines into the bytes it writes as they
  * come (streaming) or into one body at the end, and knows how to report a failure after the first byte.
  */
 import type { RouterError } from '../../core/errors';
 import type { DecodedLine } from '../../core/stream/ndjson-decoder';
+import type { KeepAlive } from '../../core/stream/stream-converter';
 
 export interface ParsedChunk<Chunk> {
   readonly ok: true;
@@ -44,4 +45,6 @@ export interface ChatOutput<Chunk> {
    * by line even for a one-object answer. Absent: never.
    */
   readonly satisfied?: (() => boolean) | undefined;
+  /** What a streamed reply sends while the node is quiet (Anthropic's `ping`); written by the relay. */
+  readonly keepAlive?: KeepAlive | undefined;
 }

@@ -9,6 +9,7 @@ import { chatDiagnosticHeaders, type DiagnosticRequestOptions } from '../../core
 import { createOllamaChatAccumulator } from '../../core/protocols/ollama/ollama-chat-accumulator';
 import { parseOllamaChatLine } from '../../core/protocols/ollama/parse-ollama-line';
 import { createVisibleBudget, type VisibleBudgetOptions } from '../../core/protocols/visible-budget';
+import type { KeepAlive } from '../../core/stream/stream-converter';
 import type { OllamaChatChunk } from '../../core/wire/ollama';
 import { SSE_TYPE } from '../../services/http/reply';
 import type { ChatOutput } from './chat-output';
@@ -28,6 +29,8 @@ export interface ConvertedOutputParts {
   fail(error: RouterError): string;
   /** The client's visible budget when the router raised the node's for thinking (`visibleBudgetOf`). */
   readonly visibleBudget?: VisibleBudgetOptions | undefined;
+  /** Streaming: what goes out while the node is quiet (the relay writes it). */
+  readonly keepAlive?: KeepAlive | undefined;
 }
 
 export function createConvertedOutput(parts: ConvertedOutputParts): ChatOutput<OllamaChatChunk> {
@@ -62,5 +65,6 @@ export function createConvertedOutput(parts: ConvertedOutputParts): ChatOutput<O
         ? outcomeOf(final)
         : outcomeOf({ ...final, eval_count: budget.generated() }),
     satisfied: budget === undefined ? undefined : () => budget.spent,
+    keepAlive: parts.keepAlive,
   };
 }

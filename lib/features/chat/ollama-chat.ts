@@ -17,11 +17,11 @@ import {
   parseOllamaClientGenerateRequest,
   stripRouterFields,
 } from '../../core/wire/ollama';
-import { getServices } from '../../instance';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { requireImageGeneration } from '../../services/settings/require-image-generation';
+import type { ChatDeps } from './chat-deps';
 import { createOllamaOutput } from './ollama-output';
 import { serveChat } from './serve-chat';
 
@@ -56,16 +56,17 @@ function readGenerate(raw: unknown): RoutedBody {
  * then the image on the last) is image generation: it needs image generation switched on, and is routed
  * to image models only. Undefined for any other model.
  */
-async function imageRouting(body: OllamaClientGenerateRequest): Promise<RoutingRequest | undefined> {
-  const { registry } = getServices();
+async function imageRouting(deps: ChatDeps, body: OllamaClientGenerateRequest): Promise<RoutingRequest | undefined> {
+  const { registry } = deps;
   const snapshot = registry.ready() ?? (await registry.snapshot());
   const placements = snapshot.placements.get(body.model) ?? [];
   if (!placements.some((placement) => placement.kind === 'image' && placement.backend === 'ollama')) return undefined;
-  await requireImageGeneration();
+  await requireImageGeneration(deps.settings);
   return { model: body.model, fallbackModels: body.fallback_models ?? [], kind: 'image', needsVision: false };
 }
 
 export async function serveOllamaChat(
+  deps: ChatDeps,
   request: HttpRequest,
   response: ResponseSink,
   endpoint: 'chat' | 'generate',
@@ -81,7 +82,7 @@ export async function serveOllamaChat(
   const forwarded = stripRouterFields(body);
   const streaming = ollamaStreamRequested(body);
   const routing =
-    (endpoint === 'generate' ? await imageRouting(body) : undefined) ??
+    (endpoint === 'generate' ? await imageRouting(deps, body) : undefined) ??
     chatRoutingRequest({
       model: body.model,
       fallbackModels: body.fallback_models ?? [],
@@ -90,7 +91,7 @@ export async function serveOllamaChat(
       tools,
       answerTokens: body.options?.num_predict,
     });
-  await serveChat({
+  await serveChat(deps, {
     request,
     response,
     style: endpoint === 'chat' ? 'ollama-chat' : 'ollama-generate',

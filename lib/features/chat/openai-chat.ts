@@ -10,16 +10,16 @@ import { fromOpenAIChatRequest, imageUrlsToFetch } from '../../core/protocols/op
 import { chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import { mergeTags } from '../../core/scoring/tags';
 import { parseOpenAIChatRequest } from '../../core/wire/openai';
-import { getServices } from '../../instance';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { fetchImages } from '../../services/image-urls/fetch-images';
+import type { ChatDeps } from './chat-deps';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
 import { requestPerModel, visibleBudgetFor } from './thinking-per-model';
 
-export async function serveOpenAIChat(request: HttpRequest, response: ResponseSink): Promise<void> {
+export async function serveOpenAIChat(deps: ChatDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseOpenAIChatRequest(raw));
@@ -30,7 +30,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   });
   // The sink's AbortSignal costs an AbortController: made only for a request with URLs to fetch.
   const imageUrls = imageUrlsToFetch(body);
-  const { config, registry } = getServices();
+  const { config, registry } = deps;
   const images =
     imageUrls.length === 0
       ? new Map<string, string>()
@@ -54,7 +54,7 @@ export async function serveOpenAIChat(request: HttpRequest, response: ResponseSi
   const clientBudget = body.max_completion_tokens ?? body.max_tokens ?? body.options?.['num_predict'];
   const budgetFor = (served: string) => visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens);
   const streaming = body.stream === true;
-  await serveChat({
+  await serveChat(deps, {
     request,
     response,
     style: 'openai-chat',

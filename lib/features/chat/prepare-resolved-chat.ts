@@ -12,8 +12,8 @@ import type { ModelResolution } from '../../core/scoring/resolve-model';
 import { resolveModel } from '../../core/scoring/resolve-model';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import type { OllamaChatRequest } from '../../core/wire/ollama';
-import { getServices } from '../../instance';
 import { fetchImages, type ImageUrlAt } from '../../services/image-urls/fetch-images';
+import type { ChatDeps } from './chat-deps';
 import { contextLayerHeaders, modelResolutionHeaders } from './preparation-headers';
 import { requestPerModel } from './thinking-per-model';
 
@@ -41,8 +41,8 @@ export interface ResolvedChat {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-export async function prepareResolvedChat(input: ResolvedChatInput): Promise<ResolvedChat> {
-  const { config, registry, contextLayers } = getServices();
+export async function prepareResolvedChat(deps: ChatDeps, input: ResolvedChatInput): Promise<ResolvedChat> {
+  const { config, registry, contextLayers } = deps;
   const snapshot = await registry.snapshot();
   const resolution = resolveModel(input.model, snapshot, {
     map: config.modelMap,

@@ -19,6 +19,7 @@ import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested 
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
+import type { ChatDeps } from './chat-deps';
 import { prepareResolvedChat } from './prepare-resolved-chat';
 import { createResponsesOutput } from './responses-output';
 import { serveChat } from './serve-chat';
@@ -26,7 +27,7 @@ import { visibleBudgetFor } from './thinking-per-model';
 
 const unixSeconds = (): number => Math.floor(Date.now() / 1000);
 
-export async function serveResponses(request: HttpRequest, response: ResponseSink): Promise<void> {
+export async function serveResponses(deps: ChatDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseResponsesRequest(raw));
@@ -36,7 +37,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const { forModel, routing, headers } = await prepareResolvedChat({
+  const { forModel, routing, headers } = await prepareResolvedChat(deps, {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
@@ -52,7 +53,7 @@ export async function serveResponses(request: HttpRequest, response: ResponseSin
   const budgetFor = (served: string) => visibleBudgetFor(clientBudget, forModel(served), routing.promptTokens);
   const id = `resp_${randomUUID().replaceAll('-', '')}`;
   const createdAt = unixSeconds();
-  await serveChat({
+  await serveChat(deps, {
     request,
     response,
     style: 'openai-responses',

@@ -6,7 +6,7 @@
  * (scoring, queues, retries, `fallback_models`, 404/503 as for chat) and send the texts where the chosen
  * placement lives — the node's Ollama (`POST /api/embed`) or its agent's text-embedding sidecar
  * (`POST /embed`, ARCHITECTURE.md §8.3) — then check the vectors (502 on a wrong count, a shape the router cannot
- * vouch for, or an ignored `dimensions`). `routedCall` writes the trace (style `embeddings`) and the
+ * vouch for, or an ignored `dimensions`). The routed exchange writes the trace (style `embeddings`) and the
  * usage, with the node's token count when it sent one and the router's otherwise.
  */
 
@@ -19,12 +19,21 @@ import {
   type TruncatedInputs,
   truncateInputs,
 } from '../../core/protocols/embeddings/truncate-inputs';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { mergeTags } from '../../core/scoring/tags';
-import { type NodeAnswer, nodeRefusal, routedCall } from '../../services/dispatch/routed-call';
+import {
+  type ExchangeDeps,
+  exchangeWhole,
+  type NodeAnswer,
+  nodeRefusal,
+} from '../../services/dispatch/routed-exchange';
 import type { NodeAttempt, NodeReply } from '../../services/dispatch/transport';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { openNodeStream } from '../../services/node-client/node-stream';
+
+/** What the embedding routes use from the instance: the routed exchange's dispatcher and traces. */
+export type EmbeddingsDeps = ExchangeDeps;
 
 /** How many inputs the router cut to 2,048 tokens; only sent when it cut some. */
 export const TRUNCATED_INPUTS_HEADER = 'x-fleet-truncated-inputs';
@@ -97,6 +106,7 @@ async function sendTexts(
 }
 
 export async function embedTexts(
+  deps: EmbeddingsDeps,
   http: { readonly request: HttpRequest; readonly response: ResponseSink },
   embed: EmbedRequest,
 ): Promise<EmbedResult> {
@@ -113,24 +123,29 @@ export async function embedTexts(
     const promptTokens = reply.promptEvalCount ?? cut.tokens;
     return { value: { reply, promptTokens }, promptTokens, completionTokens: 0 };
   };
-  const result = await routedCall(
+  const routing: RoutingRequest = {
+    model: embed.model,
+    fallbackModels: embed.fallbackModels,
+    kind: 'embedding',
+    needsVision: false,
+    promptTokens: cut.longest,
+  };
+  const result = await exchangeWhole(
+    deps,
     {
-      request,
-      response,
-      style: 'embeddings',
-      routing: {
-        model: embed.model,
-        fallbackModels: embed.fallbackModels,
-        kind: 'embedding',
-        needsVision: false,
-        promptTokens: cut.longest,
-      },
-      tags: mergeTags({
-        metadataTags: embed.metadataTags,
-        headerValue: request.header('x-service-tags'),
-        user: embed.user,
-      }),
+      routing,
       send: (attempt) => sendTexts(attempt, embed, cut.texts, response),
+      signal: response.clientGone,
+      traced: {
+        request,
+        style: 'embeddings',
+        routing,
+        tags: mergeTags({
+          metadataTags: embed.metadataTags,
+          headerValue: request.header('x-service-tags'),
+          user: embed.user,
+        }),
+      },
     },
     interpret,
   );

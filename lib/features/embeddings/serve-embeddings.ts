@@ -29,10 +29,11 @@ import {
   parseOllamaEmbedRequest,
   parseOpenAIEmbeddingsRequest,
 } from '../../core/wire/embeddings';
-import type { Route } from '../../services/http/handler';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
-import { type EmbedRequest, embedTexts } from './embed-texts';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { type EmbeddingsDeps, type EmbedRequest, embedTexts } from './embed-texts';
 
 /** The fields every route reads the same way. */
 function embedRequest(
@@ -53,23 +54,31 @@ function embedRequest(
   };
 }
 
-export const serveOpenAIEmbeddings: Route = async (request, response) => {
+export async function serveOpenAIEmbeddings(
+  deps: EmbeddingsDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseOpenAIEmbeddingsRequest(raw));
   const texts = embeddingInputs(body.input, 'input');
   const encoding = encodingFormatOf(body.encoding_format);
   const inputField = { name: 'input', list: Array.isArray(body.input) };
-  const result = await embedTexts({ request, response }, embedRequest(body, texts, inputField));
+  const result = await embedTexts(deps, { request, response }, embedRequest(body, texts, inputField));
   const reply = toOpenAIEmbeddings(result.reply.embeddings, {
     model: result.model,
     encoding,
     promptTokens: result.promptTokens,
   });
   await sendJson(response, reply, 200, result.headers);
-};
+}
 
-export const serveOllamaEmbed: Route = async (request, response) => {
+export async function serveOllamaEmbed(
+  deps: EmbeddingsDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseOllamaEmbedRequest(raw));
@@ -77,14 +86,14 @@ export const serveOllamaEmbed: Route = async (request, response) => {
     body.input === undefined && body.prompt !== undefined ? ['prompt', body.prompt] : ['input', body.input];
   const texts = embeddingInputs(value, name);
   const inputField = { name, list: Array.isArray(value) };
-  const result = await embedTexts({ request, response }, embedRequest(body, texts, inputField));
+  const result = await embedTexts(deps, { request, response }, embedRequest(body, texts, inputField));
   const reply = toOllamaEmbed(result.reply, {
     model: result.model,
     elapsedMs: result.elapsedMs,
     promptTokens: result.routerTokens,
   });
   await sendJson(response, reply, 200, result.headers);
-};
+}
 
 /** The legacy prompt: one non-empty string (see the header), and the field it came from. */
 function legacyPrompt(body: OllamaEmbedRequest): { readonly text: string; readonly field: string } {
@@ -96,12 +105,16 @@ function legacyPrompt(body: OllamaEmbedRequest): { readonly text: string; readon
   return { text: embeddingInputs(value, field)[0] ?? '', field };
 }
 
-export const serveOllamaEmbeddings: Route = async (request, response) => {
+export async function serveOllamaEmbeddings(
+  deps: EmbeddingsDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
   const raw = readJson(request);
   requireModel(raw);
   const body = requireValid(parseOllamaEmbedRequest(raw));
   const prompt = legacyPrompt(body);
   const inputField = { name: prompt.field, list: false };
-  const result = await embedTexts({ request, response }, embedRequest(body, [prompt.text], inputField));
+  const result = await embedTexts(deps, { request, response }, embedRequest(body, [prompt.text], inputField));
   await sendJson(response, toOllamaLegacyEmbedding(result.reply), 200, result.headers);
-};
+}

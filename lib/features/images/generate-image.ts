@@ -19,13 +19,25 @@ import {
   imageFromSidecarReply,
 } from '../../core/protocols/images/node-image-reply';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
-import { getServices } from '../../instance';
 import { createRequestTrace } from '../../services/dispatch/request-trace';
-import { type NodeAnswer, nodeRefusal, routedCall } from '../../services/dispatch/routed-call';
+import {
+  type ExchangeDeps,
+  exchangeWhole,
+  type NodeAnswer,
+  nodeRefusal,
+} from '../../services/dispatch/routed-exchange';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
+import type { FleetRegistry } from '../../services/registry/registry';
+import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { requireImageModel } from './image-models';
 import { createImageTransport, type NodeFailure } from './image-transport';
+
+/** What the image routes use from the instance: the routed exchange's, the fleet, the runtime switch. */
+export interface ImagesDeps extends ExchangeDeps {
+  readonly registry: Pick<FleetRegistry, 'snapshot'>;
+  readonly settings: Pick<RuntimeSettings, 'current'>;
+}
 
 export interface GenerateImageInput {
   readonly request: HttpRequest;
@@ -64,20 +76,20 @@ function imageOf(answer: NodeAnswer): Buffer {
 }
 
 /** The 404 before any dispatch, traced as the dispatcher's own failures are. */
-async function requireImageModelTraced(input: GenerateImageInput): Promise<void> {
+async function requireImageModelTraced(deps: ImagesDeps, input: GenerateImageInput): Promise<void> {
   const { job } = input;
   try {
-    requireImageModel(await getServices().registry.snapshot(), [job.model, ...job.fallbackModels]);
+    requireImageModel(await deps.registry.snapshot(), [job.model, ...job.fallbackModels]);
   } catch (error) {
-    const trace = createRequestTrace({ ...input, style: 'image', requestedModel: job.model });
+    const trace = createRequestTrace(deps.traces, { ...input, style: 'image', requestedModel: job.model });
     trace({ status: 'failed', error: toRouterError(error).message });
     throw error;
   }
 }
 
-export async function generateImage(input: GenerateImageInput): Promise<GeneratedImage> {
+export async function generateImage(deps: ImagesDeps, input: GenerateImageInput): Promise<GeneratedImage> {
   const { job, response } = input;
-  await requireImageModelTraced(input);
+  await requireImageModelTraced(deps, input);
   const routing: RoutingRequest = {
     model: job.model,
     fallbackModels: job.fallbackModels,
@@ -86,8 +98,14 @@ export async function generateImage(input: GenerateImageInput): Promise<Generate
   };
   const transport = createImageTransport(job);
   try {
-    const result = await routedCall(
-      { request: input.request, response, style: 'image', routing, tags: input.tags, send: transport.send },
+    const result = await exchangeWhole(
+      deps,
+      {
+        routing,
+        send: transport.send,
+        signal: response.clientGone,
+        traced: { request: input.request, style: 'image', routing, tags: input.tags },
+      },
       (answer) => ({ value: { png: imageOf(answer), generationMs: Date.now() - transport.sentAt() } }),
     );
     return {
@@ -100,7 +118,7 @@ export async function generateImage(input: GenerateImageInput): Promise<Generate
     // Every node tried failed (the dispatcher's 503 after its retries): say which one last, and why.
     const last = transport.failures.at(-1);
     const dispatchGaveUp = error instanceof RouterError && error.status === 503;
-    if (dispatchGaveUp && last !== undefined && !response.signal.aborted) throw generationFailed(last);
+    if (dispatchGaveUp && last !== undefined && !response.clientGone.aborted) throw generationFailed(last);
     throw error;
   }
 }

@@ -15,14 +15,12 @@ import { toOpenAIImagesResponse } from '../../core/protocols/images/to-openai-im
 import { mergeTags } from '../../core/scoring/tags';
 import { type ImageModelsList, parseGenerateImageRequest, parseOpenAIImageRequest } from '../../core/wire/images';
 import type { WireParseResult } from '../../core/wire/parse-with';
-import { getServices } from '../../instance';
-import type { Route } from '../../services/http/handler';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { requireImageGeneration } from '../../services/settings/require-image-generation';
-import { type GeneratedImage, generateImage } from './generate-image';
+import { type GeneratedImage, generateImage, type ImagesDeps } from './generate-image';
 import { imageModelEntries } from './image-models';
 
 interface TaggedBody {
@@ -53,27 +51,35 @@ async function sendPng(response: ResponseSink, image: GeneratedImage): Promise<v
   await response.end(image.png);
 }
 
-export const serveGenerateImage: Route = async (request, response) => {
-  await requireImageGeneration();
+export async function serveGenerateImage(
+  deps: ImagesDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  await requireImageGeneration(deps.settings);
   const body = readBody(request, parseGenerateImageRequest);
   const job = fromGenerateImageRequest(body);
-  await sendPng(response, await generateImage({ request, response, job, tags: tagsOf(request, body) }));
-};
+  await sendPng(response, await generateImage(deps, { request, response, job, tags: tagsOf(request, body) }));
+}
 
-export const serveOpenAIImages: Route = async (request, response) => {
-  await requireImageGeneration();
+export async function serveOpenAIImages(deps: ImagesDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
+  await requireImageGeneration(deps.settings);
   const body = readBody(request, parseOpenAIImageRequest);
   const { job, responseFormat } = fromOpenAIImageRequest(body);
-  const image = await generateImage({ request, response, job, tags: tagsOf(request, body) });
+  const image = await generateImage(deps, { request, response, job, tags: tagsOf(request, body) });
   if (responseFormat === 'url') {
     await sendPng(response, image);
     return;
   }
   const created = Math.floor(Date.now() / 1000);
   await sendJson(response, toOpenAIImagesResponse(image.png, job.prompt, created), 200, image.headers);
-};
+}
 
-export const serveImageModels: Route = async (_request, response) => {
-  const list: ImageModelsList = { models: imageModelEntries(await getServices().registry.snapshot()) };
+export async function serveImageModels(
+  deps: Pick<ImagesDeps, 'registry'>,
+  _request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  const list: ImageModelsList = { models: imageModelEntries(await deps.registry.snapshot()) };
   await sendJson(response, list);
-};
+}

@@ -11,22 +11,32 @@ import { BadRequestError, ConflictError, type RouterError, toRouterError, Upstre
 import type { FleetSnapshot } from '../../core/fleet/node';
 import { mergeTags } from '../../core/scoring/tags';
 import { type PullRequest, pullRequestSchema } from '../../core/wire/pull';
-import { getServices } from '../../instance';
+import type { TraceRecorder } from '../../services/analytics/trace';
 import { createRequestTrace, type TraceFn } from '../../services/dispatch/request-trace';
-import { nodeRefusal } from '../../services/dispatch/routed-call';
-import type { Route } from '../../services/http/handler';
+import { nodeRefusal } from '../../services/dispatch/routed-exchange';
 import { headerValue } from '../../services/http/header-value';
 import { readJsonBody } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
+import type { DescribeModels } from '../../services/node-client/describe-models';
 import { openNodeStream, readNodeBody } from '../../services/node-client/node-stream';
+import type { FleetRegistry } from '../../services/registry/registry';
 import { createPullLockRepository } from '../../services/store/pull-lock-repository';
+import type { Table } from '../../services/store/table';
 import { choosePullNode, type PullChoice } from './choose-pull-node';
 import { knownNonNativeMessage, nonNativeModelMessage } from './non-native-model';
+import { type PullOutcome, relayPull } from './pull-converter';
 import { canonicalPullName, pullNameOf } from './pull-name';
 import { pullNodeBody } from './pull-node-body';
 import { recordPulledModel } from './record-pulled-model';
-import { type PullOutcome, relayPull } from './relay-pull';
+
+/** What a pull uses from the instance: the fleet, the table its locks live in, the traces. */
+export interface PullDeps {
+  readonly registry: Pick<FleetRegistry, 'snapshot' | 'recordModel'>;
+  readonly describe: DescribeModels;
+  readonly table: Table;
+  readonly traces: TraceRecorder;
+}
 
 /** A pull answers its first line once the node has looked up the manifest; a slow registry takes a while. */
 const FIRST_BYTE_TIMEOUT_MS = 120_000;
@@ -42,19 +52,16 @@ function nodeFailure(nodeId: string, status: number, body: Buffer): RouterError 
 }
 
 /** Records the pulled model on the node; a failure here never fails the pull, it is only logged. */
-async function recordSuccess(choice: PullChoice, name: string, layerBytes: number): Promise<void> {
-  const services = getServices();
+async function recordSuccess(deps: PullDeps, choice: PullChoice, name: string, layerBytes: number): Promise<void> {
   try {
-    await recordPulledModel(choice.node, name, layerBytes, {
-      registry: services.registry,
-      describe: services.describe,
-    });
+    await recordPulledModel(choice.node, name, layerBytes, deps);
   } catch (error) {
     console.error(`recording the model pulled onto ${choice.node.id} failed: ${String(error)}`);
   }
 }
 
 async function runPull(
+  deps: PullDeps,
   request: PullRequest,
   name: string,
   choice: PullChoice,
@@ -77,7 +84,7 @@ async function runPull(
       nodeId: node.id,
       streaming: request.stream !== false,
       headers: { 'x-fleet-node': headerValue(node.id) },
-      onSuccess: (layerBytes) => recordSuccess(choice, name, layerBytes),
+      onSuccess: (layerBytes) => recordSuccess(deps, choice, name, layerBytes),
     });
   } finally {
     reply.cancel();
@@ -86,6 +93,7 @@ async function runPull(
 
 /** Picks the node, takes the lock, pulls; every way out is traced once. */
 async function pullTraced(
+  deps: PullDeps,
   request: PullRequest,
   name: string,
   snapshot: FleetSnapshot,
@@ -96,10 +104,10 @@ async function pullTraced(
   try {
     const choice = choosePullNode(snapshot, name, nonEmpty(request.node_id));
     nodeId = choice.node.id;
-    const lease = await createPullLockRepository(getServices().table).acquire(canonicalPullName(name), { nodeId });
+    const lease = await createPullLockRepository(deps.table).acquire(canonicalPullName(name), { nodeId });
     if (lease === undefined) throw new ConflictError(`model '${name}' is already being pulled`);
     try {
-      const outcome = await runPull(request, name, choice, response);
+      const outcome = await runPull(deps, request, name, choice, response);
       trace({ nodeId, servedModel: name, ...outcome });
     } finally {
       await lease
@@ -132,15 +140,20 @@ function tagsOf(request: HttpRequest, body: PullRequest): string[] {
   });
 }
 
-export const servePull: Route = async (request, response) => {
+export async function servePull(deps: PullDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   const body = readJsonBody(request, pullRequestSchema);
   const name = pullNameOf(body);
   // The names refused whatever the fleet holds are refused before the fleet is read.
   const known = knownNonNativeMessage(name);
   if (known !== undefined) throw new BadRequestError(known, 'name');
-  const snapshot = await getServices().registry.snapshot();
+  const snapshot = await deps.registry.snapshot();
   const sidecarOnly = nonNativeModelMessage(name, snapshot);
   if (sidecarOnly !== undefined) throw new BadRequestError(sidecarOnly, 'name');
-  const trace = createRequestTrace({ request, style: 'pull', requestedModel: name, tags: tagsOf(request, body) });
-  await pullTraced(body, name, snapshot, response, trace);
-};
+  const trace = createRequestTrace(deps.traces, {
+    request,
+    style: 'pull',
+    requestedModel: name,
+    tags: tagsOf(request, body),
+  });
+  await pullTraced(deps, body, name, snapshot, response, trace);
+}

@@ -13,8 +13,7 @@ import { countRerankTokens, rerankUsage } from '../../core/protocols/rerank/rera
 import { toRerankResponse } from '../../core/protocols/rerank/to-rerank-response';
 import { parseJson } from '../../core/wire/json';
 import { parseSidecarRerankReply, type RerankResponse } from '../../core/wire/rerank';
-import type { NodeAnswer, RoutedValue } from '../../services/dispatch/routed-call';
-import { nodeRefusal } from '../../services/dispatch/routed-call';
+import { type NodeAnswer, nodeRefusal, type RoutedValue } from '../../services/dispatch/routed-exchange';
 
 export interface RerankAsked {
   readonly query: string;

@@ -7,19 +7,24 @@
  */
 
 import { rerankDocumentTexts } from '../../core/protocols/rerank/rerank-document-texts';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { mergeTags } from '../../core/scoring/tags';
 import { parseRerankRequest } from '../../core/wire/rerank';
-import { routedCall } from '../../services/dispatch/routed-call';
-import type { Route } from '../../services/http/handler';
+import { type ExchangeDeps, exchangeWhole } from '../../services/dispatch/routed-exchange';
 import { readJson, requireValid } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { interpretRerankReply } from './interpret-rerank-reply';
 import { sendRerank } from './send-rerank';
 
 /** The reranker when the request names none (spec §4.2; about 80 MB). */
 export const DEFAULT_RERANK_MODEL = 'ms-marco-minilm-l-6-v2';
 
-export const serveRerank: Route = async (request, response) => {
+/** What the rerank route uses from the instance: the routed exchange's dispatcher and traces. */
+export type RerankDeps = ExchangeDeps;
+
+export async function serveRerank(deps: RerankDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   const body = requireValid(parseRerankRequest(readJson(request)));
   const texts = rerankDocumentTexts(body.documents);
   const tags = mergeTags({
@@ -33,21 +38,21 @@ export const serveRerank: Route = async (request, response) => {
     topN: body.top_n,
     returnDocuments: body.return_documents === true,
   };
-  const result = await routedCall(
+  const routing: RoutingRequest = {
+    model: body.model ?? DEFAULT_RERANK_MODEL,
+    fallbackModels: body.fallback_models ?? [],
+    kind: 'rerank',
+    needsVision: false,
+  };
+  const result = await exchangeWhole(
+    deps,
     {
-      request,
-      response,
-      style: 'rerank',
-      routing: {
-        model: body.model ?? DEFAULT_RERANK_MODEL,
-        fallbackModels: body.fallback_models ?? [],
-        kind: 'rerank',
-        needsVision: false,
-      },
-      tags,
+      routing,
       send: sendRerank(body, texts),
+      signal: response.clientGone,
+      traced: { request, style: 'rerank', routing, tags },
     },
     (answer) => interpretRerankReply(answer, asked),
   );
   await sendJson(response, result.value, 200, result.headers);
-};
+}

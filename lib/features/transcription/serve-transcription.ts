@@ -14,18 +14,38 @@ import { randomUUID } from 'node:crypto';
 import { type RouterError, ServiceUnavailableError, UpstreamError } from '../../core/errors';
 import { mergeTags } from '../../core/scoring/tags';
 import { parseJson } from '../../core/wire/json';
-import { getServices } from '../../instance';
 import { NodesFailedError } from '../../services/dispatch/dispatch-failures';
-import { type NodeAnswer, nodeRefusal, type RoutedValue, routedCall } from '../../services/dispatch/routed-call';
+import {
+  type ExchangeDeps,
+  exchangeWhole,
+  type NodeAnswer,
+  nodeRefusal,
+  type RoutedValue,
+} from '../../services/dispatch/routed-exchange';
 import type { NodeAttempt, NodeTransport } from '../../services/dispatch/transport';
-import type { Route } from '../../services/http/handler';
 import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { openNodeRequest } from '../../services/node-client/node-stream';
+import type { FleetRegistry } from '../../services/registry/registry';
+import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { encodeAudioForm } from './audio-form';
 import { readAudioUpload } from './audio-upload';
 import { pollTranscriptionJob } from './poll-job';
 import { jobIdOf } from './sidecar-job';
 import { transcriptionRouting } from './transcription-routing';
+
+/** What the speech-to-text route uses from the instance: the routed exchange's, the fleet, the runtime switch. */
+export interface TranscriptionDeps extends ExchangeDeps {
+  readonly registry: Pick<FleetRegistry, 'snapshot'>;
+  readonly settings: Pick<RuntimeSettings, 'current'>;
+}
+
+export type TranscriptionRoute = (
+  deps: TranscriptionDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+) => Promise<void>;
 
 export interface TranscriptionOptions {
   /** How long a job may take on the node, ms (default 300 s, as the reference's TRANSCRIPTION_TIMEOUT). */
@@ -46,8 +66,8 @@ interface Transcript {
   readonly elapsedMs: number;
 }
 
-async function requireEnabled(): Promise<void> {
-  const settings = await getServices().settings.current();
+async function requireEnabled(runtime: Pick<RuntimeSettings, 'current'>): Promise<void> {
+  const settings = await runtime.current();
   if (!settings.transcription) {
     throw new ServiceUnavailableError(TRANSCRIPTION_DISABLED_MESSAGE, {
       code: 'transcription_disabled',
@@ -89,12 +109,12 @@ function asNodeFailure(error: unknown): unknown {
   return error;
 }
 
-export function createTranscriptionRoute(options: TranscriptionOptions = {}): Route {
+export function createTranscriptionRoute(options: TranscriptionOptions = {}): TranscriptionRoute {
   const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
-  return async (request, response) => {
-    await requireEnabled();
+  return async (deps, request, response) => {
+    await requireEnabled(deps.settings);
     const upload = await readAudioUpload(request);
-    const routing = transcriptionRouting(await getServices().registry.snapshot(), upload.model);
+    const routing = transcriptionRouting(await deps.registry.snapshot(), upload.model);
     const form = encodeAudioForm(upload.audio, upload.fields, `fleet-router-${randomUUID()}`);
     let sentAt = Date.now();
     const send: NodeTransport = (attempt, signal) => {
@@ -110,15 +130,16 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Ro
         baseUrl: sidecarUrl(answer.attempt),
         jobId,
         nodeId,
-        signal: answer.signal,
+        signal: response.signal,
         timeoutMs: jobTimeoutMs,
         ...(options.pollDelaysMs !== undefined ? { pollDelaysMs: options.pollDelaysMs } : {}),
       });
       return { value: { result, elapsedMs: Date.now() - sentAt } };
     };
     const tags = mergeTags({ headerValue: request.header('x-service-tags'), user: upload.user });
-    const routed = await routedCall(
-      { request, response, style: 'transcription', routing, tags, send },
+    const routed = await exchangeWhole(
+      deps,
+      { routing, send, signal: response.signal, traced: { request, style: 'transcription', routing, tags } },
       interpret,
     ).catch((error: unknown) => {
       throw asNodeFailure(error);
@@ -130,4 +151,4 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Ro
   };
 }
 
-export const serveTranscription: Route = createTranscriptionRoute();
+export const serveTranscription: TranscriptionRoute = createTranscriptionRoute();

@@ -37,7 +37,6 @@ export interface DispatcherOptions {
   readonly latency: LatencyStats;
   /** Failed attempts allowed beyond the first (FLEET_MAX_RETRIES). */
   readonly maxRetries: number;
-  readonly send: NodeTransport;
   readonly concurrencyOverrides?: ConcurrencyOverrides;
   /** Which nodes are out of routing for failing, fed by every attempt's outcome; none when absent. */
   readonly ejection?: OutlierEjection;
@@ -86,7 +85,17 @@ export interface DispatchTrail {
   readonly failedAttempts: AttemptFailure[];
 }
 
-export type Dispatch = (request: RoutingRequest, signal: AbortSource, trail?: DispatchTrail) => Promise<DispatchResult>;
+/**
+ * Dispatches one request: `send` is how an attempt reaches the node for this kind of work (the body it
+ * posts, the path), everything else is the instance's routing state, so one dispatcher serves every
+ * request of the instance.
+ */
+export type Dispatcher = (
+  request: RoutingRequest,
+  send: NodeTransport,
+  signal: AbortSource,
+  trail?: DispatchTrail,
+) => Promise<DispatchResult>;
 
 /** An attempt that reached for a node and failed: a retry, which leaves a `retried` trace. */
 function isSendFailure(failure: AttemptFailure): boolean {
@@ -108,9 +117,9 @@ function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock
   };
 }
 
-export function createDispatcher(options: DispatcherOptions): Dispatch {
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const clock = options.clock ?? Date.now;
-  const { queues, latency, affinity, send, ejection } = options;
+  const { queues, latency, affinity, ejection } = options;
 
   // A waiting request has the latest snapshot's polls judged, so a node that went silent is ejected and
   // its queue moved on even when no new request comes to notice it.
@@ -123,7 +132,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
           else latest.then((snapshot) => ejectFromPolls(ejection, snapshot, queues, clock())).catch(() => undefined);
         };
 
-  return async function dispatch(request, signal, trail) {
+  return async function dispatch(request, send, signal, trail) {
     throwIfAborted(signal);
     const current = options.snapshot();
     const snapshot = current instanceof Promise ? await current : current;

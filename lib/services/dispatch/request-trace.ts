@@ -7,8 +7,7 @@
 
 import type { RouterError } from '../../core/errors';
 import { breakdownPoints } from '../../core/scoring/score';
-import { getServices } from '../../instance';
-import type { RequestStyle, Trace, TraceStatus } from '../analytics/trace';
+import type { RequestStyle, Trace, TraceRecorder, TraceStatus } from '../analytics/trace';
 import type { HttpRequest } from '../http/request';
 import type { AttemptFailure } from './dispatch-failures';
 import type { RoutingDecision } from './dispatcher';
@@ -21,25 +20,26 @@ export type TraceFields = Partial<Trace> & { readonly status: TraceStatus };
  */
 export type TraceFn = (fields: TraceFields, endedAt?: number) => void;
 
-export interface RequestTraceInput {
+/** The client request a trace is about: what is known when it arrives. */
+export interface TracedRequest {
   readonly request: HttpRequest;
   readonly style: RequestStyle;
-  /** The model as the client named it. */
-  readonly requestedModel: string;
+  /** The model as the client named it, when the route resolved it to another (the routing model otherwise). */
+  readonly requestedModel?: string | undefined;
+  /** The model the request is routed by: the trace's requested model when `requestedModel` is absent. */
+  readonly routing?: { readonly model: string } | undefined;
   readonly tags: readonly string[];
-  /** Epoch ms the request arrived; now when absent. */
-  readonly startedAt?: number;
 }
 
-export function createRequestTrace(input: RequestTraceInput): TraceFn {
-  const traces = getServices().traces;
-  const startedAt = input.startedAt ?? Date.now();
+/** The request's trace recorder, written to `traces`; `startedAt` (epoch ms) is now when absent. */
+export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, startedAt = Date.now()): TraceFn {
+  const requestedModel = input.requestedModel ?? input.routing?.model ?? '';
   return (fields, endedAt = Date.now()) =>
     traces.record({
       requestId: input.request.requestId,
       startedAt,
       style: input.style,
-      requestedModel: input.requestedModel,
+      requestedModel,
       latencyMs: endedAt - startedAt,
       retries: 0,
       tags: input.tags,

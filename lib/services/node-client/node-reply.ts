@@ -1,8 +1,10 @@
 /**
- * A node's reply as undici's dispatcher hands it over (ARCHITECTURE.md §3.7): the status and headers, then
- * the body's chunks as the socket yields them. It is the dispatch handler itself — one small object per
- * request where `request()` builds a Readable, its async iterator, an AbortSignal listener and a promise
- * per chunk. Chunks wait in a short list and the socket pauses while the reader is behind
+ * A node's reply as undici's dispatcher hands it over (ARCHITECTURE.md §3.7): the status and
+ * headers, then the body's chunks as the socket yields them. ("Dispatcher" here is undici's connection-level
+ * word; the router's own dispatcher, which picks the node, is lib/services/dispatch/dispatcher.) It is
+ * undici's dispatch handler itself — one small object per request where `request()` builds a Readable, its
+ * async iterator, an AbortSignal listener and a promise per chunk. Chunks wait in a short list and the
+ * socket pauses while the reader is behind
  * (back-pressure); `readAll` takes a whole reply with no per-chunk work; `cancel` aborts the node
  * request at once and frees its connection.
  *
@@ -39,7 +41,7 @@ function flattenHeaders(raw: readonly Buffer[]): Record<string, string> {
   return headers;
 }
 
-export class DispatchedReply implements NodeReply, Dispatcher.DispatchHandler, AsyncIterable<Uint8Array> {
+export class StreamedNodeReply implements NodeReply, Dispatcher.DispatchHandler, AsyncIterable<Uint8Array> {
   status = 0;
   private rawHeaders: Buffer[] = [];
   private headerMap: Record<string, string> | undefined;
@@ -63,7 +65,7 @@ export class DispatchedReply implements NodeReply, Dispatcher.DispatchHandler, A
    * @param abortSource the client: when it goes away, the node request is aborted, whatever its stage.
    */
   constructor(
-    private readonly onStart: (error: Error | undefined, reply: DispatchedReply) => void,
+    private readonly onStart: (error: Error | undefined, reply: StreamedNodeReply) => void,
     abortSource?: AbortSource,
   ) {
     if (abortSource === undefined) return;

@@ -9,7 +9,7 @@ import { UpstreamError } from '../../core/errors';
 import { nodeUnreachable } from '../../core/fleet/node-failure';
 import type { AbortSource } from '../../core/stream/abort-source';
 import { nodeHttp } from './node-http';
-import { DispatchedReply, type NodeReply } from './node-reply';
+import { type NodeReply, StreamedNodeReply } from './node-reply';
 
 export type { NodeReply } from './node-reply';
 
@@ -69,7 +69,7 @@ export function openNodeRequest(
       reject(unreachable(error));
       return;
     }
-    const reply = new DispatchedReply((error, started) => {
+    const reply = new StreamedNodeReply((error, started) => {
       if (error === undefined) resolve(started);
       else reject(unreachable(error));
     }, options.signal);

@@ -5,14 +5,14 @@
  * retrying cannot help until someone does.
  */
 import { ServiceUnavailableError } from '../../core/errors';
-import { getServices } from '../../instance';
+import type { RuntimeSettings } from './runtime-settings';
 
 export const IMAGE_GENERATION_DISABLED =
   'image generation is disabled: start the router with FLEET_IMAGE_GENERATION=true, ' +
   'or turn it on at run time with POST /dashboard/api/settings {"image_generation": true}';
 
-export async function requireImageGeneration(): Promise<void> {
-  const settings = await getServices().settings.current();
+export async function requireImageGeneration(runtime: Pick<RuntimeSettings, 'current'>): Promise<void> {
+  const settings = await runtime.current();
   if (settings.imageGeneration) return;
   throw new ServiceUnavailableError(IMAGE_GENERATION_DISABLED, {
     code: 'image_generation_disabled',

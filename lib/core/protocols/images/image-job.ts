@@ -6,7 +6,7 @@
  *   number. The router sets no range of its own: the node knows what its model renders (32 × 32 for a
  *   thumbnail model, more than 4096 for another) and refuses the rest itself, and that refusal reaches
  *   the client with the node's status and words (`generate-image`). What protects the router from a huge
- *   image is the cap on a node reply read whole (64 MB, `routedCall`), not a guess at sizes;
+ *   image is the cap on a node reply read whole (64 MB, `exchangeWhole`), not a guess at sizes;
  * - `steps`: a positive whole number, likewise left to the node; when absent the image sidecar gets 4 (the
  *   reference's default, and the sidecar's body always carries `steps`, ARCHITECTURE.md §8.3) and an Ollama-native
  *   model its own default;

@@ -13,6 +13,7 @@ import { createBufferedSink, type ResponseSink } from '../../../../lib/services/
 import { makeHttpEvent } from '../../../helpers/events';
 import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
 import { type ScriptedNode, type ScriptedNodesFixture, startScriptedNodes } from '../../../helpers/scripted-nodes';
+import { withServices } from '../../../helpers/with-services';
 
 const THINKER = 'gpt-oss:20b';
 const PLAIN = 'llama3.2:3b';
@@ -92,7 +93,7 @@ const messages = [{ role: 'user', content: 'hi' }];
 
 describe('a fallback to a model that does not think', () => {
   it('openai: gets no think and the client’s max_tokens, after the thinker got both', async () => {
-    const reply = await serve(serveOpenAIChat, '/v1/chat/completions', {
+    const reply = await serve(withServices(serveOpenAIChat), '/v1/chat/completions', {
       model: THINKER,
       fallback_models: [PLAIN],
       reasoning_effort: 'high',
@@ -128,7 +129,7 @@ describe('a fallback to a model that does not think', () => {
       40,
     ],
   ] as const)('%s: the same', async (_name, route, path, fields, budget) => {
-    const reply = await serve(route, path, { model: THINKER, fallback_models: [PLAIN], ...fields });
+    const reply = await serve(withServices(route), path, { model: THINKER, fallback_models: [PLAIN], ...fields });
 
     expect(reply.statusCode).toBe(200);
     const [sent] = received['plain'] ?? [];
@@ -140,7 +141,7 @@ describe('a fallback to a model that does not think', () => {
 describe('a fallback to a model that thinks', () => {
   it('openai: gets the raised budget the requested model would not have had', async () => {
     // The plain model is unknown to the fleet under this name, so the thinker is the fallback.
-    const served = serve(serveOpenAIChat, '/v1/chat/completions', {
+    const served = serve(withServices(serveOpenAIChat), '/v1/chat/completions', {
       model: 'nobody-has-this:1b',
       fallback_models: [THINKER],
       max_tokens: 20,

@@ -9,13 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
 import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
-import type { Services } from '../../../../lib/instance';
+import { getServices, type Services } from '../../../../lib/instance';
 import type { Trace } from '../../../../lib/services/analytics/trace';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../../helpers/events';
 import { haveSameMap } from '../../../helpers/hidden-class';
 import { type ScriptedNodesFixture, startOneNode } from '../../../helpers/scripted-nodes';
+import { withServices } from '../../../helpers/with-services';
 
 const MODEL = 'llama3.2:3b';
 const REQUESTS = 40;
@@ -70,10 +71,15 @@ async function serveMany(route: Route, path: string, body: object) {
 }
 
 const cases: [string, Route, string, object][] = [
-  ['ollama chat', (request, sink) => serveOllamaChat(request, sink, 'chat'), '/api/chat', { stream: false }],
-  ['ollama chat, streaming', (request, sink) => serveOllamaChat(request, sink, 'chat'), '/api/chat', {}],
-  ['openai chat', serveOpenAIChat, '/v1/chat/completions', {}],
-  ['openai chat, streaming', serveOpenAIChat, '/v1/chat/completions', { stream: true }],
+  [
+    'ollama chat',
+    (request, sink) => serveOllamaChat(getServices(), request, sink, 'chat'),
+    '/api/chat',
+    { stream: false },
+  ],
+  ['ollama chat, streaming', (request, sink) => serveOllamaChat(getServices(), request, sink, 'chat'), '/api/chat', {}],
+  ['openai chat', withServices(serveOpenAIChat), '/v1/chat/completions', {}],
+  ['openai chat, streaming', withServices(serveOpenAIChat), '/v1/chat/completions', { stream: true }],
 ];
 
 describe('hidden classes on the chat path', () => {

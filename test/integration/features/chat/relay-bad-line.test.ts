@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
 import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
-import type { Services } from '../../../../lib/instance';
+import { getServices, type Services } from '../../../../lib/instance';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink, type ResponseSink } from '../../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../../helpers/events';
 import { type ScriptedNodesFixture, startOneNode } from '../../../helpers/scripted-nodes';
+import { withServices } from '../../../helpers/with-services';
 
 const MODEL = 'llama3.2:3b';
 
@@ -54,10 +55,14 @@ async function serve(route: Route, path: string, body: object) {
 
 describe('a bad node line after good ones in the same chunk', () => {
   it('ollama: the good line, then the error line', async () => {
-    const { body, statuses } = await serve((request, sink) => serveOllamaChat(request, sink, 'chat'), '/api/chat', {
-      model: MODEL,
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    const { body, statuses } = await serve(
+      (request, sink) => serveOllamaChat(getServices(), request, sink, 'chat'),
+      '/api/chat',
+      {
+        model: MODEL,
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+    );
     const lines = body
       .trim()
       .split('\n')
@@ -69,7 +74,7 @@ describe('a bad node line after good ones in the same chunk', () => {
   });
 
   it('openai: the role and the content, then the error event', async () => {
-    const { body, statuses } = await serve(serveOpenAIChat, '/v1/chat/completions', {
+    const { body, statuses } = await serve(withServices(serveOpenAIChat), '/v1/chat/completions', {
       model: MODEL,
       stream: true,
       messages: [{ role: 'user', content: 'hi' }],

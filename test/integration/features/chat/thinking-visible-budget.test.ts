@@ -19,6 +19,7 @@ import { createBufferedSink, type ResponseSink } from '../../../../lib/services/
 import { makeHttpEvent } from '../../../helpers/events';
 import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
 import { type ScriptedNodesFixture, startScriptedNodes } from '../../../helpers/scripted-nodes';
+import { withServices } from '../../../helpers/with-services';
 
 const THINKER = 'qwen3:8b';
 /** What the node thinks, a line per token, before it answers. */
@@ -126,7 +127,7 @@ async function expectRaisedAndCancelled(): Promise<void> {
 
 describe('openai chat completions on a thinking model with max_tokens', () => {
   it('streaming: cuts the answer at the budget, finishes with length once, and cancels the node', async () => {
-    const reply = await serve(serveOpenAIChat, '/v1/chat/completions', {
+    const reply = await serve(withServices(serveOpenAIChat), '/v1/chat/completions', {
       model: THINKER,
       max_tokens: BUDGET,
       stream: true,
@@ -151,7 +152,7 @@ describe('openai chat completions on a thinking model with max_tokens', () => {
   });
 
   it('whole: the same cut and reason, usage within the budget, the node streamed and cancelled', async () => {
-    const reply = await serve(serveOpenAIChat, '/v1/chat/completions', {
+    const reply = await serve(withServices(serveOpenAIChat), '/v1/chat/completions', {
       model: THINKER,
       max_completion_tokens: BUDGET,
       messages,
@@ -171,7 +172,7 @@ describe('openai chat completions on a thinking model with max_tokens', () => {
 
 describe('responses on a thinking model with max_output_tokens', () => {
   it('streaming: cut at the budget, one response.incomplete for max_output_tokens, the node cancelled', async () => {
-    const reply = await serve(serveResponses, '/v1/responses', {
+    const reply = await serve(withServices(serveResponses), '/v1/responses', {
       model: THINKER,
       max_output_tokens: BUDGET,
       stream: true,
@@ -198,7 +199,7 @@ describe('responses on a thinking model with max_output_tokens', () => {
   });
 
   it('whole: incomplete for max_output_tokens, output_tokens within the budget', async () => {
-    const reply = await serve(serveResponses, '/v1/responses', {
+    const reply = await serve(withServices(serveResponses), '/v1/responses', {
       model: THINKER,
       max_output_tokens: BUDGET,
       store: false,
@@ -232,7 +233,7 @@ type AnthropicEvent = {
 
 describe('anthropic messages on a thinking model with max_tokens', () => {
   it('streaming without thinking asked for: text only, cut at the budget, max_tokens once, the node cancelled', async () => {
-    const reply = await serve(serveAnthropicMessages, '/v1/messages', {
+    const reply = await serve(withServices(serveAnthropicMessages), '/v1/messages', {
       model: THINKER,
       max_tokens: BUDGET,
       stream: true,
@@ -253,7 +254,7 @@ describe('anthropic messages on a thinking model with max_tokens', () => {
   });
 
   it('whole without thinking asked for: no thinking block, max_tokens, output_tokens within the budget', async () => {
-    const reply = await serve(serveAnthropicMessages, '/v1/messages', {
+    const reply = await serve(withServices(serveAnthropicMessages), '/v1/messages', {
       model: THINKER,
       max_tokens: BUDGET,
       messages,
@@ -273,7 +274,7 @@ describe('anthropic messages on a thinking model with max_tokens', () => {
   });
 
   it('thinking switched off, a model that thinks anyway: no thinking block', async () => {
-    const reply = await serve(serveAnthropicMessages, '/v1/messages', {
+    const reply = await serve(withServices(serveAnthropicMessages), '/v1/messages', {
       model: THINKER,
       max_tokens: BUDGET,
       thinking: { type: 'disabled' },
@@ -286,7 +287,7 @@ describe('anthropic messages on a thinking model with max_tokens', () => {
   });
 
   it('streaming with thinking asked for: a thinking block ended by its signature_delta', async () => {
-    const reply = await serve(serveAnthropicMessages, '/v1/messages', {
+    const reply = await serve(withServices(serveAnthropicMessages), '/v1/messages', {
       model: THINKER,
       max_tokens: BUDGET,
       thinking: { type: 'adaptive' },
@@ -307,7 +308,7 @@ describe('anthropic messages on a thinking model with max_tokens', () => {
   });
 
   it('whole with thinking asked for: a signed thinking block, accepted when the client echoes it', async () => {
-    const reply = await serve(serveAnthropicMessages, '/v1/messages', {
+    const reply = await serve(withServices(serveAnthropicMessages), '/v1/messages', {
       model: THINKER,
       max_tokens: BUDGET,
       thinking: { type: 'adaptive' },
@@ -321,7 +322,7 @@ describe('anthropic messages on a thinking model with max_tokens', () => {
       signature: thinkingSignature(' hmm'.repeat(THINKING_LINES)),
     });
 
-    const followUp = await serve(serveAnthropicMessages, '/v1/messages', {
+    const followUp = await serve(withServices(serveAnthropicMessages), '/v1/messages', {
       model: THINKER,
       max_tokens: BUDGET,
       thinking: { type: 'adaptive' },

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
-import type { Services } from '../../../../lib/instance';
+import { getServices, type Services } from '../../../../lib/instance';
 import type { Trace } from '../../../../lib/services/analytics/trace';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';
@@ -69,6 +69,7 @@ const chatBody = { model: MODEL, stream: false, messages: [{ role: 'user', conte
 async function chat(): Promise<number> {
   const { sink, result } = createBufferedSink();
   await serveOllamaChat(
+    getServices(),
     toHttpRequest(makeHttpEvent({ method: 'POST', path: '/api/chat', body: chatBody })),
     sink,
     'chat',
@@ -117,7 +118,7 @@ describe('the traces of a request whose nodes fail', () => {
     const { sink } = createBufferedSink();
     const request = toHttpRequest(makeHttpEvent({ method: 'POST', path: '/api/chat', body: chatBody }));
     try {
-      const served = serveOllamaChat(request, sink, 'chat');
+      const served = serveOllamaChat(getServices(), request, sink, 'chat');
       setTimeout(() => sink.clientGone.fire(), 50);
       await expect(served).rejects.toBeDefined();
     } finally {

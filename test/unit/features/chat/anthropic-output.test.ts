@@ -1,12 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { UpstreamError } from '../../../../lib/core/errors';
 import { toAnthropicMessage } from '../../../../lib/core/protocols/anthropic/to-anthropic-message';
 import type { OllamaChatChunk } from '../../../../lib/core/wire/ollama';
-import { type AnthropicOutputContext, createAnthropicOutput } from '../../../../lib/features/chat/anthropic-output';
+import {
+  type AnthropicOutputContext,
+  createAnthropicOutput,
+  PING_INTERVAL_MS,
+} from '../../../../lib/features/chat/anthropic-output';
 import { CHAT_FIXTURES, FAILING_CHAT_FIXTURES, readOllamaFixture } from '../../../fixtures/ollama/read-fixture';
 import { replayAnthropic, sseEvents } from '../../../helpers/replay';
 import { wholeReply } from '../../core/protocols/node-replies';
-import { createRecordingSink, driveOutput } from './drive-output';
+import { driveOutput } from './drive-output';
 
 const CONTEXT: AnthropicOutputContext = {
   id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
@@ -101,114 +105,37 @@ describe('createAnthropicOutput', () => {
   });
 });
 
-describe('createAnthropicOutput pings', () => {
-  beforeEach(() => {
-    jest.useFakeTimers();
-  });
-
-  afterEach(() => {
-    jest.useRealTimers();
-  });
-
-  const pinging = (sink = createRecordingSink()) => {
-    const output = createAnthropicOutput({ ...CONTEXT, sink, pingIntervalMs: 1000 });
-    return { output, sink };
-  };
-
-  it('writes a ping after an interval with nothing written, once the relay fixed the headers', () => {
-    const { sink } = pinging();
-    sink.start({ statusCode: 200 });
-
-    jest.advanceTimersByTime(999);
-    const before = sink.writes.length;
-    jest.advanceTimersByTime(1);
-
-    expect(before).toBe(0);
-    expect(sink.writes).toEqual([PING]);
-  });
-
-  it('keeps pinging while the node stays quiet', () => {
-    const { sink } = pinging();
-    sink.start({ statusCode: 200 });
-
-    jest.advanceTimersByTime(3500);
-
-    expect(sink.writes).toEqual([PING, PING, PING]);
-  });
-
-  it('waits a whole interval after the last event it wrote', () => {
-    const { output, sink } = pinging();
-    sink.start({ statusCode: 200 });
-
-    jest.advanceTimersByTime(600);
-    output.push(line('Hello'), '');
-    jest.advanceTimersByTime(999);
-    const quiet = sink.writes.length;
-    jest.advanceTimersByTime(1);
-
-    expect(quiet).toBe(0);
-    expect(sink.writes).toEqual([PING]);
-  });
-
-  it('writes nothing before the headers are fixed', () => {
-    const { sink } = pinging();
-
-    jest.advanceTimersByTime(5000);
-
-    expect(sink.writes).toEqual([]);
-  });
-
-  it('stops at the end of the stream', () => {
-    const { output, sink } = pinging();
-    sink.start({ statusCode: 200 });
+describe('createAnthropicOutput keep-alive', () => {
+  // The relay writes it (test/unit/services/http/relay-stream.test.ts); the output says what it is.
+  it('offers a ping event as the keep-alive of a streamed reply, after the configured quiet', () => {
+    const output = createAnthropicOutput({ ...CONTEXT, pingIntervalMs: 1000 });
 
     output.push(line('Hello'), '');
-    output.push(line('', true), '');
-    output.end();
-    jest.advanceTimersByTime(5000);
 
-    expect(sink.writes).toEqual([]);
-    expect(jest.getTimerCount()).toBe(0);
+    expect(output.keepAlive?.intervalMs).toBe(1000);
+    expect(output.keepAlive?.bytes()).toBe(PING);
   });
 
-  it('stops after a failure was reported', () => {
-    const { output, sink } = pinging();
-    sink.start({ statusCode: 200 });
-
-    output.push(line('Hello'), '');
-    output.fail(new UpstreamError('boom'));
-    jest.advanceTimersByTime(5000);
-
-    expect(sink.writes).toEqual([]);
-    expect(jest.getTimerCount()).toBe(0);
+  it('waits 10 s by default', () => {
+    expect(createAnthropicOutput(CONTEXT).keepAlive?.intervalMs).toBe(PING_INTERVAL_MS);
+    expect(PING_INTERVAL_MS).toBe(10_000);
   });
 
-  it('stops when the client leaves or the reply ended', () => {
-    const left = pinging();
-    const ended = pinging();
-    left.sink.start({ statusCode: 200 });
-    ended.sink.start({ statusCode: 502 });
+  it('has nothing more to say once the stream ended or failed', () => {
+    const ended = createAnthropicOutput(CONTEXT);
+    const failed = createAnthropicOutput(CONTEXT);
+    ended.push(line('Hello'), '');
+    ended.push(line('', true), '');
+    failed.push(line('Hello'), '');
 
-    left.sink.leave();
-    void ended.sink.end('{"type":"error"}');
-    jest.advanceTimersByTime(5000);
+    ended.end();
+    failed.fail(new UpstreamError('boom'));
 
-    expect(left.sink.writes).toEqual([]);
-    expect(ended.sink.writes).toEqual(['{"type":"error"}']);
-    expect(jest.getTimerCount()).toBe(0);
+    expect(ended.keepAlive?.bytes()).toBe('');
+    expect(failed.keepAlive?.bytes()).toBe('');
   });
 
-  it('never pings a whole reply, or on a buffered host', () => {
-    const whole = createRecordingSink();
-    const buffered = createRecordingSink(false);
-    createAnthropicOutput({ ...CONTEXT, streaming: false, sink: whole, pingIntervalMs: 1000 });
-    createAnthropicOutput({ ...CONTEXT, sink: buffered, pingIntervalMs: 1000 });
-    whole.start({ statusCode: 200 });
-    buffered.start({ statusCode: 200 });
-
-    jest.advanceTimersByTime(5000);
-
-    expect(whole.writes).toEqual([]);
-    expect(buffered.writes).toEqual([]);
+  it('never pings a whole reply', () => {
+    expect(createAnthropicOutput({ ...CONTEXT, streaming: false }).keepAlive).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Drives a `ChatOutput` the way the relay (lib/features/chat/serve-chat.ts) does: decode the node's NDJSON, parse
+ * Drives a `ChatOutput` the way the relay does (lib/features/chat/chat-converter.ts): decode the node's NDJSON, parse
  * each line, push it, end; on a failure, the in-band report when streaming, the error when not. Also a
- * recording `ResponseSink` for the outputs that write on their own (pings).
+ * recording `ResponseSink`, for the relay's own tests (test/unit/services/http/relay-stream.test.ts).
  */
 
 import { type RouterError, toRouterError } from '../../../../lib/core/errors';

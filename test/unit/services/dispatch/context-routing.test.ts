@@ -51,10 +51,9 @@ function dispatcherFor(records: readonly NodeRecord[]) {
     affinity: createAffinityTracker({ clock: timers.clock }),
     latency: createLatencyStats(),
     maxRetries: 2,
-    send,
     clock: timers.clock,
   });
-  return { calls, run: (request: RoutingRequest) => dispatch(request, new AbortController().signal) };
+  return { calls, run: (request: RoutingRequest) => dispatch(request, send, new AbortController().signal) };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<RouterError> {

@@ -96,13 +96,12 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
     affinity,
     latency,
     maxRetries,
-    send,
     clock: timers.clock,
     ...(ejection !== undefined ? { ejection } : {}),
   });
   const run = async (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) => {
     await depths.refresh();
-    return dispatch(request, signal);
+    return dispatch(request, send, signal);
   };
   /** The registry's next snapshot (a poll came in). */
   const nextSnapshot = (next: readonly NodeRecord[]) => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { UpstreamError } from '../../../../lib/core/errors';
 import { ClientGone } from '../../../../lib/services/http/response-sink';
-import { DispatchedReply } from '../../../../lib/services/node-client/node-reply';
+import { StreamedNodeReply } from '../../../../lib/services/node-client/node-reply';
 
 /** Drives the reply as undici's dispatcher would, and records what the reply asked of it. */
 function dispatched(abortSource?: ClientGone) {
   const log = { aborted: [] as (Error | undefined)[], resumed: 0, started: [] as (Error | undefined)[] };
-  const reply = new DispatchedReply((error) => log.started.push(error), abortSource);
+  const reply = new StreamedNodeReply((error) => log.started.push(error), abortSource);
   reply.onConnect((reason) => {
     log.aborted.push(reason);
     // undici reports an aborted request through onError.
@@ -25,13 +25,13 @@ function dispatched(abortSource?: ClientGone) {
 
 const bytes = (text: string) => Buffer.from(text);
 
-async function collect(reply: DispatchedReply): Promise<string[]> {
+async function collect(reply: StreamedNodeReply): Promise<string[]> {
   const seen: string[] = [];
   for await (const chunk of reply.body) seen.push(Buffer.from(chunk).toString());
   return seen;
 }
 
-describe('DispatchedReply', () => {
+describe('StreamedNodeReply', () => {
   it('starts on the final status, not on a 1xx, with headers lower-cased and repeats joined', () => {
     const { reply, log, headers } = dispatched();
     expect(headers(100)).toBe(true);

@@ -1,12 +1,13 @@
 /**
- * `relayPull` over scripted node replies, on both sinks: lines relayed as they come and byte for byte,
- * the node's error line passed through, every other failure after the first byte an in-band error line,
- * `stream: false` answered once, and the success hook run before the client hears `success`.
+ * `relayPull` (the pull converter driven by the one relay, or read whole) over scripted node replies, on
+ * both sinks: lines relayed as they come and byte for byte, the node's error line passed through, every
+ * other failure after the first byte an in-band error line, `stream: false` answered once, and the
+ * success hook run before the client hears `success`.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { RouterError } from '../../../../lib/core/errors';
-import { type PullRelayInput, relayPull } from '../../../../lib/features/pull/relay-pull';
+import { type PullRelayInput, relayPull } from '../../../../lib/features/pull/pull-converter';
 import { createBufferedSink, createStreamingSink } from '../../../../lib/services/http/response-sink';
 import type { NodeReply } from '../../../../lib/services/node-client/node-stream';
 import { RecordingStream } from '../../../helpers/recording-stream';

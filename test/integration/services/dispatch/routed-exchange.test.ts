@@ -1,6 +1,7 @@
 /**
- * `routedCall` in process, on the in-process table, against a small scripted HTTP node: what the caller
- * gets back, what the trace says, and that the queue slot is given back on every path.
+ * The routed exchange read whole (`exchangeWhole`) in process, on the in-process table, against a small
+ * scripted HTTP node, with the instance's one dispatcher: what the caller gets back, what the trace says,
+ * and that the queue slot is given back on every path.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { UpstreamError } from '../../../../lib/core/errors';
 import { initServices, type Services } from '../../../../lib/instance';
 import type { Trace } from '../../../../lib/services/analytics/trace';
-import { nodeRefusal, type RoutedCallInput, routedCall } from '../../../../lib/services/dispatch/routed-call';
+import { type ExchangeInput, exchangeWhole, nodeRefusal } from '../../../../lib/services/dispatch/routed-exchange';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';
 import { openNodeStream } from '../../../../lib/services/node-client/node-stream';
@@ -26,7 +27,7 @@ let next: { status: number; body: string; breakOff?: boolean } = { status: 200, 
 let traces: Trace[];
 
 beforeAll(async () => {
-  store = await startStore('routed-call');
+  store = await startStore('routed-exchange');
   node = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -69,25 +70,24 @@ beforeEach(() => {
   });
 });
 
-function input(): RoutedCallInput {
+function input(model = 'embedder'): ExchangeInput {
   const request = toHttpRequest(makeHttpEvent({ method: 'POST', path: '/api/embed', body: {} }));
+  const routing = { model, fallbackModels: [], kind: 'embedding', needsVision: false } as const;
   return {
-    request,
-    response: createBufferedSink().sink,
-    style: 'embeddings',
-    routing: { model: 'embedder', fallbackModels: [], kind: 'embedding', needsVision: false },
-    tags: ['team:search'],
+    routing,
     send: (attempt, signal) => openNodeStream(attempt.node.url, '/api/embed', { model: attempt.model }, { signal }),
+    signal: createBufferedSink().sink.clientGone,
+    traced: { request, style: 'embeddings', routing, tags: ['team:search'] },
   };
 }
 
 const depth = () => services.routing.queues.depth('emb-node', 'embedder:latest');
 
-describe('routedCall', () => {
+describe('exchangeWhole', () => {
   it('hands the whole reply to the interpreter and answers its value with the X-Fleet-* headers', async () => {
     next = { status: 200, body: '{"embeddings":[[1,2]]}' };
 
-    const result = await routedCall(input(), (answer) => ({
+    const result = await exchangeWhole(services, input(), (answer) => ({
       value: JSON.parse(answer.body.toString()) as unknown,
       promptTokens: 3,
     }));
@@ -116,7 +116,7 @@ describe('routedCall', () => {
   it("gives a node's 4xx to the interpreter, whose error is the request's, traced as failed", async () => {
     next = { status: 400, body: '{"error":"input too long"}' };
 
-    const call = routedCall(input(), (answer) => {
+    const call = exchangeWhole(services, input(), (answer) => {
       if (answer.status >= 400) throw nodeRefusal(answer);
       return { value: undefined };
     });
@@ -131,7 +131,7 @@ describe('routedCall', () => {
   it('traces a reply the interpreter refuses as failed and frees the slot', async () => {
     next = { status: 200, body: '{"embeddings":[]}' };
 
-    const call = routedCall(input(), () => {
+    const call = exchangeWhole(services, input(), () => {
       throw new UpstreamError('the node returned 0 vectors for 1 input');
     });
 
@@ -146,10 +146,21 @@ describe('routedCall', () => {
     expect(depth()).toBe(0);
   });
 
-  it('answers a model no node has with 404 and traces it without a node', async () => {
-    const missing = { ...input(), routing: { ...input().routing, model: 'nobody-has-this' } };
+  it("leaves no trace for the router's own calls (the summariser's), and still frees the slot", async () => {
+    next = { status: 200, body: '{"message":{"content":"short"}}' };
+    const { traced: _traced, ...untraced } = input();
 
-    await expect(routedCall(missing, () => ({ value: undefined }))).rejects.toMatchObject({ status: 404 });
+    const result = await exchangeWhole(services, untraced, (answer) => ({ value: answer.status }));
+
+    expect(result.value).toBe(200);
+    expect(traces).toEqual([]);
+    expect(depth()).toBe(0);
+  });
+
+  it('answers a model no node has with 404 and traces it without a node', async () => {
+    const missing = input('nobody-has-this');
+
+    await expect(exchangeWhole(services, missing, () => ({ value: undefined }))).rejects.toMatchObject({ status: 404 });
     expect(traces).toEqual([expect.objectContaining({ status: 'failed', requestedModel: 'nobody-has-this' })]);
     expect(traces[0]?.nodeId).toBeUndefined();
   });
@@ -157,7 +168,7 @@ describe('routedCall', () => {
   it('fails with a 5xx-class error when the only node answers 5xx, with no slot left held', async () => {
     next = { status: 500, body: '{"error":"boom"}' };
 
-    const call = routedCall(input(), () => ({ value: undefined }));
+    const call = exchangeWhole(services, input(), () => ({ value: undefined }));
 
     await expect(call).rejects.toMatchObject({ status: expect.any(Number) });
     await call.catch((error: { status: number }) => expect(error.status).toBeGreaterThanOrEqual(500));
@@ -167,7 +178,7 @@ describe('routedCall', () => {
   it('answers a reply that breaks off mid-body with 502 naming the node, traced as failed', async () => {
     next = { status: 200, body: '{"embeddings":[[1,', breakOff: true };
 
-    const call = routedCall(input(), () => ({ value: undefined }));
+    const call = exchangeWhole(services, input(), () => ({ value: undefined }));
 
     await expect(call).rejects.toMatchObject({
       status: 502,

@@ -1,0 +1,221 @@
+/**
+ * One routed exchange with a node (issue 21 item 2): dispatch the request through the instance's
+ * dispatcher (rank, queue, retry, fall back: ./dispatcher), hold the served attempt's queue slot while
+ * the caller relays the node's reply as a stream (lib/services/http/relay-stream) or reads it whole
+ * (`exchangeWhole`), give the slot back by how it ended, and write the request's trace once —
+ * `completed`, `failed`, `client_disconnected` or `incomplete`, with a `retried` trace before it for
+ * every attempt that failed on its node. Chat, embeddings, rerank, images, speech-to-text and the context
+ * summariser all go through here; the summariser's own calls leave no trace (it is not a client request).
+ *
+ * Words: to *dispatch* is to get a request to a node that answers (the dispatcher's job, up to the
+ * reply's headers); the *exchange* is the whole of it — dispatch, the reply, the slot, the trace; to
+ * *relay* is to stream a converted reply into the client's sink.
+ */
+
+import { RouterError, toRouterError, withHeaders } from '../../core/errors';
+import { nodeBrokeOff } from '../../core/fleet/node-failure';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
+import type { AbortSource } from '../../core/stream/abort-source';
+import { watchAbort } from '../../core/stream/abort-source';
+import { nodeErrorText } from '../../core/wire/node-error-text';
+import type { Trace, TraceRecorder } from '../analytics/trace';
+import { readNodeBody } from '../node-client/node-stream';
+import type { Dispatcher, DispatchResult, DispatchTrail, RoutingDecision } from './dispatcher';
+import { fleetHeaders } from './fleet-headers';
+import type { SlotOutcome } from './queue-manager';
+import {
+  createRequestTrace,
+  routedTraceFields,
+  type TracedRequest,
+  type TraceFn,
+  traceError,
+  traceFailedAttempts,
+} from './request-trace';
+import type { NodeAttempt, NodeTransport } from './transport';
+
+/** What an exchange needs that outlives the request: built once per instance (lib/instance.ts). */
+export interface ExchangeDeps {
+  readonly dispatcher: Dispatcher;
+  readonly traces: TraceRecorder;
+}
+
+export interface ExchangeInput {
+  readonly routing: RoutingRequest;
+  /** Sends one attempt to the node or its sidecar; resolves when the reply's headers arrive. */
+  readonly send: NodeTransport;
+  /** The client leaving: stops the dispatch and the node request. */
+  readonly signal: AbortSource;
+  /** The client request this exchange answers, for its trace; absent for the router's own calls. */
+  readonly traced?: TracedRequest | undefined;
+}
+
+/** How the caller's part of an exchange ended: the trace's status, what the trace adds, the value. */
+export interface ExchangeEnd<T> {
+  readonly status: 'completed' | 'failed' | 'incomplete' | 'client_disconnected';
+  readonly value: T;
+  /** More trace fields, after the routing ones: tokens, finish reason, TTFT, the error of a failure. */
+  readonly fields?: Partial<Trace> | undefined;
+  /** A failure the caller wants thrown after the trace (an answer not yet started). */
+  readonly rethrow?: RouterError | undefined;
+}
+
+/** The caller's part: relay or read the served reply, with its slot held. `startedAt` is the request's arrival. */
+export type Settle<T> = (served: DispatchResult, startedAt: number) => Promise<ExchangeEnd<T>>;
+
+const SLOT_OUTCOME = {
+  completed: 'completed',
+  failed: 'failed',
+  incomplete: 'failed',
+  client_disconnected: 'cancelled',
+} as const satisfies Record<ExchangeEnd<unknown>['status'], SlotOutcome>;
+
+/**
+ * Dispatches, lets `settle` relay or read the reply with the slot held, and traces once. What `settle`
+ * throws is the request's error, traced as failed (or client_disconnected) and rethrown with the chosen
+ * node's `X-Fleet-*` headers.
+ */
+export async function routedExchange<T>(deps: ExchangeDeps, input: ExchangeInput, settle: Settle<T>): Promise<T> {
+  const startedAt = Date.now();
+  const traced = input.traced;
+  const trace = traced === undefined ? undefined : createRequestTrace(deps.traces, traced, startedAt);
+  const served = await dispatchTraced(deps.dispatcher, input, trace);
+  const { reply, slot, decision } = served;
+  let end: ExchangeEnd<T>;
+  try {
+    end = await settle(served, startedAt);
+  } catch (error) {
+    // The node was chosen: its X-Fleet-* headers go out with the error (a 502 names the node that failed).
+    const failure = withHeaders(toRouterError(error), fleetHeaders(decision));
+    const gone = input.signal.aborted;
+    reply.cancel();
+    slot.release(gone ? 'cancelled' : 'failed');
+    trace?.({
+      status: gone ? 'client_disconnected' : 'failed',
+      ...routedTraceFields(decision),
+      error: traceError(failure),
+    });
+    throw failure;
+  }
+  reply.cancel();
+  slot.release(SLOT_OUTCOME[end.status]);
+  // Starts with a plain property, never a spread (lib/core/merged.ts): traces share hidden classes.
+  trace?.({ status: end.status, ...routedTraceFields(decision), ...end.fields });
+  if (end.rethrow !== undefined) throw end.rethrow;
+  return end.value;
+}
+
+/**
+ * Dispatches on the instance's dispatcher, with the traces of a dispatch: each attempt that reached for
+ * a node and failed leaves a `retried` trace with its node, error and when it failed. A dispatch that
+ * fails also leaves the request's own trace (`failed`, or `client_disconnected` when the client left)
+ * naming where it ended — the last node it was queued on or sent to, with that node's score — and
+ * rethrows a `RouterError`.
+ */
+async function dispatchTraced(
+  dispatcher: Dispatcher,
+  input: ExchangeInput,
+  trace: TraceFn | undefined,
+): Promise<DispatchResult> {
+  if (trace === undefined) return dispatcher(input.routing, input.send, input.signal);
+  const requestId = input.traced?.request.requestId ?? '';
+  const trail: DispatchTrail = { failedAttempts: [] };
+  let result: DispatchResult;
+  try {
+    result = await dispatcher(input.routing, input.send, input.signal, trail);
+  } catch (error) {
+    const routerError = toRouterError(error);
+    const last = trail.decision;
+    // The last node's own failure, when it failed, is the request's trace below, not a retried one.
+    const retried = last === undefined ? trail.failedAttempts : trail.failedAttempts.slice(0, last.retries);
+    traceFailedAttempts(trace, requestId, retried);
+    trace({
+      status: input.signal.aborted ? 'client_disconnected' : 'failed',
+      ...(last !== undefined ? routedTraceFields(last) : {}),
+      error: traceError(routerError),
+    });
+    throw routerError;
+  }
+  traceFailedAttempts(trace, requestId, result.failedAttempts);
+  return result;
+}
+
+/** The node's whole reply, with where it came from. */
+export interface NodeAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly attempt: NodeAttempt;
+  readonly decision: RoutingDecision;
+}
+
+/** What the caller made of a whole reply, and what the trace and usage counters should say about it. */
+export interface RoutedValue<T> {
+  readonly value: T;
+  readonly promptTokens?: number;
+  readonly completionTokens?: number;
+}
+
+export interface RoutedResult<T> {
+  readonly value: T;
+  readonly decision: RoutingDecision;
+  /** `X-Fleet-Node`, `X-Fleet-Score`, `X-Fleet-Model` and, when they apply, fallback and retries. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Wall time from the request's arrival to the interpreted reply, ms. */
+  readonly elapsedMs: number;
+}
+
+/** The largest reply read whole unless the caller says otherwise. */
+const MAX_WHOLE_REPLY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Turns a node's 4xx into the client's error: the node's own words (Ollama's `{"error"}`, a sidecar's
+ * FastAPI `{"detail"}`, the OpenAI envelope: `nodeErrorText`) with the node's status. 5xx never gets
+ * here: the dispatcher retries those elsewhere and answers 502/503 when none is left.
+ */
+export function nodeRefusal(answer: Pick<NodeAnswer, 'status' | 'body'>): RouterError {
+  const message = nodeErrorText(answer.body) ?? `the node answered ${answer.status}`;
+  return new RouterError(answer.status, message, { code: 'node_refused', retryable: false });
+}
+
+/**
+ * An exchange whose reply is read whole and interpreted: embeddings, rerank, images, speech-to-text,
+ * the summariser. `interpret` runs with the queue slot held (a job the node works on counts against its
+ * queue until it is done) and sees every reply the dispatcher served, 2xx and 4xx alike; what it throws
+ * is the request's error. The node request is cancelled at once when the client leaves.
+ */
+export async function exchangeWhole<T>(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  interpret: (answer: NodeAnswer) => Promise<RoutedValue<T>> | RoutedValue<T>,
+  maxReplyBytes = MAX_WHOLE_REPLY_BYTES,
+): Promise<RoutedResult<T>> {
+  const { signal } = input;
+  return routedExchange(deps, input, async ({ reply, attempt, decision }, startedAt) => {
+    const unwatch = watchAbort(signal, () => reply.cancel());
+    try {
+      const body = await readNodeBody(reply, maxReplyBytes).catch((error: unknown) => {
+        // A reply cut off mid-body (connection reset, node crash) is the node's failure: 502, not ours.
+        if (error instanceof RouterError || signal.aborted) throw error;
+        throw nodeBrokeOff(attempt.node.id, error);
+      });
+      const answer = { status: reply.status, headers: reply.headers, body, attempt, decision };
+      const interpreted = await interpret(answer);
+      const result: RoutedResult<T> = {
+        value: interpreted.value,
+        decision,
+        headers: fleetHeaders(decision),
+        elapsedMs: Date.now() - startedAt,
+      };
+      return {
+        status: 'completed',
+        value: result,
+        fields: {
+          ...(interpreted.promptTokens !== undefined ? { promptTokens: interpreted.promptTokens } : {}),
+          ...(interpreted.completionTokens !== undefined ? { completionTokens: interpreted.completionTokens } : {}),
+        },
+      };
+    } finally {
+      unwatch();
+    }
+  });
+}
