@@ -5,8 +5,8 @@ import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes = (services: Services): RouteTable => ({
-  'GET /dashboard/api/settings': serveSettings(services),
-  'POST /dashboard/api/settings': serveSettingsUpdate(services),
+  'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
+  'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
 });
 
 export const handler = createHandler(() => routes(getServices()), handlerOptions);

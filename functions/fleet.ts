@@ -5,10 +5,10 @@ import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, nodeRoute, type RouteTable } from '../lib/services/http/handler';
 
 export function routes(services: Services): RouteTable {
-  const heartbeat = nodeRoute(serveHeartbeat(services.registry));
+  const heartbeat = nodeRoute((request, response) => serveHeartbeat(services, request, response));
   return {
-    'GET /fleet/status': serveFleetStatus(services),
-    'GET /fleet/queue': serveFleetQueue(services),
+    'GET /fleet/status': (request, response) => serveFleetStatus(services, request, response),
+    'GET /fleet/queue': (request, response) => serveFleetQueue(services, request, response),
     // Node agents' routes: node keys only (ARCHITECTURE.md §8.2), never client keys.
     'POST /heartbeat': heartbeat,
     'POST /fleet/heartbeat': heartbeat,

@@ -10,7 +10,7 @@ import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
 export const routes = (services: Services): RouteTable => ({
-  'GET /v1/models': serveOpenAIModels(services.registry),
+  'GET /v1/models': (request, response) => serveOpenAIModels(services, request, response),
   'POST /v1/chat/completions': (request, response) => serveOpenAIChat(services, request, response),
   'POST /v1/responses': (request, response) => serveResponses(services, request, response),
   'POST /v1/embeddings': (request, response) => serveOpenAIEmbeddings(services, request, response),

@@ -7,25 +7,44 @@ import { toApiPs } from '../../core/views/api-ps';
 import { toApiTags } from '../../core/views/api-tags';
 import { ollamaApiVersion } from '../../core/views/api-version';
 import { toOpenAIModels } from '../../core/views/openai-models';
-import type { Route } from '../../services/http/handler';
 import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetRegistry } from '../../services/registry/registry';
 
-/** The one thing these views read. */
-export type SnapshotSource = Pick<FleetRegistry, 'snapshot'>;
-
-function serveView(registry: SnapshotSource, view: (snapshot: FleetSnapshot) => unknown): Route {
-  return async (_request, response) => {
-    await sendJson(response, view(await registry.snapshot()));
-  };
+/** What these views use from the instance: the registry's snapshot, nothing else. */
+export interface FleetModelsDeps {
+  readonly registry: Pick<FleetRegistry, 'snapshot'>;
 }
 
-export const serveTags = (registry: SnapshotSource): Route => serveView(registry, toApiTags);
+async function sendView(
+  deps: FleetModelsDeps,
+  response: ResponseSink,
+  view: (snapshot: FleetSnapshot) => unknown,
+): Promise<void> {
+  await sendJson(response, view(await deps.registry.snapshot()));
+}
 
-export const servePs = (registry: SnapshotSource): Route => serveView(registry, toApiPs);
+export async function serveTags(deps: FleetModelsDeps, _request: HttpRequest, response: ResponseSink): Promise<void> {
+  await sendView(deps, response, toApiTags);
+}
 
-export const serveVersion = (registry: SnapshotSource): Route =>
-  serveView(registry, (snapshot) => ({ version: ollamaApiVersion(snapshot) }));
+export async function servePs(deps: FleetModelsDeps, _request: HttpRequest, response: ResponseSink): Promise<void> {
+  await sendView(deps, response, toApiPs);
+}
 
-export const serveOpenAIModels = (registry: SnapshotSource): Route =>
-  serveView(registry, (snapshot) => toOpenAIModels(snapshot, Date.now()));
+export async function serveVersion(
+  deps: FleetModelsDeps,
+  _request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  await sendView(deps, response, (snapshot) => ({ version: ollamaApiVersion(snapshot) }));
+}
+
+export async function serveOpenAIModels(
+  deps: FleetModelsDeps,
+  _request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  await sendView(deps, response, (snapshot) => toOpenAIModels(snapshot, Date.now()));
+}

@@ -4,23 +4,22 @@
  */
 import { BadRequestError } from '../../core/errors';
 import { ollamaShowRequestSchema } from '../../core/wire/ollama-show';
-import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { ShowModel } from '../../services/node-client/show-model';
-import type { SnapshotSource } from './serve-fleet-models';
+import type { FleetModelsDeps } from './serve-fleet-models';
 
-export interface ShowSources {
-  readonly registry: SnapshotSource;
+/** What `/api/show` uses from the instance: the snapshot, and the node client that asks a holder. */
+export interface ShowDeps extends FleetModelsDeps {
   readonly showModel: ShowModel;
 }
 
-export function serveShow(sources: ShowSources): Route {
-  return async (request, response) => {
-    const body = readJsonBody(request, ollamaShowRequestSchema);
-    const name = body.model ?? body.name;
-    if (name === undefined || name.trim() === '') throw new BadRequestError('model is required', 'model');
-    const snapshot = await sources.registry.snapshot();
-    await sendJson(response, await sources.showModel(snapshot, name.trim(), body.verbose === true));
-  };
+export async function serveShow(deps: ShowDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
+  const body = readJsonBody(request, ollamaShowRequestSchema);
+  const name = body.model ?? body.name;
+  if (name === undefined || name.trim() === '') throw new BadRequestError('model is required', 'model');
+  const snapshot = await deps.registry.snapshot();
+  await sendJson(response, await deps.showModel(snapshot, name.trim(), body.verbose === true));
 }

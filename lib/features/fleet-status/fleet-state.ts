@@ -9,7 +9,7 @@ import { queuesFromSnapshot } from '../../core/views/queues-from-snapshot';
 import type { FleetRegistry } from '../../services/registry/registry';
 
 /** What reading the fleet's state takes: the registry's snapshot and every instance's queues. */
-export interface FleetStateSources {
+export interface FleetStateDeps {
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'freshness'>;
   /** Every instance's queues: this instance's exact, the others' as they last published them. */
   queueView(now: number): Promise<QueueState[]>;
@@ -22,12 +22,12 @@ export interface FleetState {
   readonly freshness: SnapshotFreshness;
 }
 
-export async function readFleetState(sources: FleetStateSources, now: number): Promise<FleetState> {
-  const [snapshot, routed] = await Promise.all([sources.registry.snapshot(), sources.queueView(now)]);
+export async function readFleetState(deps: FleetStateDeps, now: number): Promise<FleetState> {
+  const [snapshot, routed] = await Promise.all([deps.registry.snapshot(), deps.queueView(now)]);
   return {
     snapshot,
     queues: mergeQueues(queuesFromSnapshot(snapshot), routed),
     now,
-    freshness: sources.registry.freshness(),
+    freshness: deps.registry.freshness(),
   };
 }

@@ -7,26 +7,31 @@ import { toFleetStatus } from '../../core/views/fleet-status';
 import { ejectionStatesAsOf } from '../../services/dispatch/evict-ejected';
 import type { OutlierEjection } from '../../services/dispatch/outlier-ejection';
 import type { QueueManager } from '../../services/dispatch/queue-manager';
-import type { Route } from '../../services/http/handler';
 import { sendJson } from '../../services/http/reply';
-import { type FleetStateSources, readFleetState } from './fleet-state';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
+import { type FleetStateDeps, readFleetState } from './fleet-state';
 
 /** The status also shows which nodes are out of routing for failing, from this instance's queues. */
-export interface FleetStatusSources extends FleetStateSources {
+export interface FleetStatusDeps extends FleetStateDeps {
   readonly routing: { readonly ejection: OutlierEjection; readonly queues: QueueManager };
 }
 
-export function serveFleetStatus(sources: FleetStatusSources): Route {
-  return async (_request, response) => {
-    const { snapshot, queues, now, freshness } = await readFleetState(sources, Date.now());
-    const health = ejectionStatesAsOf(sources.routing.ejection, snapshot, sources.routing.queues, now);
-    await sendJson(response, toFleetStatus(snapshot, queues, now, health, freshness));
-  };
+export async function serveFleetStatus(
+  deps: FleetStatusDeps,
+  _request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  const { snapshot, queues, now, freshness } = await readFleetState(deps, Date.now());
+  const health = ejectionStatesAsOf(deps.routing.ejection, snapshot, deps.routing.queues, now);
+  await sendJson(response, toFleetStatus(snapshot, queues, now, health, freshness));
 }
 
-export function serveFleetQueue(sources: FleetStateSources): Route {
-  return async (_request, response) => {
-    const { snapshot, queues, now } = await readFleetState(sources, Date.now());
-    await sendJson(response, toFleetQueue(snapshot, queues, now));
-  };
+export async function serveFleetQueue(
+  deps: FleetStateDeps,
+  _request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  const { snapshot, queues, now } = await readFleetState(deps, Date.now());
+  await sendJson(response, toFleetQueue(snapshot, queues, now));
 }

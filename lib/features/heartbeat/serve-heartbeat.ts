@@ -3,17 +3,21 @@
  * notice, recorded by the registry, which answers what the agent is told.
  */
 import { isDrainHeartbeat, parseHeartbeat } from '../../core/wire/heartbeat';
-import type { Route } from '../../services/http/handler';
 import { readJson, requireValid } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetRegistry } from '../../services/registry/registry';
 
-export function serveHeartbeat(registry: Pick<FleetRegistry, 'recordHeartbeat' | 'recordDrain'>): Route {
-  return async (request, response) => {
-    const payload = requireValid(parseHeartbeat(readJson(request)));
-    const reply = isDrainHeartbeat(payload)
-      ? await registry.recordDrain(payload.node_id, request.sourceIp)
-      : await registry.recordHeartbeat(payload, request.sourceIp);
-    await sendJson(response, reply);
-  };
+/** What a heartbeat uses from the instance: the registry that records it. */
+export interface HeartbeatDeps {
+  readonly registry: Pick<FleetRegistry, 'recordHeartbeat' | 'recordDrain'>;
+}
+
+export async function serveHeartbeat(deps: HeartbeatDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
+  const payload = requireValid(parseHeartbeat(readJson(request)));
+  const reply = isDrainHeartbeat(payload)
+    ? await deps.registry.recordDrain(payload.node_id, request.sourceIp)
+    : await deps.registry.recordHeartbeat(payload, request.sourceIp);
+  await sendJson(response, reply);
 }

@@ -7,43 +7,42 @@
  */
 import { BadRequestError } from '../../core/errors';
 import { copyRequestSchema } from '../../core/wire/model-admin';
-import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
-import type { FleetRegistry } from '../../services/registry/registry';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { adminOutcome } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';
+import type { ModelAdminDeps } from './model-admin-deps';
 import { firstNonBlank, nameOnNode } from './model-names';
 import { sendAdminOutcome } from './send-admin-outcome';
-import { type RegistryUpdates, recordCopiedModel } from './update-registry';
+import { recordCopiedModel } from './update-registry';
 
-export function serveCopy(registry: Pick<FleetRegistry, 'snapshot'> & RegistryUpdates): Route {
-  return async (request, response) => {
-    const body = readJsonBody(request, copyRequestSchema);
-    const source = firstNonBlank(body.source);
-    if (source === undefined) throw new BadRequestError('source is required', 'source');
-    const destination = firstNonBlank(body.destination);
-    if (destination === undefined) throw new BadRequestError('destination is required', 'destination');
-    // Ollama's own words for a missing source (it quotes with %q here).
-    const notFound = `model ${JSON.stringify(source)} not found`;
-    const targets = adminTargets(await registry.snapshot(), {
-      name: source,
-      nodeId: firstNonBlank(body.node_id),
-      action: 'copied',
-      notFound,
-    });
-    const answers = await Promise.all(
-      targets.map((node) =>
-        callNodeAdmin(node, {
-          method: 'POST',
-          path: '/api/copy',
-          body: { source: nameOnNode(node, source), destination },
-        }),
-      ),
-    );
-    const outcome = adminOutcome(answers, `copying model '${source}' to '${destination}'`);
-    const copied = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
-    await recordCopiedModel(registry, copied, source, destination, Date.now());
-    await sendAdminOutcome(response, outcome, notFound);
-  };
+export async function serveCopy(deps: ModelAdminDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
+  const body = readJsonBody(request, copyRequestSchema);
+  const source = firstNonBlank(body.source);
+  if (source === undefined) throw new BadRequestError('source is required', 'source');
+  const destination = firstNonBlank(body.destination);
+  if (destination === undefined) throw new BadRequestError('destination is required', 'destination');
+  // Ollama's own words for a missing source (it quotes with %q here).
+  const notFound = `model ${JSON.stringify(source)} not found`;
+  const targets = adminTargets(await deps.registry.snapshot(), {
+    name: source,
+    nodeId: firstNonBlank(body.node_id),
+    action: 'copied',
+    notFound,
+  });
+  const answers = await Promise.all(
+    targets.map((node) =>
+      callNodeAdmin(node, {
+        method: 'POST',
+        path: '/api/copy',
+        body: { source: nameOnNode(node, source), destination },
+      }),
+    ),
+  );
+  const outcome = adminOutcome(answers, `copying model '${source}' to '${destination}'`);
+  const copied = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
+  await recordCopiedModel(deps.registry, copied, source, destination, Date.now());
+  await sendAdminOutcome(response, outcome, notFound);
 }

@@ -8,37 +8,36 @@
  */
 import { BadRequestError } from '../../core/errors';
 import { deleteRequestSchema } from '../../core/wire/model-admin';
-import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
-import type { FleetRegistry } from '../../services/registry/registry';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import { adminOutcome } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';
+import type { ModelAdminDeps } from './model-admin-deps';
 import { firstNonBlank, nameOnNode } from './model-names';
 import { sendAdminOutcome } from './send-admin-outcome';
-import { forgetDeletedModel, type RegistryUpdates } from './update-registry';
+import { forgetDeletedModel } from './update-registry';
 
-export function serveDelete(registry: Pick<FleetRegistry, 'snapshot'> & RegistryUpdates): Route {
-  return async (request, response) => {
-    const body = readJsonBody(request, deleteRequestSchema);
-    // Ollama reads `model` first, then the legacy `name`.
-    const name = firstNonBlank(body.model, body.name);
-    if (name === undefined) throw new BadRequestError('model is required', 'model');
-    const notFound = `model '${name}' not found`;
-    const targets = adminTargets(await registry.snapshot(), {
-      name,
-      nodeId: firstNonBlank(body.node_id),
-      action: 'deleted',
-      notFound,
-    });
-    const answers = await Promise.all(
-      targets.map((node) =>
-        callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
-      ),
-    );
-    const outcome = adminOutcome(answers, `deleting model '${name}'`);
-    const deleted = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
-    await forgetDeletedModel(registry, deleted, name);
-    await sendAdminOutcome(response, outcome, notFound);
-  };
+export async function serveDelete(deps: ModelAdminDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
+  const body = readJsonBody(request, deleteRequestSchema);
+  // Ollama reads `model` first, then the legacy `name`.
+  const name = firstNonBlank(body.model, body.name);
+  if (name === undefined) throw new BadRequestError('model is required', 'model');
+  const notFound = `model '${name}' not found`;
+  const targets = adminTargets(await deps.registry.snapshot(), {
+    name,
+    nodeId: firstNonBlank(body.node_id),
+    action: 'deleted',
+    notFound,
+  });
+  const answers = await Promise.all(
+    targets.map((node) =>
+      callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
+    ),
+  );
+  const outcome = adminOutcome(answers, `deleting model '${name}'`);
+  const deleted = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
+  await forgetDeletedModel(deps.registry, deleted, name);
+  await sendAdminOutcome(response, outcome, notFound);
 }

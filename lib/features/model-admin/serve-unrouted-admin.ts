@@ -17,6 +17,8 @@ import { isPlaceable, modelNameKeys } from '../../core/fleet/snapshot';
 import { namedModelRequestSchema } from '../../core/wire/model-admin';
 import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetRegistry } from '../../services/registry/registry';
 import { firstNonBlank } from './model-names';
 
@@ -41,15 +43,17 @@ export const serveCreate: Route = async (request) => {
   );
 };
 
-/** The answer names the nodes that hold the model, from the registry's snapshot. */
-export function servePush(registry: Pick<FleetRegistry, 'snapshot'>): Route {
-  return async (request) => {
-    const body = readJsonBody(request, namedModelRequestSchema);
-    const name = firstNonBlank(body.model, body.name) ?? '<name>';
-    const where = name === '<name>' ? '' : ` (${holders(await registry.snapshot(), name)})`;
-    throw notServed(
-      `the fleet router does not push models: a push signs in to the registry with the key of the Ollama that runs it. ` +
-        `Push from the node whose key your registry account knows${where}: OLLAMA_HOST=<node address> ollama push ${name}`,
-    );
-  };
+/** What a push's answer uses from the instance: the registry's snapshot, to name the nodes that hold the model. */
+export interface PushDeps {
+  readonly registry: Pick<FleetRegistry, 'snapshot'>;
+}
+
+export async function servePush(deps: PushDeps, request: HttpRequest, _response: ResponseSink): Promise<void> {
+  const body = readJsonBody(request, namedModelRequestSchema);
+  const name = firstNonBlank(body.model, body.name) ?? '<name>';
+  const where = name === '<name>' ? '' : ` (${holders(await deps.registry.snapshot(), name)})`;
+  throw notServed(
+    `the fleet router does not push models: a push signs in to the registry with the key of the Ollama that runs it. ` +
+      `Push from the node whose key your registry account knows${where}: OLLAMA_HOST=<node address> ollama push ${name}`,
+  );
 }

@@ -13,7 +13,7 @@ export interface ScheduledEvent {
   readonly source?: string;
 }
 
-export interface PollerSources {
+export interface PollerDeps {
   readonly config: Pick<FleetConfig, 'nodes' | 'pollIntervalMs'>;
   readonly polls: ListedNodePolls;
 }
@@ -22,11 +22,11 @@ export interface PollerSources {
 const MARGIN_MS = 10_000;
 
 export async function runPoller(
-  sources: PollerSources,
+  deps: PollerDeps,
   event: ScheduledEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<void> {
-  const { config, polls } = sources;
+  const { config, polls } = deps;
   // A pass waits for its polls at most one interval: a hung node is skipped next time, never waited for.
   if (event.source === 'fleet.emulator' || context === undefined) {
     await polls.pass(config.nodes, config.pollIntervalMs);

@@ -3,28 +3,30 @@
  * instance started with, read, and changed by an operator.
  */
 import { settingsUpdateSchema } from '../../core/wire/settings';
-import type { Route } from '../../services/http/handler';
 import { readJsonBody } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
+import type { HttpRequest } from '../../services/http/request';
+import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetConfig } from '../../services/platform/config';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { settingsView, toOverrides } from './settings-view';
 
-export interface SettingsSources {
+/** What the settings routes use from the instance: the configuration it started with, and the settings. */
+export interface SettingsDeps {
   readonly config: FleetConfig;
   readonly settings: Pick<RuntimeSettings, 'current' | 'update'>;
 }
 
-export function serveSettings(sources: SettingsSources): Route {
-  return async (_request, response) => {
-    await sendJson(response, settingsView(sources.config, await sources.settings.current()));
-  };
+export async function serveSettings(deps: SettingsDeps, _request: HttpRequest, response: ResponseSink): Promise<void> {
+  await sendJson(response, settingsView(deps.config, await deps.settings.current()));
 }
 
-export function serveSettingsUpdate(sources: SettingsSources): Route {
-  return async (request, response) => {
-    const update = readJsonBody(request, settingsUpdateSchema);
-    const current = await sources.settings.update(toOverrides(update));
-    await sendJson(response, settingsView(sources.config, current));
-  };
+export async function serveSettingsUpdate(
+  deps: SettingsDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+): Promise<void> {
+  const update = readJsonBody(request, settingsUpdateSchema);
+  const current = await deps.settings.update(toOverrides(update));
+  await sendJson(response, settingsView(deps.config, current));
 }
