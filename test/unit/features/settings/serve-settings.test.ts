@@ -1,0 +1,81 @@
+/**
+ * The dashboard's settings routes as features (lib/features/settings/serve-settings): the read answers the
+ * settings now in force with the starting configuration; the update hands the runtime settings only the
+ * keys the operator sent and answers what is in force after it. The runtime settings are a stand-in;
+ * their store and cache are lib/services/settings' (tested there).
+ */
+import { describe, expect, it } from '@jest/globals';
+import { serveSettings, serveSettingsUpdate } from '../../../../lib/features/settings/serve-settings';
+import { settingsView } from '../../../../lib/features/settings/settings-view';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink } from '../../../../lib/services/http/response-sink';
+import { loadConfig } from '../../../../lib/services/platform/config';
+import type { EffectiveSettings } from '../../../../lib/services/settings/runtime-settings';
+import type { RuntimeOverrides } from '../../../../lib/services/store/settings-repository';
+import { makeHttpEvent } from '../../../helpers/events';
+
+const config = loadConfig({});
+
+function settingsStandIn(initial: EffectiveSettings) {
+  let now = initial;
+  const patches: RuntimeOverrides[] = [];
+  return {
+    patches,
+    async current() {
+      return now;
+    },
+    async update(patch: RuntimeOverrides) {
+      patches.push(patch);
+      now = { ...now, ...patch };
+      return now;
+    },
+  };
+}
+
+async function answer(reply: Promise<void>, result: () => { statusCode: number; body: string }) {
+  await reply;
+  const { statusCode, body } = result();
+  return { statusCode, body: JSON.parse(body) as unknown };
+}
+
+describe('serveSettings', () => {
+  it('answers the settings in force with the starting configuration', async () => {
+    const settings = settingsStandIn({ imageGeneration: true, transcription: false });
+    const { sink, result } = createBufferedSink();
+    const request = toHttpRequest(makeHttpEvent({ path: '/dashboard/api/settings' }));
+
+    const reply = await answer(serveSettings({ config, settings }, request, sink), result);
+
+    const expected = settingsView(config, { imageGeneration: true, transcription: false });
+    expect(reply).toEqual({ statusCode: 200, body: JSON.parse(JSON.stringify(expected)) });
+  });
+});
+
+describe('serveSettingsUpdate', () => {
+  it('changes only the keys sent and answers the settings in force after it', async () => {
+    const settings = settingsStandIn({ imageGeneration: false, transcription: false });
+    const { sink, result } = createBufferedSink();
+    const request = toHttpRequest(
+      makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { transcription: true } }),
+    );
+
+    const reply = await answer(serveSettingsUpdate({ config, settings }, request, sink), result);
+
+    expect(settings.patches).toEqual([{ transcription: true }]);
+    expect(reply.body).toMatchObject({ image_generation: false, transcription: true });
+  });
+
+  it('refuses a value of the wrong type with a 400 naming it, and changes nothing', async () => {
+    const settings = settingsStandIn({ imageGeneration: false, transcription: false });
+    const { sink } = createBufferedSink();
+    const request = toHttpRequest(
+      makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { image_generation: 'yes' } }),
+    );
+
+    await expect(serveSettingsUpdate({ config, settings }, request, sink)).rejects.toMatchObject({
+      status: 400,
+      param: 'image_generation',
+    });
+    expect(settings.patches).toEqual([]);
+  });
+});
