@@ -1,0 +1,73 @@
+/**
+ * `/fleet/status` and `/fleet/queue` as features (lib/features/fleet-status): the snapshot, every
+ * instance's queues and the freshness are read at one instant (the `now` the queues are asked for) and
+ * shown through the pure views; the status adds the ejection states of this instance. The registry and
+ * the queue view are stand-ins; the views are tested in test/unit/core/views.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { QueueState } from '../../../../lib/core/fleet/queue-entry';
+import { toFleetQueue } from '../../../../lib/core/views/fleet-queue';
+import { toFleetStatus } from '../../../../lib/core/views/fleet-status';
+import { mergeQueues } from '../../../../lib/core/views/merge-queues';
+import { queuesFromSnapshot } from '../../../../lib/core/views/queues-from-snapshot';
+import type { FleetStatusDeps } from '../../../../lib/features/fleet-status/serve-fleet-views';
+import { serveFleetQueue, serveFleetStatus } from '../../../../lib/features/fleet-status/serve-fleet-views';
+import { createOutlierEjection } from '../../../../lib/services/dispatch/outlier-ejection';
+import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
+import { toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink } from '../../../../lib/services/http/response-sink';
+import { makeHttpEvent } from '../../../helpers/events';
+import { makeQueueState } from '../../../helpers/factories';
+import { smallFleet } from '../../../helpers/small-fleet';
+
+const snapshot = smallFleet();
+const freshness = { ageMs: 1200, refreshFailed: false };
+const routed: QueueState[] = [makeQueueState({ nodeId: 'gpu1', model: 'llama3.2:3b', pending: 2, inFlight: 1 })];
+
+function standIns(): FleetStatusDeps & { readonly asked: number[] } {
+  const asked: number[] = [];
+  return {
+    asked,
+    registry: { snapshot: async () => snapshot, freshness: () => freshness },
+    async queueView(now) {
+      asked.push(now);
+      return routed;
+    },
+    routing: { ejection: createOutlierEjection(), queues: createQueueManager() },
+  };
+}
+
+async function get(serve: typeof serveFleetStatus, deps: FleetStatusDeps, path: string) {
+  const { sink, result } = createBufferedSink();
+  await serve(deps, toHttpRequest(makeHttpEvent({ path })), sink);
+  const reply = result();
+  return { statusCode: reply.statusCode, body: JSON.parse(reply.body) as unknown };
+}
+
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+describe('serveFleetQueue', () => {
+  it("answers the queue view of the snapshot's and every instance's queues at the instant it asked for", async () => {
+    const deps = standIns();
+
+    const reply = await get(serveFleetQueue, deps, '/fleet/queue');
+
+    expect(deps.asked).toHaveLength(1);
+    const now = deps.asked[0] ?? Number.NaN;
+    const queues = mergeQueues(queuesFromSnapshot(snapshot), routed);
+    expect(reply).toEqual({ statusCode: 200, body: asJson(toFleetQueue(snapshot, queues, now)) });
+  });
+});
+
+describe('serveFleetStatus', () => {
+  it('answers the status view with the same queues, no ejected node, and the snapshot freshness', async () => {
+    const deps = standIns();
+
+    const reply = await get(serveFleetStatus, deps, '/fleet/status');
+
+    expect(deps.asked).toHaveLength(1);
+    const now = deps.asked[0] ?? Number.NaN;
+    const queues = mergeQueues(queuesFromSnapshot(snapshot), routed);
+    expect(reply).toEqual({ statusCode: 200, body: asJson(toFleetStatus(snapshot, queues, now, [], freshness)) });
+  });
+});
