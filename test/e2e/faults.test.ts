@@ -96,6 +96,22 @@ function inBandError(family: Family, text: string): unknown {
   return typeof parsed === 'object' && parsed !== null && 'error' in parsed ? parsed : undefined;
 }
 
+/** Resolves once `node` has been polled (`/api/tags`) `count` times after `since`, as the polls arrive. */
+function pollsArrive(node: SimNode, since: number, count: number): Promise<void> {
+  const isPoll = (request: { path: string; at: number }) => request.path === '/api/tags' && request.at > since;
+  let seen = node.requests.filter(isPoll).length;
+  if (seen >= count) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = node.onRequest((request) => {
+      if (!isPoll(request)) return;
+      seen += 1;
+      if (seen < count) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
 /** `promise`, or a rejection naming `what` did not happen once `ms` passed (a bound against a hang of minutes). */
 async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -302,7 +318,12 @@ describe('node faults (router with its collector forced)', () => {
     // Item 1: the poll pass waited on the hung node, and its deadline could be collected and never fire.
     it('keeps polling every other node at its interval', async () => {
       const since = Date.now() + 500;
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // Three polls of each, as they arrive; the bound is the window the three must fit in.
+      await within(
+        3000,
+        Promise.all([a, b, c].map((node) => pollsArrive(node, since, 3))),
+        'fewer than 3 polls of every other node',
+      );
 
       for (const node of [a, b, c]) {
         const polls = node.requests.filter((request) => request.path === '/api/tags' && request.at > since);
@@ -402,12 +423,14 @@ describe('table faults (router on an external DynamoDB)', () => {
     dynamo.pause();
     let answers: Answer[];
     try {
-      const pending = Promise.all(
-        FAMILIES.map((family) => chat(router.url, family, { headers: { 'x-service-tags': tag } })),
+      // Answered from the snapshot while the table is stopped; their traces are written after the replies,
+      // into the stopped table, and must survive it.
+      answers = await within(
+        10_000,
+        Promise.all(FAMILIES.map((family) => chat(router.url, family, { headers: { 'x-service-tags': tag } }))),
+        'no answer while the table was stopped',
       );
-      await new Promise((resolve) => setTimeout(resolve, 1500));
       dynamo.resume();
-      answers = await pending;
     } finally {
       dynamo.resume();
     }
