@@ -13,6 +13,7 @@ import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { createDynamoClient } from '../../lib/services/store/client';
 import { dayOf } from '../../lib/services/store/keys';
 import { openTable } from '../../lib/services/store/table';
+import { isTagsPoll, requestsArrive } from '../helpers/requests-arrive';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
 import { type Family, parsedOrText, shapeProblem } from './family-shapes';
 import { eventually, type RouterProcess, startRouter } from './router-process';
@@ -96,20 +97,9 @@ function inBandError(family: Family, text: string): unknown {
   return typeof parsed === 'object' && parsed !== null && 'error' in parsed ? parsed : undefined;
 }
 
-/** Resolves once `node` has been polled (`/api/tags`) `count` times after `since`, as the polls arrive. */
+/** Resolves once `node` has been polled `count` times after `since`, as the polls arrive. */
 function pollsArrive(node: SimNode, since: number, count: number): Promise<void> {
-  const isPoll = (request: { path: string; at: number }) => request.path === '/api/tags' && request.at > since;
-  let seen = node.requests.filter(isPoll).length;
-  if (seen >= count) return Promise.resolve();
-  return new Promise((resolve) => {
-    const stop = node.onRequest((request) => {
-      if (!isPoll(request)) return;
-      seen += 1;
-      if (seen < count) return;
-      stop();
-      resolve();
-    });
-  });
+  return requestsArrive(node, (request) => isTagsPoll(request) && request.at > since, count);
 }
 
 /** `promise`, or a rejection naming `what` did not happen once `ms` passed (a bound against a hang of minutes). */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { CATALOG, readPngSize, type SimAgent, startSimAgent } from '../../emulator/sim';
+import { outcomeWithin } from '../helpers/outcome-within';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 let router: RouterProcess;
@@ -324,7 +325,7 @@ describe('the least busy image node', () => {
       { model: 'z-image-turbo', prompt: 'long job', width: 64, height: 64, steps: 100 },
       sidecar.url,
     );
-    await eventually(async () => expect(sidecar.busy()).toBe(true), 2000);
+    expect(await outcomeWithin(sidecar.whenBusy(), 2000)).toBe('resolved');
     await first.sendHeartbeat();
 
     await eventually(async () => expect(await generateOn()).toBe('image-b'), 3000);
