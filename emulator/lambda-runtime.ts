@@ -136,7 +136,26 @@ export class LambdaResponseStream extends Writable {
   /** Called by `uncorkAll`. */
   uncorkNow(): void {
     this.corked = false;
+    this.flushHeld();
     this.response.uncork();
+  }
+
+  /**
+   * The first chunk, held to the end of its turn of the loop. The runtime's `end` takes no chunk, so a
+   * reply written whole arrives as `write(body)` then `end()`: ended in the same turn, it goes out as
+   * one `response.end(body)` with its length (`_final`); otherwise it goes out when the turn ends.
+   */
+  private held: { readonly chunk: Buffer | string; readonly encoding: BufferEncoding } | undefined;
+
+  private flushHeld(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    if (this.response.writableEnded || this.response.destroyed) return;
+    this.sendHeaders();
+    if (held.chunk.length === 0) return;
+    if (typeof held.chunk === 'string') this.response.write(held.chunk, held.encoding);
+    else this.response.write(held.chunk);
   }
 
   private corked = false;
@@ -145,8 +164,11 @@ export class LambdaResponseStream extends Writable {
     this.corkForTick();
     if (!this.firstWriteDone) {
       this.firstWriteDone = true;
-      this.sendHeaders();
+      this.held = { chunk, encoding };
+      callback();
+      return;
     }
+    this.flushHeld();
     if (chunk.length === 0) {
       callback();
       return;
@@ -194,6 +216,17 @@ export class LambdaResponseStream extends Writable {
   override _final(callback: (error?: Error | null) => void): void {
     // Ending without a single write sends no prelude in AWS: status and headers are lost. Mirror it.
     if (!this.firstWriteDone) this.prelude = undefined;
+    const held = this.held;
+    if (held !== undefined && !this.response.headersSent) {
+      // Written whole in one turn: prelude and body in one socket write, with the body's length.
+      this.held = undefined;
+      const { chunk, encoding } = held;
+      this.sendHeaders(typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength);
+      if (typeof chunk === 'string') this.response.end(chunk, encoding, () => callback());
+      else this.response.end(chunk, () => callback());
+      return;
+    }
+    this.flushHeld();
     if (!this.response.headersSent) this.sendHeaders();
     if (this.response.writableEnded) {
       // Ended by the whole-reply path of `end`; a client that leaves first destroys this stream instead.

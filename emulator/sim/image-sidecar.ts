@@ -30,6 +30,8 @@ export interface ImageSidecarOptions {
 export interface ImageSidecar extends SimSidecar<ImageModel> {
   /** Every JSON body `POST /api/generate-image` received, oldest first. */
   readonly received: readonly Readonly<Record<string, unknown>>[];
+  /** Resolves once the sidecar is generating: at once when it is, else when the next generation starts. */
+  whenBusy(): Promise<void>;
 }
 
 export const DEFAULT_IMAGE_MODELS: readonly ImageModel[] = [
@@ -62,6 +64,7 @@ export async function startImageSidecar(options: ImageSidecarOptions = {}): Prom
   const stepMs = options.stepMs ?? 5;
   const received: Readonly<Record<string, unknown>>[] = [];
   let generating = 0;
+  let busyWaiters: (() => void)[] = [];
 
   async function generate(request: SimRequest, res: ServerResponse): Promise<void> {
     const value = jsonBody(request, res);
@@ -77,6 +80,9 @@ export async function startImageSidecar(options: ImageSidecarOptions = {}): Prom
     const height = Number(body.height ?? 1024);
     const started = Date.now();
     generating++;
+    const waiters = busyWaiters;
+    busyWaiters = [];
+    for (const resolve of waiters) resolve();
     try {
       await delay(stepsOf(body.steps) * stepMs);
     } finally {
@@ -101,5 +107,7 @@ export async function startImageSidecar(options: ImageSidecarOptions = {}): Prom
     routes: { 'POST /api/generate-image': generate },
     busy: () => generating > 0,
   });
-  return Object.assign(sidecar, { received });
+  const whenBusy = (): Promise<void> =>
+    generating > 0 ? Promise.resolve() : new Promise((resolve) => busyWaiters.push(resolve));
+  return Object.assign(sidecar, { received, whenBusy });
 }

@@ -86,6 +86,10 @@ export interface SimNode {
   load(name: string): void;
   unload(name: string): void;
   snapshot(): SimNodeSnapshot;
+  /** Resolves once no request is in flight on the node (for tests that wait on the node, not a clock). */
+  whenIdle(): Promise<void>;
+  /** Calls `listener` with every request as it arrives (control routes excluded); returns the unsubscribe. */
+  onRequest(listener: (request: SimRequestRecord) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -222,6 +226,7 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
   for (const entry of options.models ?? defaultModels()) runtime.add(entry, catalogModifiedAt(entry.name));
   runtime.setLoaded(options.loaded ?? []);
   const requests: SimRequestRecord[] = [];
+  const listeners = new Set<(request: SimRequestRecord) => void>();
   let server: SimServer | undefined;
   const ctx: NodeContext = {
     runtime,
@@ -236,8 +241,10 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
     pullStepMs: options.pullStepMs ?? 10,
   };
   const record = (request: SimRequest): void => {
-    requests.push(logEntry(request));
+    const entry = logEntry(request);
+    requests.push(entry);
     if (requests.length > REQUEST_LOG_SIZE) requests.shift();
+    for (const listener of listeners) listener(entry);
   };
   server = await startSimServer({
     host: options.host ?? '127.0.0.1',
@@ -276,6 +283,11 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
     },
     unload: (name) => runtime.unload(name),
     snapshot: () => snapshotOf(runtime),
+    whenIdle: () => runtime.whenIdle(),
+    onRequest: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     close: () => started.close(),
   };
 }

@@ -38,6 +38,8 @@ export function catalogModifiedAt(name: string): number {
 export class ModelRuntime {
   private readonly disk = new Map<string, DiskModel>();
   private readonly hot = new Map<string, HotModel>();
+  /** Resolved when the last request in flight ends (`whenIdle`). */
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: RuntimeOptions) {}
 
@@ -116,7 +118,18 @@ export class ModelRuntime {
       if (ended) return;
       ended = true;
       hot.requestsActive = Math.max(0, hot.requestsActive - 1);
+      if (this.idleWaiters.length > 0 && this.requestsActive() === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
     };
+  }
+
+  /** Resolves once no request is in flight: at once when none is, else when the last one ends. */
+  whenIdle(): Promise<void> {
+    if (this.requestsActive() === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   requestsActive(): number {

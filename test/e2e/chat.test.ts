@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
+import { outcomeWithin } from '../helpers/outcome-within';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 let first: SimNode;
@@ -290,14 +291,11 @@ describe('routed chat', () => {
     const node = response.headers.get('x-fleet-node');
     const serving = node === 'a' ? first : second;
     await response.body?.getReader().read();
-    const left = Date.now();
     controller.abort();
 
     // The router hears the client leave, stops the node (whose stream had 8 s of tokens left) and frees
-    // the slot in the same step; the node sees its request end.
-    while (serving.snapshot().requestsActive > 0 && Date.now() - left < 2000) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // the slot in the same step; the node sees its request end (2 s bounds it, far below the 8 s left).
+    expect(await outcomeWithin(serving.whenIdle(), 2000)).toBe('resolved');
     expect(serving.snapshot().requestsActive).toBe(0);
 
     // The session pins the next turn to the same node, which has one slot: it is answered at once.

@@ -83,6 +83,7 @@ describe('context protection', () => {
     const [resent] = chatsSent().slice(-1);
 
     expect(again.response.headers.get('x-fleet-context')).toBe('fits');
+    expect(resent).toBeDefined();
     expect(resent?.options?.num_ctx).toBeUndefined();
   });
 

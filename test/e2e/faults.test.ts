@@ -13,6 +13,7 @@ import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { createDynamoClient } from '../../lib/services/store/client';
 import { dayOf } from '../../lib/services/store/keys';
 import { openTable } from '../../lib/services/store/table';
+import { isTagsPoll, requestsArrive } from '../helpers/requests-arrive';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
 import { type Family, parsedOrText, shapeProblem } from './family-shapes';
 import { eventually, type RouterProcess, startRouter } from './router-process';
@@ -94,6 +95,11 @@ function inBandError(family: Family, text: string): unknown {
   const parsed = data === undefined ? undefined : parsedOrText(data);
   if (family === 'anthropic') return last.startsWith('event: error') ? parsed : undefined;
   return typeof parsed === 'object' && parsed !== null && 'error' in parsed ? parsed : undefined;
+}
+
+/** Resolves once `node` has been polled `count` times after `since`, as the polls arrive. */
+function pollsArrive(node: SimNode, since: number, count: number): Promise<void> {
+  return requestsArrive(node, (request) => isTagsPoll(request) && request.at > since, count);
 }
 
 /** `promise`, or a rejection naming `what` did not happen once `ms` passed (a bound against a hang of minutes). */
@@ -255,7 +261,11 @@ describe('node faults (router with its collector forced)', () => {
   });
 
   describe('a peer hangs while a burst comes in', () => {
-    afterAll(resetAll);
+    afterAll(async () => {
+      await resetAll();
+      // The poll that reached c while it hung waits out its deadline; the next case counts c's polls.
+      await within(15_000, pollsArrive(c, Date.now(), 1), 'c was not polled again after its hang');
+    });
 
     it('serves the whole burst from the healthy peers once the hung one is ejected', async () => {
       // The peers are healthy again: earlier cases ejected them, and a good poll brings each one back.
@@ -302,7 +312,12 @@ describe('node faults (router with its collector forced)', () => {
     // Item 1: the poll pass waited on the hung node, and its deadline could be collected and never fire.
     it('keeps polling every other node at its interval', async () => {
       const since = Date.now() + 500;
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // Three polls of each, as they arrive; the bound is the window the three must fit in.
+      await within(
+        3000,
+        Promise.all([a, b, c].map((node) => pollsArrive(node, since, 3))),
+        'fewer than 3 polls of every other node',
+      );
 
       for (const node of [a, b, c]) {
         const polls = node.requests.filter((request) => request.path === '/api/tags' && request.at > since);
@@ -402,12 +417,14 @@ describe('table faults (router on an external DynamoDB)', () => {
     dynamo.pause();
     let answers: Answer[];
     try {
-      const pending = Promise.all(
-        FAMILIES.map((family) => chat(router.url, family, { headers: { 'x-service-tags': tag } })),
+      // Answered from the snapshot while the table is stopped; their traces are written after the replies,
+      // into the stopped table, and must survive it.
+      answers = await within(
+        10_000,
+        Promise.all(FAMILIES.map((family) => chat(router.url, family, { headers: { 'x-service-tags': tag } }))),
+        'no answer while the table was stopped',
       );
-      await new Promise((resolve) => setTimeout(resolve, 1500));
       dynamo.resume();
-      answers = await pending;
     } finally {
       dynamo.resume();
     }

@@ -322,6 +322,7 @@ describe('the router with a polled node and a node agent', () => {
     expect(polled?.status).toBe('online');
     await eventually(async () => {
       const node = (await fleetStatus()).nodes.find((entry) => entry.node_id === 'plain');
+      expect(node).toBeDefined();
       expect(node?.last_error ?? null).toBeNull();
     });
   });

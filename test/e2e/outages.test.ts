@@ -12,6 +12,8 @@ import { dayOf } from '../../lib/services/store/keys';
 import { dynamoSdk } from '../../lib/services/store/sdk';
 import { openTable } from '../../lib/services/store/table';
 import { type HungServer, startHungServer } from '../helpers/hung-server';
+import { outcomeWithin } from '../helpers/outcome-within';
+import { isTagsPoll, requestsArrive } from '../helpers/requests-arrive';
 import { type StoppableProxy, startStoppableProxy } from '../helpers/stoppable-proxy';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
@@ -73,12 +75,10 @@ describe('a listed node that never answers, with the collector forced', () => {
       { nodeFlags: gcFlags },
     );
     cleanups.push(() => router.stop());
-    const tagsPolls = () => healthy.requests.filter((request) => request.path === '/api/tags').length;
-    await eventually(async () => expect(tagsPolls()).toBeGreaterThan(0));
-    const first = tagsPolls();
+    expect(await outcomeWithin(requestsArrive(healthy, isTagsPoll, 1), 10_000)).toBe('resolved');
 
-    // Every 250 ms a pass; on a pass that waits for the hung node (600 s), the count stays put.
-    await eventually(async () => expect(tagsPolls()).toBeGreaterThanOrEqual(first + 8), 15_000);
+    // Every 250 ms a pass; on a pass that waits for the hung node (600 s), the polls stop coming.
+    expect(await outcomeWithin(requestsArrive(healthy, isTagsPoll, 8), 15_000)).toBe('resolved');
     // The hung node is recorded once its first poll reaches its 5 s deadline; the healthy one never waits for it.
     const nodes = await eventually(async () => {
       const listed = (await status(router)).nodes;

@@ -78,7 +78,7 @@ describe('/dashboard/api/settings', () => {
       expect(JSON.parse(reply.body)).toEqual({
         error: expect.objectContaining({ message: expect.stringContaining('image_generaton') }),
       });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers a setting of the wrong type with 400 naming the field', async () => {
@@ -87,7 +87,7 @@ describe('/dashboard/api/settings', () => {
       expect(JSON.parse(reply.body)).toEqual({
         error: expect.objectContaining({ message: expect.stringMatching(/^transcription: /), param: 'transcription' }),
       });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
   });
 });

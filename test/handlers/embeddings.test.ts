@@ -59,14 +59,14 @@ describe('functions/openai POST /v1/embeddings', () => {
       expect(parsed.error.type).toBe('invalid_request_error');
       expect(parsed.error.param).toBe(param);
       expect(parsed.error.message).toContain(message);
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers a body that is not JSON with 400', async () => {
       const reply = await openai(host, '{"model":');
 
       expect((JSON.parse(reply.body) as OpenAIErrorBody).error.message).toContain('request body is not valid JSON');
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
   });
 });
@@ -117,7 +117,7 @@ describe('functions/ollama POST /api/embed and /api/embeddings', () => {
 
       expect(Object.keys(parsed)).toEqual(['error']);
       expect(parsed.error).toContain(message);
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
   });
 });

@@ -26,7 +26,7 @@ describe('functions/messages', () => {
         type: 'error',
         error: { type: 'invalid_request_error', message: 'max_tokens: max_tokens is required' },
       });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers a body without a model with 400 model is required', async () => {
@@ -64,7 +64,7 @@ describe('functions/messages', () => {
         });
 
         expect(JSON.parse(reply.body)).toEqual({ input_tokens: 6 + 2 + 4 });
-        if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(200);
+        expect(reply.statusCode).toBe(200);
       });
 
       it('counts tools, a tool round trip and an image URL it does not fetch', async () => {
@@ -115,7 +115,7 @@ describe('functions/messages', () => {
         expect(parsed.type).toBe('error');
         expect(parsed.error.type).toBe('invalid_request_error');
         expect(parsed.error.message).toContain(text);
-        if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+        expect(reply.statusCode).toBe(400);
       });
     });
   });

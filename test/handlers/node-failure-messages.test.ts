@@ -73,7 +73,7 @@ const CALLS: readonly (readonly [
 function messageOf(family: 'ollama' | 'openai' | 'anthropic', body: unknown): string {
   const record = body as { type?: string; error: string | { message: string } };
   if (family === 'ollama') return record.error as string;
-  if (family === 'anthropic') expect(record.type).toBe('error');
+  expect(record.type).toBe(family === 'anthropic' ? 'error' : undefined);
   return (record.error as { message: string }).message;
 }
 

@@ -24,7 +24,7 @@ describe('functions/openai POST /v1/responses', () => {
       expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'previous_response_id' });
       expect(body.error.message).toContain('not supported');
       expect(body.error.message).toContain('store: false');
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers a body without a model with 400 model is required', async () => {

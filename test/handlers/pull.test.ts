@@ -23,14 +23,14 @@ describe('functions/ollama POST /api/pull', () => {
       const reply = await host(routes(getServices()), pull(body));
 
       expect(JSON.parse(reply.body)).toEqual({ error: "model name required (use 'name' or 'model' field)" });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers a name that is not a string with 400 naming the field', async () => {
       const reply = await host(routes(getServices()), pull({ name: 42 }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: expect.stringMatching(/^name: /) });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers stream of the wrong type with 400 naming the field', async () => {
@@ -46,7 +46,7 @@ describe('functions/ollama POST /api/pull', () => {
       );
 
       expect(JSON.parse(reply.body)).toEqual({ error: expect.stringMatching(/^request body is not valid JSON/) });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it.each([
@@ -60,7 +60,7 @@ describe('functions/ollama POST /api/pull', () => {
       const { error } = JSON.parse(reply.body) as { error: string };
       expect(error).toContain(`'${model}'`);
       expect(error).toContain(install);
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
   });
 });

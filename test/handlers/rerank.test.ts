@@ -112,7 +112,7 @@ describe('functions/openai POST /v1/rerank', () => {
       expect(parsed.error.type).toBe('invalid_request_error');
       expect(parsed.error.param).toBe(param);
       expect(parsed.error.message).toContain(message);
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('answers a request without a body with 400', async () => {
@@ -121,7 +121,7 @@ describe('functions/openai POST /v1/rerank', () => {
       const reply = await host(routes(services), event);
 
       expect(JSON.parse(reply.body)).toMatchObject({ error: { message: 'missing request body' } });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
   });
 });
@@ -143,6 +143,8 @@ describe('functions/openai POST /v1/rerank, routed', () => {
       const reply = await host(routes(services), event);
       const body = JSON.parse(reply.body) as { model: string; results: { index: number }[] };
 
+      expect(reply.statusCode).toBe(200);
+      expect(reply.headers['x-fleet-node']).toBe('ranker');
       expect(body.model).toBe('ms-marco-minilm-l-6-v2');
       expect(body.results.map((result) => result.index)).toEqual([1, 0]);
       const traces = await tracesTagged(tag);

@@ -71,6 +71,8 @@ describe('POST /api/pull in process', () => {
       const reply = await host(routes(services), pull({ name: model }, { 'X-Service-Tags': 'team:ml' }));
 
       const lines = linesOf(reply.body);
+      expect(reply.statusCode).toBe(200);
+      expect(reply.headers).toMatchObject({ 'content-type': 'application/x-ndjson', 'x-fleet-node': 'sim' });
       expect(lines[0]).toEqual({ status: 'pulling manifest' });
       expect(lines.at(-1)).toEqual({ status: 'success' });
       expect(lines.some((line) => typeof line['digest'] === 'string' && line['completed'] !== undefined)).toBe(true);
@@ -100,7 +102,7 @@ describe('POST /api/pull in process', () => {
       const reply = await host(routes(services), pull({ name: `small-${hostName}:0.5b`, stream: false }));
 
       expect(JSON.parse(reply.body)).toEqual({ status: 'success' });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(200);
+      expect(reply.statusCode).toBe(200);
     });
 
     it('answers 409 while the same model is being pulled, whatever its spelling, and traces it failed', async () => {
@@ -112,7 +114,7 @@ describe('POST /api/pull in process', () => {
       await lease?.release();
 
       expect(JSON.parse(reply.body)).toEqual({ error: `model 'HELD-${hostName}' is already being pulled` });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(409);
+      expect(reply.statusCode).toBe(409);
       expect(traces).toEqual([expect.objectContaining({ style: 'pull', status: 'failed', nodeId: 'sim' })]);
     });
 
@@ -141,7 +143,7 @@ describe('POST /api/pull in process', () => {
       const reply = await host(routes(services), pull({ name: 'missing/nothing', stream: false }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: 'pull model manifest: file does not exist' });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(502);
+      expect(reply.statusCode).toBe(502);
     });
 
     it('answers a node 5xx before streaming with 502 naming the node', async () => {
@@ -151,7 +153,7 @@ describe('POST /api/pull in process', () => {
 
       // The node's own output of a 5xx is the operator's to read, not the client's.
       expect(JSON.parse(reply.body)).toEqual({ error: "node 'sim' failed the pull (HTTP 500)" });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(502);
+      expect(reply.statusCode).toBe(502);
     });
 
     it("answers a node 4xx before streaming with the node's status and message", async () => {
@@ -160,7 +162,7 @@ describe('POST /api/pull in process', () => {
       const reply = await host(routes(services), pull({ name: `refused-${hostName}:1b` }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: 'simulated failure' });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('ends a stream the node drops with an in-band error and traces it incomplete', async () => {
@@ -178,7 +180,7 @@ describe('POST /api/pull in process', () => {
       const reply = await host(routes(services), pull({ name: 'llama3', node_id: 'nope' }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: "node 'nope' not found" });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(404);
+      expect(reply.statusCode).toBe(404);
       expect(traces).toEqual([expect.objectContaining({ status: 'failed', error: "node 'nope' not found" })]);
     });
 
@@ -188,7 +190,7 @@ describe('POST /api/pull in process', () => {
       expect(JSON.parse(reply.body)).toEqual({
         error: "no node has enough available memory to pull 'llama3.1:405b' (needs about 273.9 GB)",
       });
-      if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(503);
+      expect(reply.statusCode).toBe(503);
     });
   });
 });

@@ -103,7 +103,7 @@ describe('POST /api/transcribe', () => {
         const reply = await host(mediaRoutes(services), json);
 
         expect(JSON.parse(reply.body)).toEqual({ error: TRANSCRIPTION_DISABLED_MESSAGE });
-        if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(503);
+        expect(reply.statusCode).toBe(503);
       });
     });
 
@@ -190,7 +190,7 @@ describe('POST /api/transcribe', () => {
         const reply = await host(quickRoutes, uploadEvent(await speech('any model will do')));
 
         expect(JSON.parse(reply.body)).toMatchObject({ text: 'any model will do' });
-        if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(200);
+        expect(reply.statusCode).toBe(200);
       });
 
       it.each([
@@ -210,7 +210,7 @@ describe('POST /api/transcribe', () => {
 
         expect(Object.keys(JSON.parse(reply.body))).toEqual(['error']);
         expect(JSON.parse(reply.body).error).toMatch(message);
-        if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+        expect(reply.statusCode).toBe(400);
       });
 
       it.each([
@@ -228,7 +228,7 @@ describe('POST /api/transcribe', () => {
         const reply = await host(quickRoutes, uploadEvent(await encodeUpload(fields)));
 
         expect(JSON.parse(reply.body).error).toMatch(message);
-        if (reply.statusCode !== undefined) expect(reply.statusCode).toBe(400);
+        expect(reply.statusCode).toBe(400);
       });
     });
 

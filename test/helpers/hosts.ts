@@ -1,11 +1,14 @@
-/** Runs a route table on either host and returns what the client would see (status only when buffered). */
+/**
+ * Runs a route table on either host and returns what the client would see: status, headers and body,
+ * on the streaming host read back from the prelude the way the Lambda runtime frames it.
+ */
 import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../lib/services/http/handler';
 import type { LambdaHttpEvent } from '../../lib/services/http/request';
-import { RecordingStream } from './recording-stream';
+import { httpResponseStreamFrom, RecordingStream } from './recording-stream';
 
 export interface Reply {
-  /** Undefined on the streaming host, where the status goes out in the prelude. */
-  readonly statusCode: number | undefined;
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
 
@@ -16,15 +19,16 @@ export const HOSTS: readonly (readonly [string, Host])[] = [
     'buffered',
     async (routes, event) => {
       const result = await createBufferedHandler(routes)(event);
-      return { statusCode: result.statusCode, body: result.body };
+      return { statusCode: result.statusCode, headers: result.headers, body: result.body };
     },
   ],
   [
     'streaming',
     async (routes, event) => {
       const stream = new RecordingStream();
-      await createStreamingHandler(routes)(event, stream);
-      return { statusCode: undefined, body: stream.text() };
+      await createStreamingHandler(routes, {}, httpResponseStreamFrom)(event, stream);
+      const reply = stream.reply();
+      return { statusCode: reply.statusCode, headers: reply.headers, body: reply.body.toString('utf8') };
     },
   ],
 ];

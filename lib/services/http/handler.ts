@@ -19,6 +19,7 @@ import {
   type BufferedResult,
   createBufferedSink,
   createStreamingSink,
+  type PreludeWriter,
   type ResponseMeta,
   type ResponseSink,
 } from './response-sink';
@@ -273,10 +274,17 @@ export function createBufferedHandler(
   };
 }
 
-/** The streaming host on its own, over any Writable (tests drive it with a recording stream). */
-export function createStreamingHandler(routes: RouteTableSource, options: HandlerOptionsSource = {}) {
+/**
+ * The streaming host on its own, over any Writable (tests drive it with a recording stream and the
+ * runtime's prelude writer, so status and headers are checked as AWS frames them).
+ */
+export function createStreamingHandler(
+  routes: RouteTableSource,
+  options: HandlerOptionsSource = {},
+  withPrelude?: PreludeWriter,
+) {
   const serve = createServe(routes, options);
   return async (event: LambdaHttpEvent, stream: Writable): Promise<void> => {
-    await serve(event, createStreamingSink(stream));
+    await serve(event, createStreamingSink(stream, withPrelude));
   };
 }

@@ -176,11 +176,13 @@ class StreamingSink implements ResponseSink {
     this.isEnded = true;
     if (stream.destroyed) return ENDED;
     // The prelude goes out with the first write only, so a reply ended without one still writes ''.
-    // The runtime fails an invocation whose stream is not finished: wait for it.
+    // It is written with `write`: the runtime's stream takes one argument in `end` (aws-lambda-ric
+    // ResponseStream), so a chunk given there skips the first-write hook that sends the prelude, and a
+    // callback after it is dropped. The runtime fails an invocation whose stream is not finished: wait for it.
     const last = chunk ?? (this.wrote ? undefined : '');
+    if (last !== undefined) stream.write(last);
     return new Promise<void>((resolve) => {
-      if (last === undefined) stream.end(() => resolve());
-      else stream.end(last, () => resolve());
+      stream.end(() => resolve());
     });
   }
 }

@@ -108,6 +108,7 @@ describe('a fallback to a model that does not think', () => {
       options: { num_predict: raiseThinkingBudget(20) },
     });
     const [sent] = received['plain'] ?? [];
+    expect(sent).toBeDefined();
     expect(sent?.think).toBeUndefined();
     expect(sent?.options?.num_predict).toBe(20);
     expect(reply.headers['x-budget-used']).toBe('1/20');
@@ -133,6 +134,7 @@ describe('a fallback to a model that does not think', () => {
 
     expect(reply.statusCode).toBe(200);
     const [sent] = received['plain'] ?? [];
+    expect(sent).toBeDefined();
     expect(sent?.think).toBeUndefined();
     expect(sent?.options?.num_predict).toBe(budget);
   });

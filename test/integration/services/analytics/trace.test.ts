@@ -135,7 +135,10 @@ describe('createTraceRecorder', () => {
 
     const pages = await pagesOf('paged');
     expect(pages.length).toBeGreaterThan(1);
-    for (const page of pages) expect(Buffer.byteLength(page.doc ?? '')).toBeLessThanOrEqual(2000);
+    for (const page of pages) {
+      expect(page.doc).toEqual(expect.any(String));
+      expect(Buffer.byteLength(page.doc ?? '')).toBeLessThanOrEqual(2000);
+    }
     const ids = pages.flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces.map((t) => t.requestId));
     expect(ids).toEqual(Array.from({ length: 20 }, (_, index) => `p-${index}`));
   });

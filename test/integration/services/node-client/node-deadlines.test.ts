@@ -75,7 +75,9 @@ describe('deadlines on node calls, with the collector running all the time', () 
     const snapshot = await registry.refresh();
 
     expect(pass).toEqual({ started: ['hung', 'healthy'], skipped: [], unfinished: [] });
-    expect(snapshot.byId.get('healthy')?.lastError).toBeUndefined();
+    const healthyRecord = snapshot.byId.get('healthy');
+    expect(healthyRecord).toBeDefined();
+    expect(healthyRecord?.lastError).toBeUndefined();
     expect(snapshot.byId.get('healthy')?.status).toBe('online');
     expect(snapshot.byId.get('hung')?.lastSeenAt).toBe(0);
     expect(snapshot.byId.get('hung')?.lastError).toBeDefined();

@@ -58,6 +58,8 @@ describe('boundedTrace', () => {
     const cut = boundedTrace(worst(1));
 
     expect(Buffer.byteLength(JSON.stringify(cut))).toBeLessThanOrEqual(MAX_TRACE_BYTES);
+    expect(cut.servedModel).toEqual(expect.any(String));
+    expect(cut.nodeId).toEqual(expect.any(String));
     expect(Buffer.byteLength(cut.servedModel ?? '')).toBeLessThanOrEqual(MAX_TRACE_NAME_BYTES);
     expect(Buffer.byteLength(cut.nodeId ?? '')).toBeLessThanOrEqual(MAX_TRACE_NODE_ID_BYTES);
     expect(Buffer.byteLength(`${cut.nodeId}#${cut.servedModel}`)).toBeLessThanOrEqual(1024);

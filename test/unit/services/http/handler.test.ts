@@ -5,7 +5,7 @@ import { createBufferedHandler, createStreamingHandler, type RouteTable } from '
 import { sendJson } from '../../../../lib/services/http/reply';
 import type { LambdaHttpEvent } from '../../../../lib/services/http/request';
 import { makeHttpEvent } from '../../../helpers/events';
-import { RecordingStream } from '../../../helpers/recording-stream';
+import { httpResponseStreamFrom, RecordingStream } from '../../../helpers/recording-stream';
 
 interface Reply {
   statusCode: number;
@@ -44,14 +44,14 @@ const buffered: Host = async (table, event, afterResponse) => {
   return { statusCode: result.statusCode, headers: result.headers, body: result.body };
 };
 
-/** The streaming host with the prelude captured the way `HttpResponseStream.from` would. */
+/** The streaming host, its prelude written and read back the way the Lambda runtime frames it. */
 const streaming: Host = async (table, event, afterResponse) => {
   const stream = new RecordingStream();
-  const handler = createStreamingHandler(table, afterResponse === undefined ? {} : { afterResponse });
-  await handler(event, stream);
+  const options = afterResponse === undefined ? {} : { afterResponse };
+  await createStreamingHandler(table, options, httpResponseStreamFrom)(event, stream);
   expect(stream.writableFinished).toBe(true);
-  const text = stream.text();
-  return { statusCode: 0, headers: {}, body: text };
+  const reply = stream.reply();
+  return { statusCode: reply.statusCode, headers: { ...reply.headers }, body: reply.body.toString('utf8') };
 };
 
 describe('handler options given as a function', () => {
@@ -123,25 +123,29 @@ describe('createBufferedHandler and createStreamingHandler', () => {
   describe.each([
     ['buffered', buffered],
     ['streaming', streaming],
-  ])('%s host', (name, host) => {
+  ])('%s host', (_name, host) => {
     it('routes by method and path', async () => {
       const reply = await host(routes, makeHttpEvent({ path: '/api/tags' }));
 
       expect(JSON.parse(reply.body)).toEqual({ models: [] });
-      if (name === 'buffered') expect(reply.statusCode).toBe(200);
+      expect(reply.statusCode).toBe(200);
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
     });
 
     it('passes path parameters matched from the template', async () => {
       const event = makeHttpEvent({ path: '/items/42', resource: '/items/{id}' });
 
-      expect(JSON.parse((await host(routes, event)).body)).toEqual({ id: '42' });
+      const reply = await host(routes, event);
+
+      expect(reply.statusCode).toBe(200);
+      expect(JSON.parse(reply.body)).toEqual({ id: '42' });
     });
 
     it('renders a thrown RouterError in the family shape of the path', async () => {
       const reply = await host(routes, makeHttpEvent({ method: 'POST', path: '/api/chat', body: {} }));
 
       expect(JSON.parse(reply.body)).toEqual({ error: 'model is required' });
-      if (name === 'buffered') expect(reply.statusCode).toBe(400);
+      expect(reply.statusCode).toBe(400);
     });
 
     it('turns an unknown error into a 500 that does not leak its text, and logs it for the operator', async () => {
@@ -154,6 +158,7 @@ describe('createBufferedHandler and createStreamingHandler', () => {
       spy.mockRestore();
 
       expect(logged.join('\n')).toContain('hunter2');
+      expect(reply.statusCode).toBe(500);
       expect(JSON.parse(reply.body)).toEqual({
         error: { message: 'internal error', type: 'server_error', param: null, code: 'internal_error' },
       });
@@ -162,6 +167,7 @@ describe('createBufferedHandler and createStreamingHandler', () => {
     it('answers 404 in the family shape for an unknown path', async () => {
       const reply = await host(routes, makeHttpEvent({ path: '/v1/messages/nope' }));
 
+      expect(reply.statusCode).toBe(404);
       expect(JSON.parse(reply.body)).toEqual({
         type: 'error',
         error: { type: 'not_found_error', message: 'no route for GET /v1/messages/nope' },
@@ -171,12 +177,14 @@ describe('createBufferedHandler and createStreamingHandler', () => {
     it('answers 405 when the path exists for another method', async () => {
       const reply = await host(routes, makeHttpEvent({ method: 'DELETE', path: '/api/tags' }));
 
+      expect(reply.statusCode).toBe(405);
       expect(JSON.parse(reply.body)).toEqual({ error: 'DELETE is not allowed on /api/tags' });
     });
 
     it('serves HEAD from the GET route', async () => {
       const reply = await host(routes, makeHttpEvent({ method: 'HEAD', path: '/api/tags' }));
 
+      expect(reply.statusCode).toBe(200);
       expect(JSON.parse(reply.body)).toEqual({ models: [] });
     });
 
@@ -185,6 +193,7 @@ describe('createBufferedHandler and createStreamingHandler', () => {
 
       const reply = await host(routes, event);
 
+      expect(reply.statusCode).toBe(413);
       expect(JSON.parse(reply.body)).toEqual({
         type: 'error',
         error: { type: 'request_too_large', message: 'request body is larger than the 6 MB limit' },
@@ -202,12 +211,14 @@ describe('createBufferedHandler and createStreamingHandler', () => {
       const reply = await host(table, makeHttpEvent({ path: '/empty' }));
 
       expect(reply.body).toBe('');
-      if (name === 'buffered') expect(reply.statusCode).toBe(204);
+      expect(reply.statusCode).toBe(204);
     });
 
     it('ends a stream the route left open', async () => {
       const reply = await host(routes, makeHttpEvent({ path: '/forgets-to-end' }));
 
+      expect(reply.statusCode).toBe(202);
+      expect(reply.headers['content-type']).toBe('text/plain');
       expect(reply.body).toBe('partial');
     });
 

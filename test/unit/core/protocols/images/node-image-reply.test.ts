@@ -52,8 +52,7 @@ describe('imageFromOllamaReply', () => {
   ])('refuses %s', (_case, body, reason) => {
     const reply = imageFromOllamaReply(body);
 
-    expect(reply.ok).toBe(false);
-    if (!reply.ok) expect(reply.reason).toContain(reason);
+    expect(reply).toEqual({ ok: false, reason: expect.stringContaining(reason) });
   });
 });
 
