@@ -82,9 +82,15 @@ describe('POST /api/pull in process', () => {
           status: 'completed',
           requestedModel: model,
           nodeId: 'sim',
+          servedModel: model,
+          retries: 0,
           tags: ['team:ml'],
         }),
       ]);
+      // A pull is not routed by the scorer: its trace has no score, no breakdown, no error.
+      expect(traces[0]).not.toHaveProperty('score');
+      expect(traces[0]).not.toHaveProperty('scoreBreakdown');
+      expect(traces[0]).not.toHaveProperty('error');
     });
 
     it('lists the pulled model on the node right after the pull', async () => {
@@ -154,6 +160,16 @@ describe('POST /api/pull in process', () => {
       // The node's own output of a 5xx is the operator's to read, not the client's.
       expect(JSON.parse(reply.body)).toEqual({ error: "node 'sim' failed the pull (HTTP 500)" });
       expect(reply.statusCode).toBe(502);
+      // The trace keeps what the client was told, not the node's output.
+      expect(traces).toEqual([
+        expect.objectContaining({
+          style: 'pull',
+          status: 'failed',
+          nodeId: 'sim',
+          servedModel: `fails-${hostName}:1b`,
+          error: "node 'sim' failed the pull (HTTP 500)",
+        }),
+      ]);
     });
 
     it("answers a node 4xx before streaming with the node's status and message", async () => {

@@ -1,19 +1,26 @@
 /**
  * `POST /api/pull` (spec §4.4, §2 "Pull progress record", §3, §7; anchor §4.5): pulls a model onto a
  * node — the one named by `node_id`, or the one `choosePullNode` picks — and relays Ollama's progress.
- * In order: 400 missing name or a model that is not runtime-native (with install instructions), 404
- * unknown node, 503 no node can take it, 409 while the same model is being pulled (a lock in the table,
- * so it holds across router instances), then the node's stream (`relayPull`). On `success` the model is
- * recorded on the node before the client hears it. One trace per pull, style `pull`.
+ * In order: 400 missing name or a model that is not runtime-native (with install instructions), then the
+ * exchange with the node (lib/services/dispatch/routed-exchange, reached as a named node:
+ * lib/services/dispatch/named-node-reach): 404 unknown node, 503 no node can take it, 409 while the same
+ * model is being pulled (a lock in the table, so it holds across router instances; the exchange holds it
+ * and gives it back when the pull ends), then the node's stream (`relayPull`). On `success` the model is
+ * recorded on the node before the client hears it. The exchange writes one trace per pull, style `pull`.
  */
 
-import { BadRequestError, ConflictError, type RouterError, toRouterError, UpstreamError } from '../../core/errors';
-import type { FleetSnapshot } from '../../core/fleet/node';
+import { BadRequestError, ConflictError, type RouterError, UpstreamError } from '../../core/errors';
+import type { NodeView } from '../../core/fleet/node';
 import { mergeTags } from '../../core/scoring/tags';
 import { type PullRequest, pullRequestSchema } from '../../core/wire/pull';
 import type { TraceRecorder } from '../../services/analytics/trace';
-import { createRequestTrace, type TraceFn } from '../../services/dispatch/request-trace';
-import { nodeRefusal } from '../../services/dispatch/routed-exchange';
+import {
+  type Hold,
+  type NamedNodeInput,
+  type NamedNodeServed,
+  namedNode,
+} from '../../services/dispatch/named-node-reach';
+import { type ExchangeEnd, exchange, nodeRefusal } from '../../services/dispatch/routed-exchange';
 import { headerValue } from '../../services/http/header-value';
 import { readJsonBody } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
@@ -21,11 +28,11 @@ import type { ResponseSink } from '../../services/http/response-sink';
 import type { DescribeModels } from '../../services/node-client/describe-models';
 import { openNodeStream, readNodeBody } from '../../services/node-client/node-stream';
 import type { FleetRegistry } from '../../services/registry/registry';
-import { createPullLockRepository } from '../../services/store/pull-lock-repository';
+import { createPullLockRepository, type PullLocks } from '../../services/store/pull-lock-repository';
 import type { Table } from '../../services/store/table';
-import { choosePullNode, type PullChoice } from './choose-pull-node';
+import { choosePullNode } from './choose-pull-node';
 import { knownNonNativeMessage, nonNativeModelMessage } from './non-native-model';
-import { type PullOutcome, relayPull } from './pull-converter';
+import { relayPull } from './pull-converter';
 import { canonicalPullName, pullNameOf } from './pull-name';
 import { pullNodeBody } from './pull-node-body';
 import { recordPulledModel } from './record-pulled-model';
@@ -34,7 +41,7 @@ import { recordPulledModel } from './record-pulled-model';
 export interface PullDeps {
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'recordModel'>;
   readonly describe: DescribeModels;
-  readonly table: Table;
+  readonly table: Pick<Table, 'putIfAbsent' | 'deleteItem'>;
   readonly traces: TraceRecorder;
 }
 
@@ -52,78 +59,47 @@ function nodeFailure(nodeId: string, status: number, body: Buffer): RouterError 
 }
 
 /** Records the pulled model on the node; a failure here never fails the pull, it is only logged. */
-async function recordSuccess(deps: PullDeps, choice: PullChoice, name: string, layerBytes: number): Promise<void> {
+async function recordSuccess(deps: PullDeps, node: NodeView, name: string, layerBytes: number): Promise<void> {
   try {
-    await recordPulledModel(choice.node, name, layerBytes, deps);
+    await recordPulledModel(node, name, layerBytes, deps);
   } catch (error) {
-    console.error(`recording the model pulled onto ${choice.node.id} failed: ${String(error)}`);
+    console.error(`recording the model pulled onto ${node.id} failed: ${String(error)}`);
   }
 }
 
-async function runPull(
+/** The pull's lock on `name`, taken for `node` (409 while another pull holds it), as the exchange's hold. */
+async function takePullLock(locks: PullLocks, name: string, node: NodeView): Promise<Hold> {
+  const lease = await locks.acquire(canonicalPullName(name), { nodeId: node.id });
+  if (lease === undefined) throw new ConflictError(`model '${name}' is already being pulled`);
+  return {
+    release: () =>
+      lease.release().catch((error: unknown) => console.error(`releasing the pull lock failed: ${String(error)}`)),
+  };
+}
+
+/** The node's reply, with the pull's lock held: its refusal, or its progress relayed or read whole. */
+async function settlePull(
   deps: PullDeps,
   request: PullRequest,
-  name: string,
-  choice: PullChoice,
+  served: NamedNodeServed,
   response: ResponseSink,
-): Promise<PullOutcome> {
-  const { node } = choice;
-  const body = pullNodeBody(request, name);
-  const reply = await openNodeStream(node.url, '/api/pull', body, {
-    signal: response.clientGone,
-    firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS,
+): Promise<ExchangeEnd<void>> {
+  const { reply, node, model } = served;
+  if (reply.status >= 400) {
+    const refusal = await readNodeBody(reply, 1 << 16).catch(() => Buffer.alloc(0));
+    throw nodeFailure(node.id, reply.status, refusal);
+  }
+  const outcome = await relayPull({
+    reply,
+    response,
+    nodeId: node.id,
+    streaming: request.stream !== false,
+    headers: { 'x-fleet-node': headerValue(node.id) },
+    onSuccess: (layerBytes) => recordSuccess(deps, node, model, layerBytes),
   });
-  try {
-    if (reply.status >= 400) {
-      const refusal = await readNodeBody(reply, 1 << 16).catch(() => Buffer.alloc(0));
-      throw nodeFailure(node.id, reply.status, refusal);
-    }
-    return await relayPull({
-      reply,
-      response,
-      nodeId: node.id,
-      streaming: request.stream !== false,
-      headers: { 'x-fleet-node': headerValue(node.id) },
-      onSuccess: (layerBytes) => recordSuccess(deps, choice, name, layerBytes),
-    });
-  } finally {
-    reply.cancel();
-  }
-}
-
-/** Picks the node, takes the lock, pulls; every way out is traced once. */
-async function pullTraced(
-  deps: PullDeps,
-  request: PullRequest,
-  name: string,
-  snapshot: FleetSnapshot,
-  response: ResponseSink,
-  trace: TraceFn,
-): Promise<void> {
-  let nodeId: string | undefined;
-  try {
-    const choice = choosePullNode(snapshot, name, nonEmpty(request.node_id));
-    nodeId = choice.node.id;
-    const lease = await createPullLockRepository(deps.table).acquire(canonicalPullName(name), { nodeId });
-    if (lease === undefined) throw new ConflictError(`model '${name}' is already being pulled`);
-    try {
-      const outcome = await runPull(deps, request, name, choice, response);
-      trace({ nodeId, servedModel: name, ...outcome });
-    } finally {
-      await lease
-        .release()
-        .catch((error: unknown) => console.error(`releasing the pull lock failed: ${String(error)}`));
-    }
-  } catch (error) {
-    const failure = toRouterError(error);
-    const gone = response.clientGone.aborted;
-    trace({
-      ...(nodeId !== undefined ? { nodeId, servedModel: name } : {}),
-      status: gone ? 'client_disconnected' : 'failed',
-      error: failure.message,
-    });
-    throw failure;
-  }
+  return outcome.status === 'failed' || outcome.status === 'incomplete'
+    ? { status: outcome.status, value: undefined, fields: { error: outcome.error } }
+    : { status: outcome.status, value: undefined };
 }
 
 function nonEmpty(value: string | null | undefined): string | undefined {
@@ -149,11 +125,18 @@ export async function servePull(deps: PullDeps, request: HttpRequest, response: 
   const snapshot = await deps.registry.snapshot();
   const sidecarOnly = nonNativeModelMessage(name, snapshot);
   if (sidecarOnly !== undefined) throw new BadRequestError(sidecarOnly, 'name');
-  const trace = createRequestTrace(deps.traces, {
-    request,
-    style: 'pull',
-    requestedModel: name,
-    tags: tagsOf(request, body),
-  });
-  await pullTraced(deps, body, name, snapshot, response, trace);
+  const locks = createPullLockRepository(deps.table);
+  const input: NamedNodeInput = {
+    signal: response.clientGone,
+    traced: { request, style: 'pull', requestedModel: name, tags: tagsOf(request, body) },
+    model: name,
+    choose: () => choosePullNode(snapshot, name, nonEmpty(body.node_id)).node,
+    hold: (node) => takePullLock(locks, name, node),
+    send: (node, signal) =>
+      openNodeStream(node.url, '/api/pull', pullNodeBody(body, name), {
+        signal,
+        firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS,
+      }),
+  };
+  await exchange(namedNode, deps, input, (served) => settlePull(deps, body, served, response));
 }

@@ -1,21 +1,23 @@
 /**
- * One routed exchange with a node (issue 21 item 2): dispatch the request through the instance's
- * dispatcher (rank, queue, retry, fall back: ./dispatcher), hold the served attempt's queue slot while
- * the caller relays the node's reply as a stream (lib/services/http/relay-stream) or reads it whole
- * (`exchangeWhole`), give the slot back by how it ended, and write the request's trace once —
- * `completed`, `failed`, `client_disconnected` or `incomplete`, with a `retried` trace before it for
- * every attempt that failed on its node. Chat, embeddings, rerank, images, speech-to-text and the context
- * summariser all go through here; the summariser's own calls leave no trace (it is not a client request).
+ * One routed exchange with a node (issue 21 item 2): reach a node that answers and hold it — by default
+ * through the instance's dispatcher (rank, queue, retry, fall back: ./dispatcher), holding the served
+ * attempt's queue slot; for work that names its node itself, that node and what the work holds on it
+ * (./named-node-reach: a model pull and its lock) — while the caller relays the node's reply as a stream
+ * (lib/services/http/relay-stream) or reads it whole (`exchangeWhole`), give the hold back by how it
+ * ended, and write the request's trace once — `completed`, `failed`, `client_disconnected` or
+ * `incomplete`, with a `retried` trace before it for every attempt that failed on its node. Chat,
+ * embeddings, rerank, images, speech-to-text, model pulls and the context summariser all go through
+ * here; the summariser's own calls leave no trace (it is not a client request).
  *
  * Words: to *dispatch* is to get a request to a node that answers (the dispatcher's job, up to the
- * reply's headers); the *exchange* is the whole of it — dispatch, the reply, the slot, the trace; to
- * *relay* is to stream a converted reply into the client's sink.
+ * reply's headers); to *reach* is that first step, whoever takes it (./reach); the *exchange* is the
+ * whole of it — the reach, the reply, the hold, the trace; to *relay* is to stream a converted reply
+ * into the client's sink.
  */
 
 import { RouterError, toRouterError, withHeaders } from '../../core/errors';
 import { nodeBrokeOff } from '../../core/fleet/node-failure';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
-import type { AbortSource } from '../../core/stream/abort-source';
 import { watchAbort } from '../../core/stream/abort-source';
 import { nodeErrorText } from '../../core/wire/node-error-text';
 import type { Trace, TraceRecorder } from '../analytics/trace';
@@ -23,14 +25,8 @@ import { readNodeBody } from '../node-client/node-stream';
 import type { Dispatcher, DispatchResult, DispatchTrail, RoutingDecision } from './dispatcher';
 import { fleetHeaders } from './fleet-headers';
 import type { SlotOutcome } from './queue-manager';
-import {
-  createRequestTrace,
-  routedTraceFields,
-  type TracedRequest,
-  type TraceFn,
-  traceError,
-  traceFailedAttempts,
-} from './request-trace';
+import type { ExchangeRequest, Reach, Reached } from './reach';
+import { createRequestTrace, routedTraceFields, type TraceFn, traceError, traceFailedAttempts } from './request-trace';
 import type { NodeAttempt, NodeTransport } from './transport';
 
 /** What an exchange needs that outlives the request: built once per instance (lib/instance.ts). */
@@ -39,28 +35,25 @@ export interface ExchangeDeps {
   readonly traces: TraceRecorder;
 }
 
-export interface ExchangeInput {
+/** A routed exchange's request: what the dispatcher routes by, and how an attempt is sent. */
+export interface ExchangeInput extends ExchangeRequest {
   readonly routing: RoutingRequest;
   /** Sends one attempt to the node or its sidecar; resolves when the reply's headers arrive. */
   readonly send: NodeTransport;
-  /** The client leaving: stops the dispatch and the node request. */
-  readonly signal: AbortSource;
-  /** The client request this exchange answers, for its trace; absent for the router's own calls. */
-  readonly traced?: TracedRequest | undefined;
 }
 
 /** How the caller's part of an exchange ended: the trace's status, what the trace adds, the value. */
 export interface ExchangeEnd<T> {
   readonly status: 'completed' | 'failed' | 'incomplete' | 'client_disconnected';
   readonly value: T;
-  /** More trace fields, after the routing ones: tokens, finish reason, TTFT, the error of a failure. */
+  /** More trace fields, after the reach's ones: tokens, finish reason, TTFT, the error of a failure. */
   readonly fields?: Partial<Trace> | undefined;
   /** A failure the caller wants thrown after the trace (an answer not yet started). */
   readonly rethrow?: RouterError | undefined;
 }
 
-/** The caller's part: relay or read the served reply, with its slot held. `startedAt` is the request's arrival. */
-export type Settle<T> = (served: DispatchResult, startedAt: number) => Promise<ExchangeEnd<T>>;
+/** The caller's part: relay or read the served reply, with its node held. `startedAt` is the request's arrival. */
+export type Settle<T, S extends Reached = DispatchResult> = (served: S, startedAt: number) => Promise<ExchangeEnd<T>>;
 
 const SLOT_OUTCOME = {
   completed: 'completed',
@@ -70,38 +63,64 @@ const SLOT_OUTCOME = {
 } as const satisfies Record<ExchangeEnd<unknown>['status'], SlotOutcome>;
 
 /**
- * Dispatches, lets `settle` relay or read the reply with the slot held, and traces once. What `settle`
- * throws is the request's error, traced as failed (or client_disconnected) and rethrown with the chosen
- * node's `X-Fleet-*` headers.
+ * Reaches a node through `reach`, lets `settle` relay or read the reply with the node held, and traces
+ * once. What `settle` throws is the request's error, traced as failed (or client_disconnected) and
+ * rethrown with the reach's headers (a routed request's: the chosen node's `X-Fleet-*`).
  */
-export async function routedExchange<T>(deps: ExchangeDeps, input: ExchangeInput, settle: Settle<T>): Promise<T> {
+export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends ExchangeRequest, S extends Reached, T>(
+  reach: Reach<D, I, S>,
+  deps: D,
+  input: I,
+  settle: Settle<T, S>,
+): Promise<T> {
   const startedAt = Date.now();
   const traced = input.traced;
   const trace = traced === undefined ? undefined : createRequestTrace(deps.traces, traced, startedAt);
-  const served = await dispatchTraced(deps.dispatcher, input, trace);
-  const { reply, slot, decision } = served;
+  const served = await reach.open(deps, input, trace);
   let end: ExchangeEnd<T>;
   try {
     end = await settle(served, startedAt);
   } catch (error) {
-    // The node was chosen: its X-Fleet-* headers go out with the error (a 502 names the node that failed).
-    const failure = withHeaders(toRouterError(error), fleetHeaders(decision));
+    // The node was reached: its headers go out with the error (a 502 names the node that failed).
+    const failure = withHeaders(toRouterError(error), reach.errorHeaders(served));
     const gone = input.signal.aborted;
-    reply.cancel();
-    slot.release(gone ? 'cancelled' : 'failed');
+    served.reply.cancel();
+    const released = reach.release(served, gone ? 'cancelled' : 'failed');
+    if (released !== undefined) await released;
     trace?.({
       status: gone ? 'client_disconnected' : 'failed',
-      ...routedTraceFields(decision),
-      error: traceError(failure),
+      ...reach.traceFields(served),
+      error: reach.traceError(failure),
     });
     throw failure;
   }
-  reply.cancel();
-  slot.release(SLOT_OUTCOME[end.status]);
+  served.reply.cancel();
+  const released = reach.release(served, SLOT_OUTCOME[end.status]);
+  if (released !== undefined) await released;
   // Starts with a plain property, never a spread (lib/core/merged.ts): traces share hidden classes.
-  trace?.({ status: end.status, ...routedTraceFields(decision), ...end.fields });
+  trace?.({ status: end.status, ...reach.traceFields(served), ...end.fields });
   if (end.rethrow !== undefined) throw end.rethrow;
   return end.value;
+}
+
+/**
+ * The dispatcher's reach, every routed kind of work's: the served attempt's queue slot is the hold, the
+ * routing decision names the node in the trace and the `X-Fleet-*` headers.
+ */
+const dispatched: Reach<ExchangeDeps, ExchangeInput, DispatchResult> = {
+  open: (deps, input, trace) => dispatchTraced(deps.dispatcher, input, trace),
+  release: (served, outcome) => {
+    served.slot.release(outcome);
+    return undefined;
+  },
+  traceFields: (served) => routedTraceFields(served.decision),
+  errorHeaders: (served) => fleetHeaders(served.decision),
+  traceError,
+};
+
+/** The exchange of a routed request: dispatched on the instance's dispatcher, its queue slot held. */
+export function routedExchange<T>(deps: ExchangeDeps, input: ExchangeInput, settle: Settle<T>): Promise<T> {
+  return exchange(dispatched, deps, input, settle);
 }
 
 /**
