@@ -7,6 +7,7 @@
  * client_disconnected or incomplete, with the tokens, finish reason and time to first token.
  */
 
+import type { ContextPlan } from '../../core/context/plan-context';
 import { RouterError, toRouterError, UpstreamError, withHeaders } from '../../core/errors';
 import { nodeBrokeOff } from '../../core/fleet/node-failure';
 import { merged } from '../../core/merged';
@@ -58,9 +59,11 @@ export function serveChat<Chunk>(deps: ServeChatDeps, input: ServeChatInput<Chun
   const { response, routing } = input;
   // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
   const firstByteTimeoutMs = deps.config.firstByteTimeoutMs;
+  // The context plan of the attempt sent last: the served attempt is always the last one sent.
+  let plan: ContextPlan | undefined;
   const send: NodeTransport = (attempt) => {
     const body = input.nodeBody(attempt.model);
-    const plan = attemptContext(routing, body, attempt.placement);
+    plan = attemptContext(routing, body, attempt.placement);
     return openChatStream(
       attempt.node.url,
       input.nodePath,
@@ -70,7 +73,7 @@ export function serveChat<Chunk>(deps: ServeChatDeps, input: ServeChatInput<Chun
     );
   };
   return routedExchange(deps, { routing, send, signal: response.clientGone, traced: input }, (served, startedAt) =>
-    settleChat(input, served, startedAt),
+    settleChat(input, served, plan, startedAt),
   );
 }
 
@@ -78,12 +81,11 @@ export function serveChat<Chunk>(deps: ServeChatDeps, input: ServeChatInput<Chun
 async function settleChat<Chunk>(
   input: ServeChatInput<Chunk>,
   served: DispatchResult,
+  plan: ContextPlan | undefined,
   startedAt: number,
 ): Promise<ExchangeEnd<void>> {
   const { response, routing } = input;
-  const { reply, decision, attempt } = served;
-  // Context protection as the served attempt had it (./attempt-context): pure and cheap, so worked out again.
-  const plan = attemptContext(routing, input.nodeBody(attempt.model), attempt.placement);
+  const { reply, decision } = served;
   const headers = merged<Record<string, string>>(input.headers, fleetHeaders(decision), contextHeaders(routing, plan));
   const context = plan !== undefined ? plan.description : undefined;
 
