@@ -14,8 +14,9 @@
  * each is cut to its bounds first (./bounded-trace), so it fits a page and its usage keys fit the table.
  */
 
+import { traceIncrements } from '../../core/analytics/rollup';
 import type { DocItem } from '../store/item';
-import { tagUsageKey, tracePageKey, usageKey } from '../store/keys';
+import { dayRollupKey, hourRollupKey, totalRollupKey, tracePageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
 import { boundedTrace } from './bounded-trace';
 import { TracePages } from './trace-pages';
@@ -121,31 +122,20 @@ export function createTraceRecorder(
       const trace = boundedTrace(recorded);
       pages.add(trace.startedAt, JSON.stringify(trace));
       queue.touch();
-      // A retried attempt is part of a request counted by its final trace.
-      if (trace.status === 'retried') return;
-      const counters = usageCounters(trace);
+      // Interim (issue 22): every rollup key of the trace gets its increments; maxima are not kept yet.
+      const { counters } = traceIncrements(trace);
+      const model = trace.servedModel ?? trace.requestedModel;
+      const keys = [
+        hourRollupKey(trace.startedAt, { kind: 'fleet' }),
+        hourRollupKey(trace.startedAt, { kind: 'model', model }),
+      ];
       if (trace.nodeId !== undefined) {
-        const usage = usageKey(trace.startedAt, trace.nodeId, trace.servedModel ?? trace.requestedModel);
-        queue.add(usage.pk, usage.sk, counters, {
-          node_id: trace.nodeId,
-          model: trace.servedModel ?? trace.requestedModel,
-        });
+        keys.push(dayRollupKey(trace.startedAt, { kind: 'node-model', nodeId: trace.nodeId, model }));
+        keys.push(hourRollupKey(trace.startedAt, { kind: 'node', nodeId: trace.nodeId }));
+        keys.push(totalRollupKey(trace.nodeId, model));
       }
-      for (const tag of trace.tags) {
-        const tagKey = tagUsageKey(trace.startedAt, tag);
-        queue.add(tagKey.pk, tagKey.sk, counters, { tag });
-      }
+      for (const tag of trace.tags) keys.push(dayRollupKey(trace.startedAt, { kind: 'tag', tag }));
+      for (const key of keys) queue.add(key.pk, key.sk, counters);
     },
-  };
-}
-
-function usageCounters(trace: Trace): Record<string, number> {
-  return {
-    requests: 1,
-    errors: trace.status === 'completed' ? 0 : 1,
-    prompt_tokens: trace.promptTokens ?? 0,
-    completion_tokens: trace.completionTokens ?? 0,
-    latency_ms: Math.round(trace.latencyMs),
-    retries: trace.retries,
   };
 }

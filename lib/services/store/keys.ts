@@ -82,14 +82,53 @@ export function tracePageKey(
   return { pk: prefixedKey('TRACE', dayOf(firstEpochMs)), sk, gsi1pk: 'TRACE', gsi1sk: sk };
 }
 
-/** Daily usage counters of one node and model. */
-export function usageKey(epochMs: number, nodeId: string, model: string): ItemKey {
-  return { pk: prefixedKey('USAGE', dayOf(epochMs)), sk: prefixedKey(nodeId.replaceAll(KEY_SEPARATOR, '_'), model) };
+/**
+ * What a rollup item sums (lib/core/analytics/rollup): per UTC day, one node's model and one tag; per
+ * UTC hour, the fleet, one model and one node; and all time, one node's model (what `/metrics` counts).
+ */
+export type RollupScope =
+  | { readonly kind: 'node-model'; readonly nodeId: string; readonly model: string }
+  | { readonly kind: 'tag'; readonly tag: string }
+  | { readonly kind: 'fleet' }
+  | { readonly kind: 'model'; readonly model: string }
+  | { readonly kind: 'node'; readonly nodeId: string };
+
+/** Sort-key prefixes of the rollup scopes: a Query with one of these reads one scope of a period. */
+export const ROLLUP_SK_PREFIX = { 'node-model': 'NM#', tag: 'TAG#', fleet: 'F#', model: 'M#', node: 'N#' } as const;
+
+/** A node id inside a key: `#` would split it from the model after it. */
+function keyNodeId(nodeId: string): string {
+  return nodeId.replaceAll(KEY_SEPARATOR, '_');
 }
 
-/** Daily usage counters of one tag. */
-export function tagUsageKey(epochMs: number, tag: string): ItemKey {
-  return { pk: prefixedKey('TAGUSAGE', dayOf(epochMs)), sk: tag === '' ? '(empty)' : tag };
+/**
+ * A day's rollup: partition `ROLLUP#D#<day>` holds every node × model (`NM#<node>#<model>`) and tag
+ * (`TAG#<tag>`) of that UTC day, so a window of N days is N Queries, whatever the traffic.
+ */
+export function dayRollupKey(epochMs: number, scope: Extract<RollupScope, { kind: 'node-model' | 'tag' }>): ItemKey {
+  const pk = prefixedKey('ROLLUP', 'D', dayOf(epochMs));
+  if (scope.kind === 'tag') return { pk, sk: prefixedKey('TAG', scope.tag === '' ? '(empty)' : scope.tag) };
+  return { pk, sk: prefixedKey('NM', keyNodeId(scope.nodeId), scope.model) };
+}
+
+/**
+ * An hour's rollup: partition `ROLLUP#H#<day>` holds that UTC day's hours, the fleet's (`F#<HH>`), each
+ * model's (`M#<HH>#<model>`) and each node's (`N#<HH>#<node>`).
+ */
+export function hourRollupKey(
+  epochMs: number,
+  scope: Extract<RollupScope, { kind: 'fleet' | 'model' | 'node' }>,
+): ItemKey {
+  const pk = prefixedKey('ROLLUP', 'H', dayOf(epochMs));
+  const hour = String(new Date(epochMs).getUTCHours()).padStart(2, '0');
+  if (scope.kind === 'fleet') return { pk, sk: prefixedKey('F', hour) };
+  if (scope.kind === 'model') return { pk, sk: prefixedKey('M', hour, scope.model) };
+  return { pk, sk: prefixedKey('N', hour, keyNodeId(scope.nodeId)) };
+}
+
+/** All-time totals of one node's model (partition `ROLLUP#T`): Prometheus counters never reset at midnight. */
+export function totalRollupKey(nodeId: string, model: string): ItemKey {
+  return { pk: prefixedKey('ROLLUP', 'T'), sk: prefixedKey('NM', keyNodeId(nodeId), model) };
 }
 
 /** A conversation's pin to the node that served it (routing affinity), shared by every instance. */

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mergeTags } from '../../../../lib/core/scoring/tags';
 import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../../lib/services/analytics/bounded-trace';
 import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
-import { dayOf, tagUsageKey, usageKey } from '../../../../lib/services/store/keys';
+import { dayOf, dayRollupKey } from '../../../../lib/services/store/keys';
+
+const usageKey = (at: number, nodeId: string, model: string) => dayRollupKey(at, { kind: 'node-model', nodeId, model });
+const tagUsageKey = (at: number, tag: string) => dayRollupKey(at, { kind: 'tag', tag });
+
 import { createWriteBehind } from '../../../../lib/services/store/write-behind';
 import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
@@ -68,13 +72,17 @@ describe('createTraceRecorder', () => {
       ],
     });
     expect(pages[0]?.expiresAt).toBe(Math.floor((NOW + 5000) / 1000) + 30 * 24 * 3600);
-    expect(queue.stats().writeRequests).toBeLessThanOrEqual(4);
+    // One page, and one counter write per rollup key the three traces touch (issue 22 rollups).
+    expect(queue.stats().writeRequests).toBeLessThanOrEqual(11);
     const usage = usageKey(NOW, 'gpu-1', 'llama3.2:3b');
     expect((await store.table.getDoc(usage.pk, usage.sk))?.attributes).toEqual(
-      expect.objectContaining({ requests: 2, errors: 1, prompt_tokens: 52, completion_tokens: 40, node_id: 'gpu-1' }),
+      expect.objectContaining({ requests: 2, completed: 1, failed: 1, prompt_tokens: 52, completion_tokens: 40 }),
     );
     const retriedNode = usageKey(NOW, 'gpu-2', 'llama3.2:3b');
-    expect(await store.table.getDoc(retriedNode.pk, retriedNode.sk)).toBeUndefined();
+    expect((await store.table.getDoc(retriedNode.pk, retriedNode.sk))?.attributes).toEqual(
+      expect.objectContaining({ retried: 1 }),
+    );
+    expect((await store.table.getDoc(retriedNode.pk, retriedNode.sk))?.attributes['requests']).toBeUndefined();
     const tag = tagUsageKey(NOW, 'user:ada');
     expect((await store.table.getDoc(tag.pk, tag.sk))?.attributes).toEqual(expect.objectContaining({ requests: 1 }));
   });

@@ -1,0 +1,220 @@
+/**
+ * The read model's unit (issue 22 item 1, ARCHITECTURE.md §5): a rollup is the sum of the requests of
+ * one period (a UTC day or hour) and one scope (node × model, tag, model, node, the fleet), kept as flat
+ * numeric attributes of one table item so that every instance adds to it with `ADD` (counters, histogram
+ * buckets) and raises its maxima with a conditional write, and a window is read as a few items, whatever
+ * the traffic. This file says what a trace adds (`traceIncrements`) and reads an item back (`rollupOf`).
+ * Pure.
+ *
+ * Attribute names: the counters by name (`requests`, `latency_ms`, …), the maxima by name
+ * (`max_total_tokens`, `last_at`), a histogram bucket as its prefix and index (`hl37`: latency bucket 37),
+ * per-style counts as `style_<style>` and `style_<style>_failed`.
+ */
+import { addHistograms, bucketOf, type Histogram } from './histogram';
+
+/** A trace as the rollups see it: the fields of lib/services/analytics/trace `Trace` they count. */
+export interface RollupTrace {
+  readonly startedAt: number;
+  readonly style: string;
+  readonly status: 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
+  readonly latencyMs: number;
+  readonly timeToFirstTokenMs?: number;
+  readonly promptTokens?: number;
+  readonly completionTokens?: number;
+  readonly retries: number;
+  readonly fallbackModel?: string;
+  /** Prompt tokens the node served from its cache, where it says. */
+  readonly cachedTokens?: number;
+  /** How long the node spent loading the model for this request, where it says. */
+  readonly loadMs?: number;
+}
+
+export const ROLLUP_COUNTERS = [
+  /** Client requests, each counted once by its final trace (a retried attempt is not a request). */
+  'requests',
+  'completed',
+  'failed',
+  'client_disconnected',
+  'incomplete',
+  /** Attempts that failed and were retried on another node (`retried` traces). */
+  'retried',
+  'prompt_tokens',
+  'completion_tokens',
+  /** Sum of latencies, ms. */
+  'latency_ms',
+  /** Sum of times to first token, ms, over the `ttft_count` requests that have one. */
+  'ttft_ms',
+  'ttft_count',
+  /** Time spent decoding after the first token, ms, and the tokens decoded in it (completion − 1). */
+  'decode_ms',
+  'decode_tokens',
+  /** Retries summed over requests, and requests answered by a fallback model. */
+  'retries',
+  'fallbacks',
+  /** Prompt tokens served from the node's cache, over the `cached_count` requests that report it. */
+  'cached_tokens',
+  'cached_count',
+  /** Requests whose node loaded the model first (load ≥ `COLD_LOAD_MS`). */
+  'cold_loads',
+] as const;
+export type RollupCounter = (typeof ROLLUP_COUNTERS)[number];
+
+export const ROLLUP_MAXIMA = ['max_prompt_tokens', 'max_total_tokens', 'last_at'] as const;
+export type RollupMaximum = (typeof ROLLUP_MAXIMA)[number];
+
+/** Histogram name → attribute prefix. Prompt and total tokens count completed requests with prompt tokens. */
+export const HISTOGRAM_PREFIXES = {
+  latency_ms: 'hl',
+  ttft_ms: 'ht',
+  prompt_tokens: 'hp',
+  total_tokens: 'hn',
+} as const;
+export type HistogramName = keyof typeof HISTOGRAM_PREFIXES;
+
+/** A node's model load this long or longer counts as a cold load. */
+export const COLD_LOAD_MS = 1000;
+
+export interface Rollup {
+  readonly counters: Readonly<Record<RollupCounter, number>>;
+  /** Absent where nothing raised it yet. `last_at` is epoch ms. */
+  readonly maxima: Readonly<Partial<Record<RollupMaximum, number>>>;
+  readonly histograms: Readonly<Record<HistogramName, Histogram>>;
+  /** `style_<style>` → requests of that style, `style_<style>_failed` → those not completed (hour fleet rollups). */
+  readonly styles: Readonly<Record<string, number>>;
+}
+
+export interface RollupIncrements {
+  /** Attributes to `ADD` (counters, histogram buckets, style counts). */
+  readonly counters: Record<string, number>;
+  /** Attributes to raise to at least this value. */
+  readonly maxima: Record<string, number>;
+}
+
+export interface IncrementOptions {
+  /** Count the request under its style too (the fleet's hourly rollup). */
+  readonly byStyle?: boolean;
+}
+
+/** What one trace adds to a rollup it belongs to. */
+export function traceIncrements(trace: RollupTrace, options: IncrementOptions = {}): RollupIncrements {
+  const counters: Record<string, number> = {};
+  const maxima: Record<string, number> = { last_at: trace.startedAt };
+  if (trace.status === 'retried') {
+    counters['retried'] = 1;
+    return { counters, maxima };
+  }
+  const prompt = trace.promptTokens ?? 0;
+  const completion = trace.completionTokens ?? 0;
+  const latency = Math.max(0, Math.round(trace.latencyMs));
+  counters['requests'] = 1;
+  counters[trace.status] = 1;
+  counters['prompt_tokens'] = prompt;
+  counters['completion_tokens'] = completion;
+  counters['latency_ms'] = latency;
+  counters[`${HISTOGRAM_PREFIXES.latency_ms}${bucketOf(latency)}`] = 1;
+  if (trace.retries > 0) counters['retries'] = trace.retries;
+  if (trace.fallbackModel !== undefined) counters['fallbacks'] = 1;
+  const ttft = trace.timeToFirstTokenMs;
+  if (ttft !== undefined && Number.isFinite(ttft)) {
+    const rounded = Math.max(0, Math.round(ttft));
+    counters['ttft_ms'] = rounded;
+    counters['ttft_count'] = 1;
+    counters[`${HISTOGRAM_PREFIXES.ttft_ms}${bucketOf(rounded)}`] = 1;
+    if (trace.status === 'completed' && completion > 1 && latency > rounded) {
+      counters['decode_ms'] = latency - rounded;
+      counters['decode_tokens'] = completion - 1;
+    }
+  }
+  if (trace.cachedTokens !== undefined) {
+    counters['cached_tokens'] = trace.cachedTokens;
+    counters['cached_count'] = 1;
+  }
+  if (trace.loadMs !== undefined && trace.loadMs >= COLD_LOAD_MS) counters['cold_loads'] = 1;
+  if (trace.status === 'completed' && prompt > 0) {
+    const total = prompt + completion;
+    counters[`${HISTOGRAM_PREFIXES.prompt_tokens}${bucketOf(prompt)}`] = 1;
+    // The same bucket can come up twice only when completion is 0; then it counts in both histograms.
+    const totalKey = `${HISTOGRAM_PREFIXES.total_tokens}${bucketOf(total)}`;
+    counters[totalKey] = (counters[totalKey] ?? 0) + 1;
+    maxima['max_prompt_tokens'] = prompt;
+    maxima['max_total_tokens'] = total;
+  }
+  if (options.byStyle === true) {
+    counters[`style_${trace.style}`] = 1;
+    if (trace.status !== 'completed') counters[`style_${trace.style}_failed`] = 1;
+  }
+  return { counters, maxima };
+}
+
+const PREFIX_TO_HISTOGRAM: ReadonlyMap<string, HistogramName> = new Map(
+  Object.entries(HISTOGRAM_PREFIXES).map(([name, prefix]) => [prefix, name as HistogramName]),
+);
+const BUCKET_ATTRIBUTE = /^(h[lptn])(\d+)$/;
+
+export function emptyRollup(): Rollup {
+  return {
+    counters: Object.fromEntries(ROLLUP_COUNTERS.map((name) => [name, 0])) as Record<RollupCounter, number>,
+    maxima: {},
+    histograms: { latency_ms: new Map(), ttft_ms: new Map(), prompt_tokens: new Map(), total_tokens: new Map() },
+    styles: {},
+  };
+}
+
+const COUNTER_NAMES: ReadonlySet<string> = new Set(ROLLUP_COUNTERS);
+const MAXIMUM_NAMES: ReadonlySet<string> = new Set(ROLLUP_MAXIMA);
+
+/** A stored item's numeric attributes read back as a rollup; unknown attributes are ignored. */
+export function rollupOf(attributes: Readonly<Record<string, string | number>>): Rollup {
+  const counters = emptyRollup().counters as Record<RollupCounter, number>;
+  const maxima: Partial<Record<RollupMaximum, number>> = {};
+  const histograms: Record<HistogramName, Map<number, number>> = {
+    latency_ms: new Map(),
+    ttft_ms: new Map(),
+    prompt_tokens: new Map(),
+    total_tokens: new Map(),
+  };
+  const styles: Record<string, number> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    if (typeof value !== 'number') continue;
+    if (COUNTER_NAMES.has(name)) counters[name as RollupCounter] = value;
+    else if (MAXIMUM_NAMES.has(name)) maxima[name as RollupMaximum] = value;
+    else if (name.startsWith('style_')) styles[name] = value;
+    else {
+      const bucket = BUCKET_ATTRIBUTE.exec(name);
+      const histogram = bucket === null ? undefined : PREFIX_TO_HISTOGRAM.get(bucket[1] as string);
+      if (histogram !== undefined && value > 0) histograms[histogram].set(Number(bucket?.[2]), value);
+    }
+  }
+  return { counters, maxima, histograms, styles };
+}
+
+/** The sum of two rollups: counters, buckets and style counts added, maxima the larger. */
+export function addRollups(a: Rollup, b: Rollup): Rollup {
+  const counters = { ...a.counters } as Record<RollupCounter, number>;
+  for (const name of ROLLUP_COUNTERS) counters[name] += b.counters[name];
+  const maxima: Partial<Record<RollupMaximum, number>> = { ...a.maxima };
+  for (const name of ROLLUP_MAXIMA) {
+    const value = b.maxima[name];
+    if (value !== undefined) maxima[name] = Math.max(maxima[name] ?? value, value);
+  }
+  const styles: Record<string, number> = { ...a.styles };
+  for (const [name, value] of Object.entries(b.styles)) styles[name] = (styles[name] ?? 0) + value;
+  return {
+    counters,
+    maxima,
+    histograms: {
+      latency_ms: addHistograms(a.histograms.latency_ms, b.histograms.latency_ms),
+      ttft_ms: addHistograms(a.histograms.ttft_ms, b.histograms.ttft_ms),
+      prompt_tokens: addHistograms(a.histograms.prompt_tokens, b.histograms.prompt_tokens),
+      total_tokens: addHistograms(a.histograms.total_tokens, b.histograms.total_tokens),
+    },
+    styles,
+  };
+}
+
+/** The sum of many rollups (`emptyRollup()` for none). */
+export function sumRollups(rollups: Iterable<Rollup>): Rollup {
+  let sum = emptyRollup();
+  for (const rollup of rollups) sum = addRollups(sum, rollup);
+  return sum;
+}
