@@ -7,6 +7,7 @@
  * a config of their own with `initServices`.
  */
 import { randomUUID } from 'node:crypto';
+import { createRollupReader, type RollupReader } from './services/analytics/rollup-reader';
 import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';
 import { type ApplyContextLayers, createContextLayers } from './services/context-layers/context-layers';
 import { createFleetSummariser } from './services/context-layers/fleet-summariser';
@@ -58,6 +59,8 @@ export interface Services {
   readonly polls: ListedNodePolls;
   readonly writeBehind: WriteBehind;
   readonly traces: TraceRecorder;
+  /** The analytics rollups every instance writes behind with its traces, read for the operator API. */
+  readonly rollups: RollupReader;
   readonly showModel: ShowModel;
   readonly routing: RoutingState;
   /** The instance's one dispatcher over `routing`: every routed request and the summariser go through it. */
@@ -145,6 +148,7 @@ export function initServices(config: FleetConfig): Services {
     polls: createListedNodePolls({ registry, describe }),
     writeBehind,
     traces,
+    rollups: createRollupReader(table),
     showModel: createShowModel(),
     queueStates,
     queueView: async (now) => [

@@ -6,11 +6,11 @@ import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../../lib/s
 import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
 import { dayOf, dayRollupKey } from '../../../../lib/services/store/keys';
 
-const usageKey = (at: number, nodeId: string, model: string) => dayRollupKey(at, { kind: 'node-model', nodeId, model });
-const tagUsageKey = (at: number, tag: string) => dayRollupKey(at, { kind: 'tag', tag });
-
 import { createWriteBehind } from '../../../../lib/services/store/write-behind';
 import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
+
+const usageKey = (at: number, nodeId: string, model: string) => dayRollupKey(at, { kind: 'node-model', nodeId, model });
+const tagUsageKey = (at: number, tag: string) => dayRollupKey(at, { kind: 'tag', tag });
 
 let store: StoreFixture;
 /** Now, to the second: traces expire after 30 days, and reads skip expired items. */
