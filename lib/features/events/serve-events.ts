@@ -74,6 +74,7 @@ export async function serveEvents(
 ): Promise<void> {
   const settings = { ...EVENTS_DEFAULTS, ...definedOf(options) };
   const clock = options.clock ?? Date.now;
+  const log = options.log ?? ((line: string) => console.warn(line));
   const reader = createEventReader(deps, options);
   const first = await reader.read();
   response.start({
@@ -94,7 +95,11 @@ export async function serveEvents(
     while (!life.stopped) {
       await life.wait(settings.checkMs);
       if (life.stopped) break;
-      const reading = await reader.read().catch(() => undefined);
+      const reading = await reader.read().catch((error: unknown) => {
+        // The stream stays open (keep-alives) and tries again at the next check.
+        log(`dashboard events: reading the fleet failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
       if (life.stopped) break;
       const now = clock();
       if (reading !== undefined && (reading.fingerprint !== fingerprint || now - sentAt >= settings.updateMs)) {
