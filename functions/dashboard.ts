@@ -1,12 +1,24 @@
-/** The dashboard surface (spec §4.7): the runtime settings, read and changed. */
+/**
+ * The dashboard surface (spec §4.7): the runtime settings, read and changed; the live events stream; and
+ * `/metrics` for Prometheus (issue 22 items 7–9).
+ */
 
+import { serveEvents } from '../lib/features/events/serve-events';
+import { createMetricsPage } from '../lib/features/metrics/metrics-page';
+import { serveMetrics } from '../lib/features/metrics/serve-metrics';
 import { serveSettings, serveSettingsUpdate } from '../lib/features/settings/serve-settings';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
 
-export const routes = (services: Services): RouteTable => ({
-  'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
-  'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
-});
+export const routes = (services: Services): RouteTable => {
+  const metrics = createMetricsPage(services);
+  const events = { ...services, health: services.healthScore };
+  return {
+    'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
+    'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
+    'GET /dashboard/events': (request, response) => serveEvents(events, {}, request, response),
+    'GET /metrics': (request, response) => serveMetrics(metrics, request, response),
+  };
+};
 
 export const handler = createHandler(() => routes(getServices()), handlerOptions);

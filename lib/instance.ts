@@ -69,6 +69,11 @@ export interface Services {
   readonly settings: RuntimeSettings;
   /** The context layers of `/v1/messages` and `/v1/responses` (clearing, summarising, the cap). */
   readonly contextLayers: ApplyContextLayers;
+  /**
+   * The fleet's 0–100 health score for the live events (issue 22 item 7), from the health service;
+   * undefined while none is wired, so the events leave the score out rather than make one up.
+   */
+  healthScore(): Promise<{ readonly score: number } | undefined>;
 }
 
 /** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
@@ -158,6 +163,7 @@ export function initServices(config: FleetConfig): Services {
     ],
     routing,
     dispatcher,
+    healthScore: async () => undefined,
     settings: createRuntimeSettings({
       store: createSettingsRepository(table),
       defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },

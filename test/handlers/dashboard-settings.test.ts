@@ -72,6 +72,24 @@ describe('/dashboard/api/settings', () => {
       await fresh.writeBehind.close();
     });
 
+    it('keeps an operator change across a restart: a new instance on the same table shows it as overridden', async () => {
+      await createSettingsRepository(store.table).save({});
+      const before = initServices(services.config);
+      await host(routes(before), post({ image_generation: true }));
+      await before.writeBehind.close();
+      const restarted = initServices(services.config);
+
+      const reply = await host(routes(restarted), get());
+
+      expect(JSON.parse(reply.body)).toMatchObject({
+        image_generation: true,
+        transcription: true,
+        overridden: ['image_generation'],
+        defaults: { image_generation: false, transcription: true },
+      });
+      await restarted.writeBehind.close();
+    });
+
     it('answers an unknown setting with 400 naming it', async () => {
       const reply = await host(routes(services), post({ image_generaton: true }));
 

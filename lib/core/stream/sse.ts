@@ -27,3 +27,9 @@ export function encodeSseEvent(name: string, json: unknown): string {
   if (name === '' || /[\r\n]/.test(name)) throw new TypeError(`invalid SSE event name ${JSON.stringify(name)}`);
   return `event: ${name}\ndata: ${jsonLine(json)}\n\n`;
 }
+
+/** `retry: <ms>\n\n` — how long a browser's EventSource waits before it reconnects after the stream ends. */
+export function encodeSseRetry(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0) throw new TypeError(`invalid SSE retry ${ms}`);
+  return `retry: ${ms}\n\n`;
+}

@@ -1,6 +1,8 @@
 /**
  * `GET` and `POST /dashboard/api/settings` (spec §4.7): the runtime settings with the configuration the
- * instance started with, read, and changed by an operator.
+ * instance started with, read, and changed by an operator. A change is kept in the table, so it holds on
+ * every instance within a second and after a restart. Only settings every request can honour at once are
+ * changeable here (image generation, speech-to-text); the rest of `config` is read once at start.
  */
 import { settingsUpdateSchema } from '../../core/wire/settings';
 import { readJsonBody } from '../../services/http/parse-json';
@@ -14,11 +16,12 @@ import { settingsView, toOverrides } from './settings-view';
 /** What the settings routes use from the instance: the configuration it started with, and the settings. */
 export interface SettingsDeps {
   readonly config: FleetConfig;
-  readonly settings: Pick<RuntimeSettings, 'current' | 'update'>;
+  readonly settings: Pick<RuntimeSettings, 'current' | 'overrides' | 'update'>;
 }
 
 export async function serveSettings(deps: SettingsDeps, _request: HttpRequest, response: ResponseSink): Promise<void> {
-  await sendJson(response, settingsView(deps.config, await deps.settings.current()));
+  const [current, overrides] = await Promise.all([deps.settings.current(), deps.settings.overrides()]);
+  await sendJson(response, settingsView(deps.config, current, overrides));
 }
 
 export async function serveSettingsUpdate(
@@ -28,5 +31,5 @@ export async function serveSettingsUpdate(
 ): Promise<void> {
   const update = readJsonBody(request, settingsUpdateSchema);
   const current = await deps.settings.update(toOverrides(update));
-  await sendJson(response, settingsView(deps.config, current));
+  await sendJson(response, settingsView(deps.config, current, await deps.settings.overrides()));
 }

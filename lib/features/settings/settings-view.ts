@@ -12,16 +12,29 @@ export interface SettingsView {
   readonly transcription: boolean;
   /** The settings `POST /dashboard/api/settings` accepts. */
   readonly runtime: readonly string[];
+  /** Those of `runtime` an operator set (kept in the table); the others follow the environment. */
+  readonly overridden: readonly string[];
+  /** The environment's value of each runtime setting: what an unset one follows. */
+  readonly defaults: Readonly<Record<(typeof RUNTIME_SETTINGS)[number], boolean>>;
   readonly config: Readonly<Record<string, unknown>>;
 }
 
 export const RUNTIME_SETTINGS = ['image_generation', 'transcription'] as const;
 
-export function settingsView(config: FleetConfig, settings: EffectiveSettings): SettingsView {
+export function settingsView(
+  config: FleetConfig,
+  settings: EffectiveSettings,
+  overrides: RuntimeOverrides,
+): SettingsView {
   return {
     image_generation: settings.imageGeneration,
     transcription: settings.transcription,
     runtime: RUNTIME_SETTINGS,
+    overridden: [
+      ...(overrides.imageGeneration !== undefined ? ['image_generation'] : []),
+      ...(overrides.transcription !== undefined ? ['transcription'] : []),
+    ],
+    defaults: { image_generation: config.imageGeneration, transcription: config.transcription },
     config: {
       nodes: config.nodes.map((node) => ({ id: node.id, url: node.url })),
       poll_interval_ms: config.pollIntervalMs,

@@ -16,6 +16,8 @@ export interface EffectiveSettings {
 
 export interface RuntimeSettings {
   current(): Promise<EffectiveSettings>;
+  /** What an operator changed at run time (the rest follows the environment), as `current` reads it. */
+  overrides(): Promise<RuntimeOverrides>;
   /** Merges `patch` into the stored overrides and returns the settings now in force. */
   update(patch: RuntimeOverrides): Promise<EffectiveSettings>;
 }
@@ -67,6 +69,10 @@ export function createRuntimeSettings(options: RuntimeSettingsOptions): RuntimeS
     async current() {
       if (clock() - loadedAt > maxAgeMs) await refresh();
       return apply(options.defaults, overrides);
+    },
+    async overrides() {
+      if (clock() - loadedAt > maxAgeMs) await refresh();
+      return overrides;
     },
     async update(patch) {
       const stored = await options.store.load();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeSseData, encodeSseEvent, SSE_DONE, SSE_KEEP_ALIVE } from '../../../../lib/core/stream/sse';
+import {
+  encodeSseData,
+  encodeSseEvent,
+  encodeSseRetry,
+  SSE_DONE,
+  SSE_KEEP_ALIVE,
+} from '../../../../lib/core/stream/sse';
 
 describe('encodeSseData', () => {
   it('writes one data line and a blank line', () => {
@@ -24,6 +30,16 @@ describe('encodeSseEvent', () => {
 
   it.each(['', 'a\nb', 'a\rb'])('refuses the event name %j', (name) => {
     expect(() => encodeSseEvent(name, {})).toThrow(TypeError);
+  });
+});
+
+describe('encodeSseRetry', () => {
+  it('writes the reconnection delay as a field of its own', () => {
+    expect(encodeSseRetry(3000)).toBe('retry: 3000\n\n');
+  });
+
+  it('refuses a delay that is not a whole number of milliseconds', () => {
+    expect(() => encodeSseRetry(1.5)).toThrow(TypeError);
   });
 });
 

@@ -18,15 +18,20 @@ const config = loadConfig({});
 
 function settingsStandIn(initial: EffectiveSettings) {
   let now = initial;
+  let overridden: RuntimeOverrides = {};
   const patches: RuntimeOverrides[] = [];
   return {
     patches,
     async current() {
       return now;
     },
+    async overrides() {
+      return overridden;
+    },
     async update(patch: RuntimeOverrides) {
       patches.push(patch);
       now = { ...now, ...patch };
+      overridden = { ...overridden, ...patch };
       return now;
     },
   };
@@ -46,7 +51,7 @@ describe('serveSettings', () => {
 
     const reply = await answer(serveSettings({ config, settings }, request, sink), result);
 
-    const expected = settingsView(config, { imageGeneration: true, transcription: false });
+    const expected = settingsView(config, { imageGeneration: true, transcription: false }, {});
     expect(reply).toEqual({ statusCode: 200, body: JSON.parse(JSON.stringify(expected)) });
   });
 });
@@ -62,7 +67,12 @@ describe('serveSettingsUpdate', () => {
     const reply = await answer(serveSettingsUpdate({ config, settings }, request, sink), result);
 
     expect(settings.patches).toEqual([{ transcription: true }]);
-    expect(reply.body).toMatchObject({ image_generation: false, transcription: true });
+    expect(reply.body).toMatchObject({
+      image_generation: false,
+      transcription: true,
+      overridden: ['transcription'],
+      defaults: { image_generation: false, transcription: false },
+    });
   });
 
   it('refuses a value of the wrong type with a 400 naming it, and changes nothing', async () => {

@@ -32,6 +32,16 @@ describe('createRuntimeSettings', () => {
     await expect(settings.current()).resolves.toEqual({ imageGeneration: true, transcription: true });
   });
 
+  it('tells which settings are overridden, from the same cached read as the values', async () => {
+    const store = new CountingStore({ imageGeneration: true });
+    const settings = createRuntimeSettings({ store, defaults, clock: () => 0 });
+
+    await settings.current();
+
+    await expect(settings.overrides()).resolves.toEqual({ imageGeneration: true });
+    expect(store.loads).toBe(1);
+  });
+
   it('reads the table at most once per max age', async () => {
     let now = 0;
     const store = new CountingStore();
