@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import { initServices, type Services } from '../../lib/instance';
+import { createRollupReader } from '../../lib/services/analytics/rollup-reader';
 import type { Trace } from '../../lib/services/analytics/trace';
 import { loadConfig } from '../../lib/services/platform/config';
 import { makeHttpEvent } from '../helpers/events';
@@ -177,6 +178,23 @@ describe('/dashboard/api/apps', () => {
       ]);
       const alias = await host(routes(services), get('/dashboard/api/tags/daily'));
       expect(JSON.parse(alias.body)).toEqual(body);
+    });
+
+    it('reads 30 days with one Query per UTC day, whatever the traffic', async () => {
+      const partitions: string[] = [];
+      const counted = createRollupReader({
+        queryDocs: (pk, options) => {
+          partitions.push(pk);
+          return store.table.queryDocs(pk, options);
+        },
+      });
+
+      const reply = await host(routes({ ...services, rollups: counted }), get('/dashboard/api/apps', { days: '30' }));
+
+      expect(JSON.parse(reply.body).data.map((entry: { tag: string }) => entry.tag)).toEqual(['app:a', 'user:bo']);
+      // A window of 30 days back from now overlaps 31 UTC days.
+      expect(partitions).toHaveLength(31);
+      expect(new Set(partitions).size).toBe(31);
     });
 
     it.each([

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import { initServices, type Services } from '../../lib/instance';
+import { createRollupReader } from '../../lib/services/analytics/rollup-reader';
 import type { Trace } from '../../lib/services/analytics/trace';
 import { loadConfig } from '../../lib/services/platform/config';
 import { makeHttpEvent } from '../helpers/events';
@@ -156,6 +157,27 @@ describe('/dashboard/api/context-usage', () => {
         prompt_tokens: { avg: 1500, p50: 981, p99: 1961, max: 2000 },
         total_tokens: { p99: 2500, max: 2500, max_24h: 2500 },
       });
+    });
+
+    it('reads 30 days with one Query per UTC day and the 24 hours before with one per day they touch', async () => {
+      const partitions: string[] = [];
+      const counted = createRollupReader({
+        queryDocs: (pk, options) => {
+          partitions.push(pk);
+          return store.table.queryDocs(pk, options);
+        },
+      });
+
+      const reply = await host(routes({ ...services, rollups: counted }), get({ days: '30' }));
+
+      expect(JSON.parse(reply.body).models.map((model: { model: string }) => model.model)).toEqual([
+        'llama3:8b',
+        'mistral:7b',
+        'qwen3:32b',
+      ]);
+      expect(partitions.filter((pk) => pk.startsWith('ROLLUP#D#'))).toHaveLength(31);
+      expect(partitions.filter((pk) => pk.startsWith('ROLLUP#H#'))).toHaveLength(2);
+      expect(partitions).toHaveLength(33);
     });
 
     it.each([
