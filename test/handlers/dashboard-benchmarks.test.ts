@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { handler as dashboardHandler, routes } from '../../functions/dashboard';
-import type { BenchmarkRun } from '../../lib/core/benchmarks/benchmark-run';
+import { type BenchmarkRun, benchmarkRunId } from '../../lib/core/benchmarks/benchmark-run';
 import { initServices, type Services } from '../../lib/instance';
 import type { Trace } from '../../lib/services/analytics/trace';
 import { createBenchmarkLauncher } from '../../lib/services/benchmarks/benchmark-launcher';
@@ -205,6 +205,49 @@ describe('benchmark runs', () => {
     expect(traces.length).toBeGreaterThan(0);
     expect(new Set(traces.map((trace) => trace.benchmarkRunId))).toEqual(new Set(runs.map((run) => run.run_id)));
     expect(traces.every((trace) => trace.tags.length === 1 && trace.tags[0] === 'benchmark')).toBe(true);
+  });
+
+  it('ends a run with nothing to load as an error, and gives the lock back', async () => {
+    const started = await json(call(first, 'POST', '/dashboard/api/benchmarks/start', { model_types: ['image'] }));
+    await first.benchmarkLauncher.idle();
+
+    const run = (await json(call(second, 'GET', `/dashboard/api/benchmarks/${started.body.run_id}`))).body.data;
+    const cancel = await json(call(second, 'POST', '/dashboard/api/benchmarks/cancel'));
+
+    expect(run).toMatchObject({ status: 'error', error: 'no image model is ready on an online node to benchmark' });
+    expect(cancel.body).toEqual({ status: 'not_running' });
+  });
+
+  it('takes the lock over from a run whose runner stopped reporting, and says that run failed', async () => {
+    const deadId = benchmarkRunId(Date.now() - 120_000, 'dead');
+    const at = new Date(Date.now() - 120_000).toISOString();
+    await first.benchmarks.acquire(deadId, Date.now(), Date.now() + 600_000);
+    await first.benchmarks.save({
+      run_id: deadId,
+      mode: 'default',
+      duration: 300,
+      model_types: ['llm'],
+      status: 'running',
+      phase: 'running',
+      elapsed: 10,
+      requests_completed: 5,
+      requests_failed: 0,
+      tok_per_sec: 1,
+      models: ['llama3.2:3b'],
+      error: null,
+      started_at: at,
+      updated_at: at,
+      finished_at: null,
+      report: null,
+    });
+
+    const started = await json(call(second, 'POST', '/dashboard/api/benchmarks/start', { duration: 1 }));
+    await second.benchmarkLauncher.idle();
+    const dead = (await json(call(first, 'GET', `/dashboard/api/benchmarks/${deadId}`))).body.data;
+
+    expect(started.status).toBe(200);
+    expect(dead).toMatchObject({ status: 'error', phase: 'stopped reporting' });
+    expect(dead.finished_at).not.toBeNull();
   });
 
   it('in AWS, starts the run as an asynchronous invocation of the function, which runs it to the end', async () => {

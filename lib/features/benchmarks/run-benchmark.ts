@@ -108,10 +108,15 @@ async function load(deps: BenchmarkRunnerDeps, run: BenchmarkRun, timing: Runner
     };
   };
   const peak = createPeakTracker();
-  const cancelled = await watch(deps, run, timing.tickMs ?? 1000, peak, progress, startedAt);
-  stopLoops.abort();
-  if (cancelled) cancelRequests.abort();
-  else await deps.benchmarks.save(progress({ phase: 'draining' }));
+  let cancelled = true;
+  try {
+    cancelled = await watch(deps, run, timing.tickMs ?? 1000, peak, progress, startedAt);
+  } finally {
+    // However the watch ended (a failure too), the load stops: no loop outlives its run.
+    stopLoops.abort();
+    if (cancelled) cancelRequests.abort();
+  }
+  if (!cancelled) await deps.benchmarks.save(progress({ phase: 'draining' })).catch(() => {});
   const drain = setTimeout(() => cancelRequests.abort(), timing.drainMs ?? BENCHMARK_DRAIN_MS);
   await loops;
   clearTimeout(drain);
@@ -137,8 +142,9 @@ async function watch(
   while (Date.now() < endsAt) {
     await sleep(Math.min(tickMs, endsAt - Date.now()), never);
     peak.observe(await deps.queueView(Date.now()).catch(() => []));
-    if (await deps.benchmarks.cancelRequested(run.run_id)) return true;
-    await deps.benchmarks.save(progress({}));
+    // A table call that fails this tick is tried again the next: the run is bounded by its duration anyway.
+    if (await deps.benchmarks.cancelRequested(run.run_id).catch(() => false)) return true;
+    await deps.benchmarks.save(progress({})).catch(() => {});
   }
   return false;
 }
