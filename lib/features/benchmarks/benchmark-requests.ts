@@ -7,7 +7,7 @@
  * tag `benchmark`, so the users' analytics can leave it out.
  */
 import type { BenchmarkModelType, BenchmarkSample } from '../../core/benchmarks/benchmark-report';
-import { RouterError, toRouterError } from '../../core/errors';
+import { toRouterError, UpstreamError } from '../../core/errors';
 import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../../core/protocols/embeddings/embed-node-request';
 import type { ImageJob } from '../../core/protocols/images/image-job';
 import { toOllamaImageRequest, toSidecarImageRequest } from '../../core/protocols/images/to-image-node-request';
@@ -136,7 +136,7 @@ function sendEmbed(attempt: NodeAttempt, signal: AbortSource): Promise<NodeReply
     return openNodeStream(attempt.node.url, '/api/embed', ollamaEmbedNodeRequest({}, attempt.model, texts), { signal });
   }
   const sidecar = attempt.node.sidecars.textEmbedding;
-  if (sidecar === undefined) throw new RouterError(502, `node ${attempt.node.id} has no text-embedding sidecar`);
+  if (sidecar === undefined) throw new UpstreamError(`node ${attempt.node.id} has no text-embedding sidecar`);
   return openNodeStream(sidecar.url, '/embed', sidecarEmbedRequest(attempt.model, texts), { signal });
 }
 
@@ -153,7 +153,7 @@ function sendImage(attempt: NodeAttempt, signal: AbortSource): Promise<NodeReply
     return openNodeStream(attempt.node.url, '/api/generate', toOllamaImageRequest(job, attempt.model), { signal });
   }
   const sidecar = attempt.node.sidecars.image;
-  if (sidecar === undefined) throw new RouterError(502, `node ${attempt.node.id} has no image sidecar`);
+  if (sidecar === undefined) throw new UpstreamError(`node ${attempt.node.id} has no image sidecar`);
   return openNodeStream(sidecar.url, '/api/generate-image', toSidecarImageRequest(job, attempt.model), { signal });
 }
 
