@@ -53,10 +53,10 @@ describe('createBenchmarkLauncher', () => {
       await new Promise((resolve) => setImmediate(resolve));
       finished = true;
     });
-    const right = finished;
+    const whenLaunched = finished;
     await launcher.idle();
 
-    expect([right, finished]).toEqual([false, true]);
+    expect([whenLaunched, finished]).toEqual([false, true]);
   });
 
   it('invokes the function asynchronously with the run, in AWS', async () => {
