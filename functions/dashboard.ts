@@ -1,20 +1,47 @@
 /**
  * The dashboard surface (spec §4.7, issue 22): the runtime settings, read and changed; the analytics read
- * from the rollups; the live events stream; and `/metrics` for Prometheus.
+ * from the rollups; benchmark runs; the live events stream; and `/metrics` for Prometheus. The handler
+ * also takes the benchmark invocations `start` launches in AWS (one run each).
  */
 
 import { serveApps, serveAppsDaily } from '../lib/features/analytics/serve-apps';
 import { serveContextUsage } from '../lib/features/analytics/serve-context-usage';
+import { runBenchmark } from '../lib/features/benchmarks/run-benchmark';
+import {
+  type BenchmarkRoutesDeps,
+  serveBenchmarkCancel,
+  serveBenchmarkList,
+  serveBenchmarkProgress,
+  serveBenchmarkRun,
+  serveBenchmarkStart,
+} from '../lib/features/benchmarks/serve-benchmarks';
 import { serveEvents } from '../lib/features/events/serve-events';
 import { createMetricsPage } from '../lib/features/metrics/metrics-page';
 import { serveMetrics } from '../lib/features/metrics/serve-metrics';
 import { serveSettings, serveSettingsUpdate } from '../lib/features/settings/serve-settings';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
+import { withBenchmarkInvocations } from '../lib/services/benchmarks/benchmark-invocation';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
+
+/** A run over the instance's services: its dispatcher, traces, queues and table. */
+export const runFleetBenchmark = (services: Services, runId: string): Promise<void> =>
+  runBenchmark(
+    {
+      ...services,
+      snapshot: () => services.registry.snapshot(),
+      concurrencyOverrides: services.config.nodeConcurrency,
+      firstByteTimeoutMs: services.config.firstByteTimeoutMs,
+    },
+    runId,
+  );
 
 export const routes = (services: Services): RouteTable => {
   const metrics = createMetricsPage(services);
   const events = { ...services, health: services.healthScore };
+  const benchmarks: BenchmarkRoutesDeps = {
+    ...services,
+    runBenchmark: (runId) => runFleetBenchmark(services, runId),
+  };
   return {
     'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
     'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
@@ -24,10 +51,24 @@ export const routes = (services: Services): RouteTable => {
     'GET /dashboard/api/apps/daily': (request, response) => serveAppsDaily(services, request, response),
     'GET /dashboard/api/tags/daily': (request, response) => serveAppsDaily(services, request, response),
     'GET /dashboard/api/context-usage': (request, response) => serveContextUsage(services, request, response),
+    // Benchmarks: one run fleet-wide, its progress and cancel through the table.
+    'POST /dashboard/api/benchmarks/start': (request, response) => serveBenchmarkStart(benchmarks, request, response),
+    'GET /dashboard/api/benchmarks/progress': (request, response) =>
+      serveBenchmarkProgress(benchmarks, request, response),
+    'POST /dashboard/api/benchmarks/cancel': (request, response) => serveBenchmarkCancel(benchmarks, request, response),
+    'GET /dashboard/api/benchmarks': (request, response) => serveBenchmarkList(benchmarks, request, response),
+    'GET /dashboard/api/benchmarks/{run_id}': (request, response) => serveBenchmarkRun(benchmarks, request, response),
     // Live and scraped.
     'GET /dashboard/events': (request, response) => serveEvents(events, {}, request, response),
     'GET /metrics': (request, response) => serveMetrics(metrics, request, response),
   };
 };
 
-export const handler = createHandler(() => routes(getServices()), handlerOptions);
+export const handler = withBenchmarkInvocations(
+  createHandler(() => routes(getServices()), handlerOptions),
+  async (runId) => {
+    const services = getServices();
+    await runFleetBenchmark(services, runId);
+    await services.writeBehind.flush();
+  },
+);

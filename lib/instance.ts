@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRollupReader, type RollupReader } from './services/analytics/rollup-reader';
 import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';
+import { type BenchmarkLauncher, createBenchmarkLauncher } from './services/benchmarks/benchmark-launcher';
 import { type ApplyContextLayers, createContextLayers } from './services/context-layers/context-layers';
 import { createFleetSummariser } from './services/context-layers/fleet-summariser';
 import { createStickyClearedIds } from './services/context-layers/sticky-cleared-ids';
@@ -30,6 +31,7 @@ import { createListedNodePolls, type ListedNodePolls } from './services/registry
 import { createFleetRegistry, type FleetRegistry } from './services/registry/registry';
 import { createRuntimeSettings, type RuntimeSettings } from './services/settings/runtime-settings';
 import { createAffinityRepository } from './services/store/affinity-repository';
+import { type BenchmarkRepository, createBenchmarkRepository } from './services/store/benchmark-repository';
 import { createClearedToolResultsRepository } from './services/store/cleared-tool-results-repository';
 import { createDynamoClient } from './services/store/client';
 import { ensureTable } from './services/store/ensure-table';
@@ -74,6 +76,10 @@ export interface Services {
    * undefined while none is wired, so the events leave the score out rather than make one up.
    */
   healthScore(): Promise<{ readonly score: number } | undefined>;
+  /** Benchmark runs, their lock, progress and cancels, shared by every instance through the table. */
+  readonly benchmarks: BenchmarkRepository;
+  /** Starts a benchmark run in the background here, or as an invocation of its own in AWS. */
+  readonly benchmarkLauncher: BenchmarkLauncher;
 }
 
 /** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
@@ -168,6 +174,8 @@ export function initServices(config: FleetConfig): Services {
       store: createSettingsRepository(table),
       defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
     }),
+    benchmarks: createBenchmarkRepository(table),
+    benchmarkLauncher: createBenchmarkLauncher({ functionName: process.env['AWS_LAMBDA_FUNCTION_NAME'] }),
     contextLayers: createContextLayers({
       settings: config.context,
       clearedIds: createStickyClearedIds({ store: createClearedToolResultsRepository(table, writeBehind) }),

@@ -16,7 +16,14 @@ import { parse } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
-const LAZY_PACKAGES = ['@aws-sdk/client-dynamodb', 'undici', 'gpt-tokenizer/encoding/cl100k_base', '@fastify/busboy'];
+const LAZY_PACKAGES = [
+  '@aws-sdk/client-dynamodb',
+  'undici',
+  'gpt-tokenizer/encoding/cl100k_base',
+  '@fastify/busboy',
+  // The dashboard's benchmark self-invocation (lib/services/benchmarks/benchmark-launcher).
+  '@aws-sdk/client-lambda',
+];
 
 // FLEET_BUILD_MINIFY=false keeps names in the bundles, for reading CPU profiles.
 const minify = process.env.FLEET_BUILD_MINIFY !== 'false';

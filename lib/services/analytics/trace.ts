@@ -68,6 +68,8 @@ export interface Trace {
   readonly clientIp: string;
   readonly finishReason?: string;
   readonly error?: string;
+  /** Set on a benchmark run's own requests (tag `benchmark`), which stay out of the users' analytics. */
+  readonly benchmarkRunId?: string;
 }
 
 /** Traces are kept 30 days; the TTL attribute lets DynamoDB reap them (reads filter expired ones). */

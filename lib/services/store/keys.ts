@@ -153,3 +153,16 @@ export function clearedToolResultsKey(conversationKey: string): ItemKey {
 export function toolResultSummaryKey(cacheKey: string): ItemKey {
   return { pk: prefixedKey('SUMMARY', cacheKey), sk: SINGLETON_SORT_KEY };
 }
+
+/**
+ * A benchmark run (issue 22 item 6): every run in one partition under its id, which starts with its start
+ * time (`bench-<epoch ms>-…`), so the newest runs are one Query read backwards.
+ */
+export function benchmarkRunKey(runId: string): ItemKey {
+  return { pk: 'BENCHMARK', sk: runId };
+}
+
+/** An operator's cancel of a benchmark run, apart from the run the runner keeps overwriting. */
+export function benchmarkCancelKey(runId: string): ItemKey {
+  return { pk: prefixedKey('BENCHMARK', 'CANCEL'), sk: runId };
+}
