@@ -56,6 +56,14 @@ describe('the model catalog', () => {
     }
   });
 
+  it("states a chat model's RAM by the header's rule: 15 % over the download + 0.75 GB, up to 0.5 GB", () => {
+    const chat = MODEL_CATALOG.filter((entry) => entry.category !== 'embedding');
+
+    const off = chat.filter((entry) => entry.ram_gb !== Math.ceil((entry.disk_gb * 1.15 + 0.75) * 2) / 2);
+
+    expect(off.map((entry) => entry.name)).toEqual([]);
+  });
+
   it('finds an entry by tag, by a quantisation of the tag and by the untagged name', () => {
     expect(catalogEntry('qwen3:8b')?.name).toBe('qwen3:8b');
     expect(catalogEntry('qwen3:8b-q8_0')?.name).toBe('qwen3:8b');
@@ -107,14 +115,14 @@ describe('adviseNode', () => {
   );
 
   it('picks the best-quality model of each category that fits, in category order', () => {
-    // 32 GB: 26 usable, 13 per model. General: Qwen 3 14B (11.5); coding: Qwen 2.5 Coder 14B (11);
-    // 3.5 left: nothing for reasoning or vision, and fast-chat's best (Qwen 3 4B) is a second qwen3.
+    // 32 GB: 26 usable, 13 per model. General: Qwen 3 14B (11.5); coding: Qwen 2.5 Coder 14B (11.5);
+    // 3 left: nothing for reasoning or vision; fast-chat: Llama 3.2 1B (2.5).
     const [advice] = report([node('n', 32)]).nodes;
 
     expect(advice?.recommendations.map((pick) => [pick.category, pick.model])).toEqual([
       ['general', 'qwen3:14b'],
       ['coding', 'qwen2.5-coder:14b'],
-      ['fast-chat', 'phi4-mini:3.8b'],
+      ['fast-chat', 'llama3.2:1b'],
     ]);
     expect(advice?.recommendations.map((pick) => pick.priority)).toEqual(['high', 'medium', 'low']);
   });
@@ -199,9 +207,9 @@ describe('adviseNode', () => {
       byNodeModel: new Map([['n', new Map([['qwen3:14b', 3]])]]),
     };
 
-    // 32 GB: 26 usable, 13 per model. Kept: Qwen 3 14B (11.5); coding: Qwen 2.5 Coder 14B (11); 3.5 left,
-    // where fast-chat's best is Qwen 3 4B — a second qwen3 — so Phi-4 mini comes instead.
-    const [advice] = report([node('n', 32, { models: [onDisk('qwen3:14b', 9.3e9)] })], demand).nodes;
+    // 33 GB: 27 usable, 13.5 per model. Kept: Qwen 3 14B (11.5); coding: Qwen 2.5 Coder 14B (11.5); 4 left,
+    // where fast-chat's best is Qwen 3 4B — a second qwen3 — so Phi-4 mini (4) comes instead.
+    const [advice] = report([node('n', 33, { models: [onDisk('qwen3:14b', 9.3e9)] })], demand).nodes;
 
     expect(advice?.recommendations.filter((pick) => pick.family === 'qwen3').map((pick) => pick.model)).toEqual([
       'qwen3:14b',
