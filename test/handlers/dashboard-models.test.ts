@@ -8,7 +8,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { routes } from '../../functions/dashboard';
 import { routes as ollamaRoutes } from '../../functions/ollama';
+import { serveModelManagement } from '../../lib/features/model-management/serve-model-management';
+import { serveRecommendations } from '../../lib/features/recommendations/serve-recommendations';
 import { initServices, type Services } from '../../lib/instance';
+import { createRollupReader } from '../../lib/services/analytics/rollup-reader';
+import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { dayRollupKey, hourRollupKey, totalRollupKey } from '../../lib/services/store/keys';
 import { createPullLockRepository } from '../../lib/services/store/pull-lock-repository';
@@ -203,6 +207,39 @@ describe('the dashboard model reads in process', () => {
       expect(reply.statusCode).toBe(400);
       expect(JSON.parse(reply.body)).toEqual({ error: expect.objectContaining({ param: 'refresh' }) });
     });
+  });
+});
+
+describe('what the model reads cost the table', () => {
+  it('reads 31 partitions for model management and at most 4 for recommendations, whatever the rows in them', async () => {
+    let queries = 0;
+    const counted = createRollupReader({
+      queryDocs: (pk, options) => {
+        queries += 1;
+        return services.table.queryDocs(pk, options);
+      },
+    });
+    const deps = { registry: services.registry, rollups: counted };
+    const handler = createBufferedHandler({
+      'GET /dashboard/api/model-management': (request, response) => serveModelManagement(deps, request, response),
+      'GET /dashboard/api/recommendations': (request, response) => serveRecommendations(deps, request, response),
+    });
+
+    await handler(get('/dashboard/api/model-management'));
+    const management = queries;
+    queries = 0;
+    await handler(get('/dashboard/api/recommendations'));
+    const recommendations = queries;
+    queries = 0;
+    await handler(get('/dashboard/api/recommendations'));
+
+    // 30 UTC days of node × model rollups and the all-time totals.
+    expect(management).toBe(31);
+    // Yesterday's and today's day partitions (per node and model), and the hour partitions (per model) the
+    // last 24 clock hours touch: both days, or only today from 23:00 UTC.
+    expect(recommendations).toBe(new Date().getUTCHours() === 23 ? 3 : 4);
+    // Within the minute: from the cache.
+    expect(queries).toBe(0);
   });
 });
 
