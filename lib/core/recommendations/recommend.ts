@@ -215,11 +215,8 @@ export function adviseNode(input: AdviseInput): NodeAdvice {
   };
   if (total === undefined) {
     const note = 'the node reports no memory (a polled Ollama server): no advice';
-    return {
-      ...base,
-      ...{ total_ram_gb: null, usable_ram_gb: null, single_model_cap_gb: null, recommendations: [] },
-      ...{ total_recommended_ram_gb: 0, ram_headroom_gb: null, download_gb: 0, note },
-    };
+    const none = { total_ram_gb: null, usable_ram_gb: null, single_model_cap_gb: null, ram_headroom_gb: null };
+    return { ...base, ...none, recommendations: [], total_recommended_ram_gb: 0, download_gb: 0, note };
   }
   const usable = Math.max(0, total - RESERVE_GB);
   const plan: NodePlan = {

@@ -2,7 +2,7 @@
  * `GET /dashboard/api/recommendations` (issue 22 item 4; anchor §6.3, §6.5): the model-mix advice of
  * lib/core/recommendations fitted to the fleet's demand, read from the rollups — per model by hour over
  * the last 24 clock hours (this one included), per node and model by UTC day over the days those hours
- * touch (today and yesterday): five Queries at most, whatever the traffic. The answer is kept
+ * touch (yesterday and today): four Queries at most, whatever the traffic. The answer is kept
  * `CACHE_MS` per instance (a page polling it costs nothing); `?refresh=1` works it out again.
  */
 
