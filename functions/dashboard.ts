@@ -1,6 +1,6 @@
 /**
  * The dashboard surface (spec §4.7, issue 22): the runtime settings, read and changed; the analytics read
- * from the rollups; benchmark runs; the live events stream; and `/metrics` for Prometheus. The handler
+ * from the rollups; model recommendations and management; benchmark runs; the live events stream; and `/metrics` for Prometheus. The handler
  * also takes the benchmark invocations `start` launches in AWS (one run each).
  */
 
@@ -18,6 +18,10 @@ import {
 import { serveEvents } from '../lib/features/events/serve-events';
 import { createMetricsPage } from '../lib/features/metrics/metrics-page';
 import { serveMetrics } from '../lib/features/metrics/serve-metrics';
+import { serveDashboardDelete } from '../lib/features/model-admin/serve-dashboard-delete';
+import { serveModelManagement } from '../lib/features/model-management/serve-model-management';
+import { serveDashboardPull } from '../lib/features/pull/serve-dashboard-pull';
+import { serveRecommendations } from '../lib/features/recommendations/serve-recommendations';
 import { serveSettings, serveSettingsUpdate } from '../lib/features/settings/serve-settings';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { withBenchmarkInvocations } from '../lib/services/benchmarks/benchmark-invocation';
@@ -58,6 +62,11 @@ export const routes = (services: Services): RouteTable => {
     'POST /dashboard/api/benchmarks/cancel': (request, response) => serveBenchmarkCancel(benchmarks, request, response),
     'GET /dashboard/api/benchmarks': (request, response) => serveBenchmarkList(benchmarks, request, response),
     'GET /dashboard/api/benchmarks/{run_id}': (request, response) => serveBenchmarkRun(benchmarks, request, response),
+    // The fleet's models: advice, what each node holds, pull and delete on a node.
+    'GET /dashboard/api/recommendations': (request, response) => serveRecommendations(services, request, response),
+    'GET /dashboard/api/model-management': (request, response) => serveModelManagement(services, request, response),
+    'POST /dashboard/api/pull': (request, response) => serveDashboardPull(services, request, response),
+    'POST /dashboard/api/delete': (request, response) => serveDashboardDelete(services, request, response),
     // Live and scraped.
     'GET /dashboard/events': (request, response) => serveEvents(events, {}, request, response),
     'GET /metrics': (request, response) => serveMetrics(metrics, request, response),

@@ -54,6 +54,9 @@ const VALID: Readonly<Record<string, Record<string, unknown>>> = {
   '/api/generate-image': { model: 'z-image-turbo', prompt: 'a small fuzzy cat', width: 64, height: 64, steps: 2 },
   '/api/transcribe': { model: 'qwen3-asr' },
   '/dashboard/api/settings': { image_generation: true, transcription: true },
+  '/dashboard/api/pull': { model: CHAT_MODEL, stream: false },
+  // The copy /api/copy makes above (ollama's routes come first in serverless.yml); a 404 once it is gone.
+  '/dashboard/api/delete': { node_id: 'studio', model: 'fuzz-copy:latest' },
   '/api/copy': { source: CHAT_MODEL, destination: 'fuzz-copy:latest' },
   '/api/create': { model: 'fuzz-made:latest', from: CHAT_MODEL },
   '/api/push': { model: CHAT_MODEL },

@@ -90,6 +90,11 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   let failedAt: number | undefined;
   /** A record changed here since the snapshot was built (rebuilt lazily: heartbeats outnumber reads). */
   let dirty = false;
+  /**
+   * Nodes saved here while the table read under way was in flight: the read may predate the save, and a
+   * save that changes models but not `lastSeenAt` (a delete, copy or pull recorded at once) must win.
+   */
+  let savedDuringRead: Set<string> | undefined;
 
   const rebuild = (): FleetSnapshot => {
     dirty = false;
@@ -98,14 +103,17 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   };
 
   const refresh = (): Promise<FleetSnapshot> => {
-    inFlight ??= options.store
+    if (inFlight !== undefined) return inFlight;
+    const saved = new Set<string>();
+    savedDuringRead = saved;
+    inFlight = options.store
       .list()
       .then((list) => {
         const next = new Map(list.map((record) => [record.id, record]));
         // A record saved here while the read was under way may be newer than what the read saw.
         for (const [id, local] of records) {
           const stored = next.get(id);
-          if (stored === undefined || local.lastSeenAt > stored.lastSeenAt) next.set(id, local);
+          if (stored === undefined || local.lastSeenAt > stored.lastSeenAt || saved.has(id)) next.set(id, local);
         }
         records = next;
         readAt = clock();
@@ -118,6 +126,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
       })
       .finally(() => {
         inFlight = undefined;
+        if (savedDuringRead === saved) savedDuringRead = undefined;
       });
     return inFlight;
   };
@@ -169,6 +178,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   // This instance's view first: what it just saw of a node stands while the table does not answer.
   const save = async (record: NodeRecord): Promise<void> => {
     records.set(record.id, record);
+    savedDuringRead?.add(record.id);
     dirty = true;
     await options.store.put(record);
   };

@@ -152,6 +152,39 @@ describe('createFleetRegistry', () => {
     expect(fleet.freshness().refreshFailed).toBe(true);
   });
 
+  it('keeps a record saved while a read was in flight, even when its lastSeenAt did not move', async () => {
+    const repository = createNodeRepository(store.table);
+    // The read answers with what the table held when it began, after the save below has landed.
+    let answer = () => {};
+    let lagging = false;
+    const slow = {
+      ...repository,
+      list: async () => {
+        if (!lagging) return repository.list();
+        const before = await repository.list();
+        return new Promise<typeof before>((resolve) => {
+          answer = () => resolve(before);
+        });
+      },
+    };
+    const fleet = createFleetRegistry({ store: slow, config, clock, log: () => undefined });
+    await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-race' }));
+    await fleet.snapshot();
+    const before = await fleet.record('reg-race');
+    if (before === undefined) throw new Error('the heartbeat was not recorded');
+    lagging = true;
+
+    const read = fleet.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A model deleted on the node: the same record, one model fewer, `lastSeenAt` unchanged.
+    await fleet.save({ ...before, models: [] });
+    answer();
+    const snapshot = await read;
+
+    expect(snapshot.byId.get('reg-race')?.models).toEqual([]);
+    expect((await fleet.record('reg-race'))?.models).toEqual([]);
+  });
+
   it('has a snapshot ready without waiting only once one was read', async () => {
     const fleet = registry();
     expect(fleet.ready()).toBeUndefined();
