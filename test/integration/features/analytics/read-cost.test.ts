@@ -1,6 +1,6 @@
 /**
  * Issue 22 item 1: a 30-day `models` and `usage` read costs the same table calls whether the fleet served
- * a thousand requests or ten million. Each fleet's rollups are seeded directly — 30 days × 5 nodes × 5
+ * a thousand requests or ten million. Each fleet's rollups are seeded directly — 30 days × 3 nodes × 4
  * models, each item the sum of `traceIncrements` scaled to its share — the ten-million fleet with a much
  * wider spread of latencies and prompt sizes (so fuller histograms, larger items). Table calls are
  * counted by a middleware on the DynamoDB client the read goes through.
@@ -22,8 +22,8 @@ import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 const DAY = 86_400_000;
 /** Noon UTC today: a 30-day window overlaps 31 UTC days. */
 const NOW = Math.floor(Date.now() / DAY) * DAY + DAY / 2;
-const NODES = ['gpu-1', 'gpu-2', 'gpu-3', 'gpu-4', 'gpu-5'];
-const MODELS = ['llama3:8b', 'qwen3:32b', 'gemma3:27b', 'nomic-embed-text', 'mistral:7b'];
+const NODES = ['gpu-1', 'gpu-2', 'gpu-3'];
+const MODELS = ['llama3:8b', 'qwen3:32b', 'gemma3:27b', 'nomic-embed-text'];
 
 /** `count` request shapes spread from 10 ms to 10 minutes and from 1 to 100k prompt tokens. */
 function shapes(count: number): RollupTrace[] {
@@ -148,5 +148,7 @@ describe('a 30-day analytics read', () => {
           `${many.readMs.toFixed(1)} in the read)`,
       );
     },
+    // dynalite serves the large items slowly on a shared machine; the assertion is on calls, not time.
+    60_000,
   );
 });
