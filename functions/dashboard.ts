@@ -1,11 +1,17 @@
 /**
  * The dashboard surface (spec §4.7, issue 22): the runtime settings, read and changed; the analytics read
- * from the rollups; model recommendations and management; benchmark runs; the live events stream; and `/metrics` for Prometheus. The handler
- * also takes the benchmark invocations `start` launches in AWS (one run each).
+ * from the rollups and the recent traces; model recommendations and management; benchmark runs; the live
+ * events stream; and `/metrics` for Prometheus. The handler also takes the benchmark invocations `start`
+ * launches in AWS (one run each).
  */
 
 import { serveApps, serveAppsDaily } from '../lib/features/analytics/serve-apps';
 import { serveContextUsage } from '../lib/features/analytics/serve-context-usage';
+import { serveModels } from '../lib/features/analytics/serve-models';
+import { serveOverview } from '../lib/features/analytics/serve-overview';
+import { serveTraces } from '../lib/features/analytics/serve-traces';
+import { serveTrends } from '../lib/features/analytics/serve-trends';
+import { serveUsage } from '../lib/features/analytics/serve-usage';
 import { runBenchmark } from '../lib/features/benchmarks/run-benchmark';
 import {
   type BenchmarkRoutesDeps,
@@ -50,6 +56,11 @@ export const routes = (services: Services): RouteTable => {
     'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
     'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
     // Analytics, from the rollups.
+    'GET /dashboard/api/overview': (request, response) => serveOverview(services, request, response),
+    'GET /dashboard/api/traces': (request, response) => serveTraces(services, request, response),
+    'GET /dashboard/api/usage': (request, response) => serveUsage(services, request, response),
+    'GET /dashboard/api/models': (request, response) => serveModels(services, request, response),
+    'GET /dashboard/api/trends': (request, response) => serveTrends(services, request, response),
     'GET /dashboard/api/apps': (request, response) => serveApps(services, request, response),
     'GET /dashboard/api/tags': (request, response) => serveApps(services, request, response),
     'GET /dashboard/api/apps/daily': (request, response) => serveAppsDaily(services, request, response),

@@ -7,8 +7,10 @@
  * a config of their own with `initServices`.
  */
 import { randomUUID } from 'node:crypto';
+import { createReadCache, type ReadCache } from './services/analytics/read-cache';
 import { createRollupReader, type RollupReader } from './services/analytics/rollup-reader';
 import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';
+import { createTraceReader, type TraceReader } from './services/analytics/trace-reader';
 import { type BenchmarkLauncher, createBenchmarkLauncher } from './services/benchmarks/benchmark-launcher';
 import { type ApplyContextLayers, createContextLayers } from './services/context-layers/context-layers';
 import { createFleetSummariser } from './services/context-layers/fleet-summariser';
@@ -63,6 +65,10 @@ export interface Services {
   readonly traces: TraceRecorder;
   /** The analytics rollups every instance writes behind with its traces, read for the operator API. */
   readonly rollups: RollupReader;
+  /** Recent traces, newest first, read by key (the operator API's traces view). */
+  readonly traceReader: TraceReader;
+  /** Analytics views read within the last two seconds, per distinct query: a polling page costs little. */
+  readonly analyticsCache: ReadCache;
   readonly showModel: ShowModel;
   readonly routing: RoutingState;
   /** The instance's one dispatcher over `routing`: every routed request and the summariser go through it. */
@@ -160,6 +166,8 @@ export function initServices(config: FleetConfig): Services {
     writeBehind,
     traces,
     rollups: createRollupReader(table),
+    traceReader: createTraceReader(table),
+    analyticsCache: createReadCache(),
     showModel: createShowModel(),
     queueStates,
     queueView: async (now) => [

@@ -31,6 +31,8 @@ export interface QueryOptions {
   readonly index?: 'gsi1';
   /** Ascending sort-key order unless false. */
   readonly scanForward?: boolean;
+  /** Only sort keys below this (`<`): where a newest-first read left off (trace pages, read in steps). */
+  readonly skBefore?: string;
 }
 
 export interface PutIfAbsentOptions {
@@ -176,6 +178,12 @@ function queryInput(tableName: string, pk: string, options: QueryOptions, nowSec
     names['#range'] = range;
     values[':prefix'] = { S: options.skPrefix };
     keyCondition += ' AND begins_with(#range, :prefix)';
+  }
+  if (options.skBefore !== undefined) {
+    if (options.skPrefix !== undefined) throw new Error('skPrefix and skBefore cannot be combined');
+    names['#range'] = range;
+    values[':before'] = { S: options.skBefore };
+    keyCondition += ' AND #range < :before';
   }
   return {
     TableName: tableName,

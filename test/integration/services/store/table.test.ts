@@ -139,6 +139,27 @@ describe('table', () => {
 
       expect(items.map((item) => item.doc)).toEqual(['{"n":1}', '{"n":2}']);
     });
+
+    it('goes on below a sort key, newest first, where a read in steps left off', async () => {
+      await store.table.batchPut(
+        ['05', '04', '03', '02', '01'].map((sk) => ({ pk: 'G#s', sk, gsi1pk: 'STEPS', gsi1sk: sk, doc: `"${sk}"` })),
+      );
+      const page = (skBefore?: string) =>
+        store.table.queryDocs('STEPS', {
+          index: 'gsi1',
+          scanForward: false,
+          limit: 2,
+          ...(skBefore === undefined ? {} : { skBefore }),
+        });
+
+      const first = await page();
+      const second = await page(first.at(-1)?.gsi1sk);
+
+      expect([...first, ...second].map((item) => item.gsi1sk)).toEqual(['05', '04', '03', '02']);
+      expect(() => store.table.queryDocs('STEPS', { index: 'gsi1', skPrefix: '0', skBefore: '03' })).toThrow(
+        'skPrefix and skBefore',
+      );
+    });
   });
 
   describe('deleteItem', () => {

@@ -1,0 +1,93 @@
+/**
+ * One trace as `GET /dashboard/api/traces` shows it (issue 22 item 2; reference anchor-ollama-herd
+ * §6.3): the reference's snake_case fields (`model` is the model that served, `original_model` the one
+ * asked for, `excluded_nodes` the nodes routing passed over, `original_format` the API the client spoke,
+ * `timestamp` epoch seconds of arrival) and every other field the router records. Absent is `null`.
+ * Pure: `TraceFields` is the shape of lib/services/analytics/trace `Trace`, restated for the core.
+ */
+
+export interface TraceFields {
+  readonly requestId: string;
+  readonly startedAt: number;
+  readonly style: string;
+  readonly status: string;
+  readonly requestedModel: string;
+  readonly servedModel?: string;
+  readonly nodeId?: string;
+  readonly score?: number;
+  readonly scoreBreakdown?: Readonly<Record<string, number>>;
+  readonly latencyMs: number;
+  readonly timeToFirstTokenMs?: number;
+  readonly promptTokens?: number;
+  readonly completionTokens?: number;
+  readonly retries: number;
+  readonly fallbackModel?: string;
+  readonly skipped?: readonly string[];
+  readonly context?: string;
+  readonly tags: readonly string[];
+  readonly clientIp: string;
+  readonly finishReason?: string;
+  readonly error?: string;
+  readonly cachedTokens?: number;
+  readonly loadMs?: number;
+  readonly benchmarkRunId?: string;
+}
+
+export interface TraceView {
+  readonly request_id: string;
+  readonly model: string;
+  readonly original_model: string;
+  readonly node_id: string | null;
+  readonly score: number | null;
+  readonly scores_breakdown: Readonly<Record<string, number>> | null;
+  readonly status: string;
+  readonly latency_ms: number;
+  readonly time_to_first_token_ms: number | null;
+  readonly prompt_tokens: number | null;
+  readonly completion_tokens: number | null;
+  readonly retry_count: number;
+  readonly fallback_used: boolean;
+  readonly fallback_model: string | null;
+  readonly excluded_nodes: readonly string[];
+  readonly client_ip: string;
+  readonly original_format: string;
+  readonly error_message: string | null;
+  /** Epoch seconds the request arrived (fractions: ms precision). */
+  readonly timestamp: number;
+  readonly tags: readonly string[];
+  readonly finish_reason: string | null;
+  readonly context: string | null;
+  readonly cached_tokens: number | null;
+  readonly load_ms: number | null;
+  readonly benchmark_run_id: string | null;
+}
+
+export function traceView(trace: TraceFields): TraceView {
+  return {
+    request_id: trace.requestId,
+    model: trace.servedModel ?? trace.requestedModel,
+    original_model: trace.requestedModel,
+    node_id: trace.nodeId ?? null,
+    score: trace.score ?? null,
+    scores_breakdown: trace.scoreBreakdown ?? null,
+    status: trace.status,
+    latency_ms: trace.latencyMs,
+    time_to_first_token_ms: trace.timeToFirstTokenMs ?? null,
+    prompt_tokens: trace.promptTokens ?? null,
+    completion_tokens: trace.completionTokens ?? null,
+    retry_count: trace.retries,
+    fallback_used: trace.fallbackModel !== undefined,
+    fallback_model: trace.fallbackModel ?? null,
+    excluded_nodes: trace.skipped ?? [],
+    client_ip: trace.clientIp,
+    original_format: trace.style,
+    error_message: trace.error ?? null,
+    timestamp: trace.startedAt / 1000,
+    tags: trace.tags,
+    finish_reason: trace.finishReason ?? null,
+    context: trace.context ?? null,
+    cached_tokens: trace.cachedTokens ?? null,
+    load_ms: trace.loadMs ?? null,
+    benchmark_run_id: trace.benchmarkRunId ?? null,
+  };
+}
