@@ -14,7 +14,8 @@ const seconds = (ms: number) => Math.round(ms / 1000);
 export const NODE_CHECKS: HealthChecks = {
   node_offline: ({ snapshot, now }) =>
     snapshot.nodes
-      .filter((node) => node.status === 'offline')
+      // A draining node is offline on purpose (it said so): node_draining speaks of it.
+      .filter((node) => node.status === 'offline' && !node.draining)
       .map((node) =>
         finding('node_offline', {
           severity: 'critical',
@@ -40,12 +41,12 @@ export const NODE_CHECKS: HealthChecks = {
       ),
   node_draining: ({ snapshot }) =>
     snapshot.nodes
-      .filter((node) => node.draining && node.status !== 'offline')
+      .filter((node) => node.draining)
       .map((node) =>
         finding('node_draining', {
           severity: 'info',
           title: `${node.id} is draining`,
-          description: `${node.id} said it is shutting down or taking no new work; the rest of the fleet serves its share.`,
+          description: `${node.id} said it is shutting down or taking no new work (it counts as offline); the rest of the fleet serves its share.`,
           fix: 'Nothing if this is planned maintenance; otherwise restart the node agent so it takes work again.',
           nodeId: node.id,
           data: { requests_active: node.requestsActive },
