@@ -56,8 +56,9 @@ export interface HealthInputs {
   readonly freshness: SnapshotFreshness;
   /** This instance's ejections in force (each instance learns from its own traffic). */
   readonly ejections: readonly Ejection[];
-  /** Every live instance's queues. */
+  /** Every live instance's queues; `rejected` and `timedOut` count the last `queueCountsSpanMs`. */
   readonly queues: readonly QueueState[];
+  readonly queueCountsSpanMs: number;
   readonly traffic: HealthTraffic;
   /** The rollups could not be read (then `traffic` is empty). */
   readonly trafficReadFailed: boolean;

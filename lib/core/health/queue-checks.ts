@@ -2,7 +2,8 @@
  * Health checks on the router's queues (issue 22 item 3), added up across every live instance per
  * node and model: requests piling up behind a full node, requests turned away or timed out in a queue,
  * and node models running at their concurrency limit with work waiting. The rejected and timed-out
- * counts are each instance's since it started (what instances publish). Silent while queues drain. Pure.
+ * counts are those of the last `queueCountsSpanMs` (lib/features/health counts them from what instances
+ * publish, which is since each started). Silent while queues drain. Pure.
  */
 import type { QueueState } from '../fleet/queue-entry';
 import { finding, type HealthChecks } from './health-finding';
@@ -11,36 +12,30 @@ import { finding, type HealthChecks } from './health-finding';
 export const SATURATION_WARNING = 2;
 export const SATURATION_CRITICAL = 5;
 
-interface Summed {
-  readonly nodeId: string;
-  readonly model: string;
-  pending: number;
-  inFlight: number;
-  concurrency: number;
-  rejected: number;
-  timedOut: number;
-}
+const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
 
-/** One entry per node:model, summed across instances (the concurrency is the node's, the largest seen). */
-export function sumQueues(queues: readonly QueueState[]): Summed[] {
-  const summed = new Map<string, Summed>();
+/** One entry per node:model, summed across instances (the concurrency is the node's: the largest seen). */
+export function sumQueues(queues: readonly QueueState[]): QueueState[] {
+  const summed = new Map<string, QueueState>();
   for (const queue of queues) {
     const key = `${queue.nodeId}:${queue.model}`;
-    const entry = summed.get(key) ?? {
-      nodeId: queue.nodeId,
-      model: queue.model,
-      pending: 0,
-      inFlight: 0,
-      concurrency: 0,
-      rejected: 0,
-      timedOut: 0,
-    };
-    entry.pending += queue.pending;
-    entry.inFlight += queue.inFlight;
-    entry.concurrency = Math.max(entry.concurrency, queue.concurrency);
-    entry.rejected += queue.rejected;
-    entry.timedOut += queue.timedOut;
-    summed.set(key, entry);
+    const entry = summed.get(key);
+    summed.set(
+      key,
+      entry === undefined
+        ? { ...queue }
+        : {
+            ...entry,
+            pending: entry.pending + queue.pending,
+            inFlight: entry.inFlight + queue.inFlight,
+            concurrency: Math.max(entry.concurrency, queue.concurrency),
+            completed: entry.completed + queue.completed,
+            failed: entry.failed + queue.failed,
+            cancelled: entry.cancelled + queue.cancelled,
+            rejected: entry.rejected + queue.rejected,
+            timedOut: entry.timedOut + queue.timedOut,
+          },
+    );
   }
   return [...summed.values()];
 }
@@ -66,30 +61,30 @@ export const QUEUE_CHECKS: HealthChecks = {
         }),
       ];
     }),
-  requests_rejected: ({ queues }) =>
+  requests_rejected: ({ queues, queueCountsSpanMs }) =>
     sumQueues(queues)
       .filter((queue) => queue.rejected > 0)
       .map((queue) =>
         finding('requests_rejected', {
           severity: 'warning',
           title: `${queue.rejected} requests for ${queue.model} on ${queue.nodeId} were turned away`,
-          description: `The queue for ${queue.model} on ${queue.nodeId} was full ${queue.rejected} times since the router instances started: those clients got 503.`,
+          description: `The queue for ${queue.model} on ${queue.nodeId} was full ${queue.rejected} times in the last ${minutes(queueCountsSpanMs)} min: those clients got 503.`,
           fix: `Add capacity for ${queue.model}: another node with it loaded, or more parallel slots.`,
           nodeId: queue.nodeId,
-          data: { model: queue.model, rejected: queue.rejected },
+          data: { model: queue.model, rejected: queue.rejected, span_s: Math.round(queueCountsSpanMs / 1000) },
         }),
       ),
-  queue_timeouts: ({ queues }) =>
+  queue_timeouts: ({ queues, queueCountsSpanMs }) =>
     sumQueues(queues)
       .filter((queue) => queue.timedOut > 0)
       .map((queue) =>
         finding('queue_timeouts', {
           severity: 'warning',
           title: `${queue.timedOut} requests timed out waiting for ${queue.model} on ${queue.nodeId}`,
-          description: `${queue.timedOut} requests waited in the queue for ${queue.model} on ${queue.nodeId} until they gave up, since the router instances started.`,
+          description: `${queue.timedOut} requests waited in the queue for ${queue.model} on ${queue.nodeId} until they gave up, in the last ${minutes(queueCountsSpanMs)} min.`,
           fix: `Add capacity for ${queue.model}, or find what holds its slots (long generations, hung streams).`,
           nodeId: queue.nodeId,
-          data: { model: queue.model, timed_out: queue.timedOut },
+          data: { model: queue.model, timed_out: queue.timedOut, span_s: Math.round(queueCountsSpanMs / 1000) },
         }),
       ),
   node_at_capacity: ({ queues }) =>

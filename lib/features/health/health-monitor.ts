@@ -3,20 +3,22 @@
  * `HealthInputs`) — the fleet snapshot, this instance's ejections, every instance's queues, the last
  * 24 h of hourly rollups (three Queries per UTC day touched: six at most), the table's write failures —
  * runs them, and keeps the answer for `HEALTH_CACHE_MS`, with one computation in flight at a time, so a
- * page polling it (or the live events stream asking for the score) costs nothing. Write failures are
- * this instance's, counted since its sample at least `WRITE_SPAN_MS` old (or since it started), so an
- * outage that ended long ago stops being reported.
+ * page polling it (or the live events stream asking for the score) costs nothing. Write failures (this
+ * instance's) and queue rejections and time-outs (every instance's, per node and model) are counted over
+ * the last `WRITE_SPAN_MS` or more (./recent-counts), so an outage that ended long ago stops being reported.
  */
 import { version as routerVersion } from '../../../package.json';
 import type { QueueState } from '../../core/fleet/queue-entry';
 import type { HealthInputs, HealthTraffic, TableWrites } from '../../core/health/health-inputs';
 import { type HealthReport, healthReport } from '../../core/health/health-report';
+import { sumQueues } from '../../core/health/queue-checks';
 import type { RollupReader } from '../../services/analytics/rollup-reader';
 import type { OutlierEjection } from '../../services/dispatch/outlier-ejection';
 import type { FleetConfig } from '../../services/platform/config';
 import type { FleetRegistry } from '../../services/registry/registry';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
-import type { WriteBehind } from '../../services/store/write-behind';
+import type { WriteBehind, WriteBehindStats } from '../../services/store/write-behind';
+import { createRecentCounts } from './recent-counts';
 
 /** How long one report is served (the reference's is 30 s; the page polls every few seconds). */
 export const HEALTH_CACHE_MS = 10_000;
@@ -40,33 +42,48 @@ export interface HealthMonitor {
   report(now: number): Promise<HealthReport>;
 }
 
-interface WriteSample {
-  readonly at: number;
-  readonly failedFlushes: number;
-  readonly rejected: number;
+const NO_TRAFFIC: HealthTraffic = { fleetHours: [], nodeHours: [], modelHours: [] };
+
+function writeCounts(stats: WriteBehindStats): Map<string, number> {
+  return new Map([
+    ['writes:failedFlushes', stats.failedFlushes],
+    ['writes:rejected', stats.rejected],
+  ]);
 }
 
-const NO_TRAFFIC: HealthTraffic = { fleetHours: [], nodeHours: [], modelHours: [] };
+function queueCounts(queues: readonly QueueState[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const queue of queues) {
+    counts.set(`rejected:${queue.nodeId}:${queue.model}`, queue.rejected);
+    counts.set(`timedOut:${queue.nodeId}:${queue.model}`, queue.timedOut);
+  }
+  return counts;
+}
 
 export function createHealthMonitor(deps: HealthDeps, startedAt: number = Date.now()): HealthMonitor {
   let cached: { readonly at: number; readonly report: HealthReport } | undefined;
   let inFlight: Promise<HealthReport> | undefined;
-  const first = deps.writeBehind.stats();
-  let samples: WriteSample[] = [{ at: startedAt, failedFlushes: first.failedFlushes, rejected: first.rejected }];
+  const counts = createRecentCounts(WRITE_SPAN_MS, startedAt, writeCounts(deps.writeBehind.stats()));
 
-  /** This instance's write failures since the newest sample at least WRITE_SPAN_MS old (else the first). */
-  const writesAt = (now: number): TableWrites => {
-    const stats = deps.writeBehind.stats();
-    const old = samples.filter((sample) => sample.at <= now - WRITE_SPAN_MS);
-    const base = old[old.length - 1] ?? samples[0] ?? { at: now, failedFlushes: 0, rejected: 0 };
-    samples = [...samples.filter((sample) => sample.at >= base.at), { at: now, ...stats }];
-    return {
-      failedFlushes: stats.failedFlushes - base.failedFlushes,
-      rejected: stats.rejected - base.rejected,
+  /** This instance's write failures and the fleet's queue rejections and time-outs of the last minutes. */
+  const recentCounts = (now: number, queues: readonly QueueState[]) => {
+    const summed = sumQueues(queues);
+    const current = new Map([...writeCounts(deps.writeBehind.stats()), ...queueCounts(summed)]);
+    const { deltas, spanMs } = counts.since(now, current);
+    const delta = (key: string) => deltas.get(key) ?? 0;
+    const writes: TableWrites = {
+      failedFlushes: delta('writes:failedFlushes'),
+      rejected: delta('writes:rejected'),
       pending: deps.writeBehind.pending(),
-      spanMs: now - base.at,
+      spanMs,
       scope: 'this instance',
     };
+    const recentQueues = summed.map((queue) => ({
+      ...queue,
+      rejected: delta(`rejected:${queue.nodeId}:${queue.model}`),
+      timedOut: delta(`timedOut:${queue.nodeId}:${queue.model}`),
+    }));
+    return { writes, queues: recentQueues, spanMs };
   };
 
   const compute = async (now: number): Promise<HealthReport> => {
@@ -85,12 +102,14 @@ export function createHealthMonitor(deps: HealthDeps, startedAt: number = Date.n
         () => ({ rows: NO_TRAFFIC, failed: true }),
       ),
     ]);
+    const recent = recentCounts(now, queues);
     const inputs: HealthInputs = {
       now,
       snapshot,
       freshness: deps.registry.freshness(),
       ejections: [...deps.routing.ejection.ejections(now).values()],
-      queues,
+      queues: recent.queues,
+      queueCountsSpanMs: recent.spanMs,
       traffic: traffic.rows,
       trafficReadFailed: traffic.failed,
       config: {
@@ -99,7 +118,7 @@ export function createHealthMonitor(deps: HealthDeps, startedAt: number = Date.n
         imageGeneration: settings.imageGeneration,
         transcription: settings.transcription,
       },
-      writes: writesAt(now),
+      writes: recent.writes,
       routerVersion,
     };
     return healthReport(inputs);

@@ -175,6 +175,7 @@ export function inputsWith(changes: FleetChanges = {}): HealthInputs {
     queues: ['gpu1', 'gpu2', 'gpu3'].map((nodeId) =>
       makeQueueState({ nodeId, model: CHAT, inFlight: 1, concurrency: 2, completed: 240 }),
     ),
+    queueCountsSpanMs: 300_000,
     traffic: trafficOf(traces),
     trafficReadFailed: false,
     config: {

@@ -9,7 +9,7 @@ import type { QueueState } from '../../../../lib/core/fleet/queue-entry';
 import { createHealthMonitor, HEALTH_CACHE_MS, type HealthDeps } from '../../../../lib/features/health/health-monitor';
 import type { RollupRow } from '../../../../lib/services/analytics/rollup-reader';
 import type { WriteBehindStats } from '../../../../lib/services/store/write-behind';
-import { makeNodeRecord, snapshotOf, T0 } from '../../../helpers/factories';
+import { makeNodeRecord, makeQueueState, snapshotOf, T0 } from '../../../helpers/factories';
 
 const STATS: WriteBehindStats = {
   enqueued: 0,
@@ -24,6 +24,7 @@ const STATS: WriteBehindStats = {
 function fakeDeps(options: { rollupsFail?: boolean } = {}) {
   const calls = { snapshot: 0, windows: [] as TimeWindow[] };
   let stats = STATS;
+  let queues: QueueState[] = [];
   let releaseSnapshot: () => void = () => {};
   let holdSnapshot = false;
   const rows = async (window: TimeWindow): Promise<RollupRow[]> => {
@@ -41,7 +42,7 @@ function fakeDeps(options: { rollupsFail?: boolean } = {}) {
       freshness: () => ({ ageMs: 100, refreshFailed: false }),
     },
     routing: { ejection: { ejections: () => new Map() } },
-    queueView: async (): Promise<QueueState[]> => [],
+    queueView: async (): Promise<QueueState[]> => queues,
     rollups: { fleetHours: rows, nodeHours: rows, modelHours: rows },
     writeBehind: { stats: () => stats, pending: () => 0 },
     config: { modelMap: new Map(), autoRoute: false, imageGeneration: false, transcription: false },
@@ -51,6 +52,7 @@ function fakeDeps(options: { rollupsFail?: boolean } = {}) {
     deps,
     calls,
     setStats: (next: Partial<WriteBehindStats>) => (stats = { ...STATS, ...next }),
+    setQueues: (next: QueueState[]) => (queues = next),
     hold: () => (holdSnapshot = true),
     release: () => releaseSnapshot(),
   };
@@ -116,5 +118,24 @@ describe('health monitor', () => {
     // The sample at +1 min (4 failures) is the base from +6 min on: nothing failed since.
     expect(later.recommendations).toEqual([]);
     expect(muchLater.recommendations).toEqual([]);
+  });
+
+  it('adds up the rejections every instance published per node and model, and forgets them once they are old', async () => {
+    const fake = fakeDeps();
+    const monitor = createHealthMonitor(fake.deps, T0);
+    // Two instances serving gpu1's model: 2 and 3 requests turned away.
+    fake.setQueues([makeQueueState({ rejected: 2 }), makeQueueState({ rejected: 3 })]);
+
+    const during = await monitor.report(T0 + 60_000);
+    const later = await monitor.report(T0 + 7 * 60_000);
+
+    expect(during.recommendations).toEqual([
+      expect.objectContaining({
+        check_id: 'requests_rejected',
+        node_id: 'gpu1',
+        data: { model: 'llama3.2:3b', rejected: 5, span_s: 60 },
+      }),
+    ]);
+    expect(later.recommendations).toEqual([]);
   });
 });
