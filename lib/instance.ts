@@ -7,7 +7,6 @@
  * a config of their own with `initServices`.
  */
 import { randomUUID } from 'node:crypto';
-import { createHealthMonitor, type HealthMonitor } from './features/health/health-monitor';
 import { createRollupReader, type RollupReader } from './services/analytics/rollup-reader';
 import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';
 import { type ApplyContextLayers, createContextLayers } from './services/context-layers/context-layers';
@@ -70,8 +69,6 @@ export interface Services {
   readonly settings: RuntimeSettings;
   /** The context layers of `/v1/messages` and `/v1/responses` (clearing, summarising, the cap). */
   readonly contextLayers: ApplyContextLayers;
-  /** The health report (`/dashboard/api/health`, the score of `/dashboard/events`), cached briefly. */
-  readonly health: HealthMonitor;
 }
 
 /** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
@@ -143,7 +140,7 @@ export function initServices(config: FleetConfig): Services {
     concurrencyOverrides: config.nodeConcurrency,
   });
   const traces = createTraceRecorder(writeBehind, { instanceId: INSTANCE_ID });
-  const built: Omit<Services, 'health'> = {
+  services = {
     config,
     table,
     registry,
@@ -179,7 +176,6 @@ export function initServices(config: FleetConfig): Services {
       },
     }),
   };
-  services = { ...built, health: createHealthMonitor(built) };
   return services;
 }
 
