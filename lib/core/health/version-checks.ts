@@ -92,15 +92,17 @@ export const VERSION_CHECKS: HealthChecks = {
         }),
       ];
     }),
+  // Listed nodes only: the router asks their /api/version itself, while node agents (as the reference's)
+  // need not report it — an agent fleet would otherwise fire this on every node.
   ollama_version_unknown: ({ snapshot }) =>
     live(snapshot.nodes)
-      .filter((node) => node.version === undefined)
+      .filter((node) => node.source === 'listed' && node.version === undefined)
       .map((node) =>
         finding('ollama_version_unknown', {
           severity: 'info',
           title: `${node.id}'s Ollama version is unknown`,
-          description: `${node.id} never reported its Ollama version (/api/version).`,
-          fix: 'Check that /api/version answers on the node, or upgrade the node agent to one that reports it.',
+          description: `${node.id} never answered the router's /api/version.`,
+          fix: 'Check that /api/version answers on the node (an Ollama old enough not to have it needs an upgrade).',
           nodeId: node.id,
         }),
       ),

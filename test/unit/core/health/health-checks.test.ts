@@ -167,7 +167,7 @@ const CASES: Readonly<Record<string, readonly [Severity, () => HealthInputs]>> =
   ],
   ollama_version_unknown: [
     'info',
-    () => inputsWith({ records: recordsWith('gpu2', (r) => withoutField(r, 'version')) }),
+    () => inputsWith({ records: recordsWith('gpu2', (r) => ({ ...withoutField(r, 'version'), source: 'listed' })) }),
   ],
   fleet_error_rate: ['warning', () => inputsWith({ traces: tracesWith({ status: 'failed' }, () => true, 10) })],
   high_error_rate: [
@@ -284,6 +284,12 @@ describe('health checks', () => {
   it('are 30 or more, and every one has a case that fires it', () => {
     expect(Object.keys(HEALTH_CHECKS).length).toBeGreaterThanOrEqual(30);
     expect(Object.keys(CASES).sort()).toEqual(Object.keys(HEALTH_CHECKS).sort());
+  });
+
+  it('leave a node agent that does not report its Ollama version alone (the reference agent never does)', () => {
+    const inputs = inputsWith({ records: HEALTHY_RECORDS.map((record) => withoutField(record, 'version')) });
+
+    expect(runChecks(inputs)).toEqual([]);
   });
 
   it.each(Object.entries(CASES))('%s fires when it is true', (checkId, [severity, inputs]) => {
