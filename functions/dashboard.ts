@@ -1,5 +1,5 @@
 /**
- * The dashboard surface (spec §4.7, issue 22): the runtime settings, read and changed; the analytics read
+ * The dashboard surface (spec §4.7, issue 22): the fleet's health; the runtime settings, read and changed; the analytics read
  * from the rollups and the recent traces; model recommendations and management; benchmark runs; the live
  * events stream; and `/metrics` for Prometheus. The handler also takes the benchmark invocations `start`
  * launches in AWS (one run each).
@@ -22,6 +22,8 @@ import {
   serveBenchmarkStart,
 } from '../lib/features/benchmarks/serve-benchmarks';
 import { serveEvents } from '../lib/features/events/serve-events';
+import { createHealthMonitor, type HealthMonitor } from '../lib/features/health/health-monitor';
+import { serveHealth } from '../lib/features/health/serve-health';
 import { createMetricsPage } from '../lib/features/metrics/metrics-page';
 import { serveMetrics } from '../lib/features/metrics/serve-metrics';
 import { serveDashboardDelete } from '../lib/features/model-admin/serve-dashboard-delete';
@@ -32,6 +34,20 @@ import { serveSettings, serveSettingsUpdate } from '../lib/features/settings/ser
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { withBenchmarkInvocations } from '../lib/services/benchmarks/benchmark-invocation';
 import { createHandler, type RouteTable } from '../lib/services/http/handler';
+
+/**
+ * The instance's health monitor (its cache outlives a request: one per container), made on first use
+ * here rather than in lib/instance, so only this function's bundle carries the checks. The health route
+ * and the live events stream share it.
+ */
+const monitors = new WeakMap<Services, HealthMonitor>();
+export function healthMonitor(services: Services): HealthMonitor {
+  const existing = monitors.get(services);
+  if (existing !== undefined) return existing;
+  const created = createHealthMonitor(services);
+  monitors.set(services, created);
+  return created;
+}
 
 /** A run over the instance's services: its dispatcher, traces, queues and table. */
 export const runFleetBenchmark = (services: Services, runId: string): Promise<void> =>
@@ -47,12 +63,17 @@ export const runFleetBenchmark = (services: Services, runId: string): Promise<vo
 
 export const routes = (services: Services): RouteTable => {
   const metrics = createMetricsPage(services);
-  const events = { ...services, health: services.healthScore };
+  const monitor = healthMonitor(services);
+  const events = {
+    ...services,
+    health: async () => ({ score: (await monitor.report(Date.now())).vitals.health_score }),
+  };
   const benchmarks: BenchmarkRoutesDeps = {
     ...services,
     runBenchmark: (runId) => runFleetBenchmark(services, runId),
   };
   return {
+    'GET /dashboard/api/health': (request, response) => serveHealth({ health: monitor }, request, response),
     'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
     'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
     // Analytics, from the rollups.

@@ -77,11 +77,6 @@ export interface Services {
   readonly settings: RuntimeSettings;
   /** The context layers of `/v1/messages` and `/v1/responses` (clearing, summarising, the cap). */
   readonly contextLayers: ApplyContextLayers;
-  /**
-   * The fleet's 0–100 health score for the live events (issue 22 item 7), from the health service;
-   * undefined while none is wired, so the events leave the score out rather than make one up.
-   */
-  healthScore(): Promise<{ readonly score: number } | undefined>;
   /** Benchmark runs, their lock, progress and cancels, shared by every instance through the table. */
   readonly benchmarks: BenchmarkRepository;
   /** Starts a benchmark run in the background here, or as an invocation of its own in AWS. */
@@ -177,7 +172,6 @@ export function initServices(config: FleetConfig): Services {
     ],
     routing,
     dispatcher,
-    healthScore: async () => undefined,
     settings: createRuntimeSettings({
       store: createSettingsRepository(table),
       defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
