@@ -26,8 +26,6 @@ export interface CounterUpdate {
  * histograms can have hundreds of buckets) goes out as several updates (`splitCounters`).
  */
 export const MAX_COUNTERS_PER_UPDATE = 200;
-/** Maxima and set fields per update: the `SET` clause stays within the room the counters leave. */
-export const MAX_SET_PER_UPDATE = 20;
 
 /** Key attributes cannot be updated; the other convention attributes have their own types. */
 const NOT_COUNTERS: ReadonlySet<string> = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'expiresAt', 'doc']);
