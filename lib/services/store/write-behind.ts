@@ -202,7 +202,9 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
 
   async function sendCounters(write: CounterWrite): Promise<void> {
     try {
-      stats.writeRequests += await table.addCounters(write.pk, write.sk, write.counters, write.set, write.maxima);
+      // Awaited first: `+= await` would read the count before the wait and lose concurrent updates.
+      const requests = await table.addCounters(write.pk, write.sk, write.counters, write.set, write.maxima);
+      stats.writeRequests += requests;
       stats.itemsWritten++;
     } catch (error) {
       stats.writeRequests++;
