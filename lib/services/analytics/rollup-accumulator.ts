@@ -20,6 +20,7 @@ import {
   type RollupTrace,
 } from '../../core/analytics/rollup';
 import { MAX_WINDOW_DAYS, MAX_WINDOW_HOURS } from '../../core/analytics/window';
+import { causeText, logger } from '../platform/logger';
 import { keyId } from '../store/item';
 import { dayRollupKey, hourRollupKey, type ItemKey, totalRollupKey } from '../store/keys';
 import type { SourceCounters } from '../store/write-behind';
@@ -128,19 +129,15 @@ function rollupWrites(groups: Iterable<Group>): SourceCounters[] {
     }
   };
   for (const group of groups) {
-    const { hourStart, nodeId: rawNodeId } = group;
-    const model = named(group.model);
-    const dayExpires = (Math.floor(hourStart / DAY_MS) * DAY_MS + DAY_MS) / 1000 + MAX_WINDOW_DAYS * 86_400;
-    const hourExpires = (hourStart + HOUR_MS) / 1000 + MAX_WINDOW_HOURS * 3600;
-    addTo(hourRollupKey(hourStart, { kind: 'fleet' }), hourExpires, group, true);
-    addTo(hourRollupKey(hourStart, { kind: 'model', model }), hourExpires, group);
-    if (rawNodeId !== undefined) {
-      const nodeId = named(rawNodeId);
-      addTo(dayRollupKey(hourStart, { kind: 'node-model', nodeId, model }), dayExpires, group);
-      addTo(hourRollupKey(hourStart, { kind: 'node', nodeId }), hourExpires, group);
-      addTo(totalRollupKey(nodeId, model), undefined, group);
+    let keys: GroupKey[];
+    try {
+      keys = keysOf(group);
+    } catch (error) {
+      // A group no key can be made for (a start time that is not a time) is left out, not the others.
+      logger().limited('rollups', 'warn', 'rollups: a group of traces has no valid key', { cause: causeText(error) });
+      continue;
     }
-    for (const tag of new Set(group.tags)) addTo(dayRollupKey(hourStart, { kind: 'tag', tag }), dayExpires, group);
+    for (const [key, expiresAt, byStyle] of keys) addTo(key, expiresAt, group, byStyle);
   }
   return [...byKey.values()].map(({ key, expiresAt, sums, styles }) => {
     const { counters, maxima } = incrementsOf(sums);
@@ -150,4 +147,27 @@ function rollupWrites(groups: Iterable<Group>): SourceCounters[] {
     }
     return { pk: key.pk, sk: key.sk, counters, maxima, ...(expiresAt === undefined ? {} : { set: { expiresAt } }) };
   });
+}
+
+/** A rollup key, its expiry (epoch seconds; none for totals) and whether it counts styles. */
+type GroupKey = readonly [ItemKey, number | undefined, boolean];
+
+/** The keys one group adds to (the header lists them), all made before any is added to. */
+function keysOf(group: Group): GroupKey[] {
+  const { hourStart, nodeId: rawNodeId } = group;
+  const model = named(group.model);
+  const dayExpires = (Math.floor(hourStart / DAY_MS) * DAY_MS + DAY_MS) / 1000 + MAX_WINDOW_DAYS * 86_400;
+  const hourExpires = (hourStart + HOUR_MS) / 1000 + MAX_WINDOW_HOURS * 3600;
+  const keys: GroupKey[] = [
+    [hourRollupKey(hourStart, { kind: 'fleet' }), hourExpires, true],
+    [hourRollupKey(hourStart, { kind: 'model', model }), hourExpires, false],
+  ];
+  if (rawNodeId !== undefined) {
+    const nodeId = named(rawNodeId);
+    keys.push([dayRollupKey(hourStart, { kind: 'node-model', nodeId, model }), dayExpires, false]);
+    keys.push([hourRollupKey(hourStart, { kind: 'node', nodeId }), hourExpires, false]);
+    keys.push([totalRollupKey(nodeId, model), undefined, false]);
+  }
+  for (const tag of new Set(group.tags)) keys.push([dayRollupKey(hourStart, { kind: 'tag', tag }), dayExpires, false]);
+  return keys;
 }
