@@ -70,6 +70,7 @@ export const HISTOGRAM_PREFIXES = {
   total_tokens: 'hn',
 } as const;
 export type HistogramName = keyof typeof HISTOGRAM_PREFIXES;
+const HISTOGRAM_NAMES = Object.keys(HISTOGRAM_PREFIXES) as HistogramName[];
 
 /** A node's model load this long or longer counts as a cold load. */
 export const COLD_LOAD_MS = 1000;
@@ -95,55 +96,143 @@ export interface IncrementOptions {
   readonly byStyle?: boolean;
 }
 
-/** What one trace adds to a rollup it belongs to. */
-export function traceIncrements(trace: RollupTrace, options: IncrementOptions = {}): RollupIncrements {
-  const counters: Record<string, number> = {};
-  const maxima: Record<string, number> = { last_at: trace.startedAt };
+/**
+ * A rollup being summed in memory (the recorder's accumulator, lib/services/analytics/rollup-accumulator):
+ * the counters as fixed numeric fields, the maxima (`-Infinity` until raised) and one small bucket map per
+ * histogram, so adding a trace is a handful of numeric adds. `incrementsOf` turns it into attributes.
+ */
+export interface RollupSums {
+  readonly counters: Record<RollupCounter, number>;
+  readonly maxima: Record<RollupMaximum, number>;
+  readonly buckets: Readonly<Record<HistogramName, Map<number, number>>>;
+}
+
+export function createRollupSums(): RollupSums {
+  return {
+    counters: {
+      requests: 0,
+      completed: 0,
+      failed: 0,
+      client_disconnected: 0,
+      incomplete: 0,
+      retried: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      latency_ms: 0,
+      ttft_ms: 0,
+      ttft_count: 0,
+      decode_ms: 0,
+      decode_tokens: 0,
+      retries: 0,
+      fallbacks: 0,
+      cached_tokens: 0,
+      cached_count: 0,
+      cold_loads: 0,
+    },
+    maxima: { max_prompt_tokens: -Infinity, max_total_tokens: -Infinity, last_at: -Infinity },
+    buckets: { latency_ms: new Map(), ttft_ms: new Map(), prompt_tokens: new Map(), total_tokens: new Map() },
+  };
+}
+
+function count(buckets: Map<number, number>, value: number): void {
+  const bucket = bucketOf(value);
+  buckets.set(bucket, (buckets.get(bucket) ?? 0) + 1);
+}
+
+function raise(maxima: Record<RollupMaximum, number>, name: RollupMaximum, value: number): void {
+  if (value > maxima[name]) maxima[name] = value;
+}
+
+/**
+ * Adds what one trace counts to `sums`. A `retried` attempt counts only `retried` (it is not a request:
+ * the request's own final trace counts it) and raises `last_at`. Token histograms and maxima count
+ * completed requests with prompt tokens; decode time needs a completed request's TTFT and two tokens.
+ */
+export function addTrace(sums: RollupSums, trace: RollupTrace): void {
+  const { counters, maxima, buckets } = sums;
+  raise(maxima, 'last_at', trace.startedAt);
   if (trace.status === 'retried') {
-    counters['retried'] = 1;
-    return { counters, maxima };
+    counters.retried += 1;
+    return;
   }
   const prompt = trace.promptTokens ?? 0;
   const completion = trace.completionTokens ?? 0;
   const latency = Math.max(0, Math.round(trace.latencyMs));
-  counters['requests'] = 1;
-  counters[trace.status] = 1;
-  counters['prompt_tokens'] = prompt;
-  counters['completion_tokens'] = completion;
-  counters['latency_ms'] = latency;
-  counters[`${HISTOGRAM_PREFIXES.latency_ms}${bucketOf(latency)}`] = 1;
-  if (trace.retries > 0) counters['retries'] = trace.retries;
-  if (trace.fallbackModel !== undefined) counters['fallbacks'] = 1;
+  counters.requests += 1;
+  counters[trace.status] += 1;
+  counters.prompt_tokens += prompt;
+  counters.completion_tokens += completion;
+  counters.latency_ms += latency;
+  count(buckets.latency_ms, latency);
+  counters.retries += trace.retries;
+  if (trace.fallbackModel !== undefined) counters.fallbacks += 1;
   const ttft = trace.timeToFirstTokenMs;
   if (ttft !== undefined && Number.isFinite(ttft)) {
     const rounded = Math.max(0, Math.round(ttft));
-    counters['ttft_ms'] = rounded;
-    counters['ttft_count'] = 1;
-    counters[`${HISTOGRAM_PREFIXES.ttft_ms}${bucketOf(rounded)}`] = 1;
+    counters.ttft_ms += rounded;
+    counters.ttft_count += 1;
+    count(buckets.ttft_ms, rounded);
     if (trace.status === 'completed' && completion > 1 && latency > rounded) {
-      counters['decode_ms'] = latency - rounded;
-      counters['decode_tokens'] = completion - 1;
+      counters.decode_ms += latency - rounded;
+      counters.decode_tokens += completion - 1;
     }
   }
   if (trace.cachedTokens !== undefined) {
-    counters['cached_tokens'] = trace.cachedTokens;
-    counters['cached_count'] = 1;
+    counters.cached_tokens += trace.cachedTokens;
+    counters.cached_count += 1;
   }
-  if (trace.loadMs !== undefined && trace.loadMs >= COLD_LOAD_MS) counters['cold_loads'] = 1;
+  if (trace.loadMs !== undefined && trace.loadMs >= COLD_LOAD_MS) counters.cold_loads += 1;
   if (trace.status === 'completed' && prompt > 0) {
     const total = prompt + completion;
-    counters[`${HISTOGRAM_PREFIXES.prompt_tokens}${bucketOf(prompt)}`] = 1;
-    // The same bucket can come up twice only when completion is 0; then it counts in both histograms.
-    const totalKey = `${HISTOGRAM_PREFIXES.total_tokens}${bucketOf(total)}`;
-    counters[totalKey] = (counters[totalKey] ?? 0) + 1;
-    maxima['max_prompt_tokens'] = prompt;
-    maxima['max_total_tokens'] = total;
+    count(buckets.prompt_tokens, prompt);
+    count(buckets.total_tokens, total);
+    raise(maxima, 'max_prompt_tokens', prompt);
+    raise(maxima, 'max_total_tokens', total);
   }
-  if (options.byStyle === true) {
-    counters[`style_${trace.style}`] = 1;
-    if (trace.status !== 'completed') counters[`style_${trace.style}_failed`] = 1;
+}
+
+/** Adds `from` into `into`: counters and buckets summed, maxima the larger. */
+export function addSums(into: RollupSums, from: RollupSums): void {
+  for (const name of ROLLUP_COUNTERS) into.counters[name] += from.counters[name];
+  for (const name of ROLLUP_MAXIMA) raise(into.maxima, name, from.maxima[name]);
+  for (const name of HISTOGRAM_NAMES) {
+    const buckets = into.buckets[name];
+    for (const [bucket, value] of from.buckets[name]) buckets.set(bucket, (buckets.get(bucket) ?? 0) + value);
+  }
+}
+
+/**
+ * The attributes a rollup item gets from `sums`: counters and buckets that counted something, maxima
+ * that were raised, and with `style`, the requests of that style and those of them not completed.
+ */
+export function incrementsOf(sums: RollupSums, style?: string): RollupIncrements {
+  const counters: Record<string, number> = {};
+  const maxima: Record<string, number> = {};
+  for (const name of ROLLUP_COUNTERS) {
+    const value = sums.counters[name];
+    if (value !== 0) counters[name] = value;
+  }
+  for (const name of ROLLUP_MAXIMA) {
+    const value = sums.maxima[name];
+    if (value !== -Infinity) maxima[name] = value;
+  }
+  for (const name of HISTOGRAM_NAMES) {
+    const prefix = HISTOGRAM_PREFIXES[name];
+    for (const [bucket, value] of sums.buckets[name]) counters[`${prefix}${bucket}`] = value;
+  }
+  if (style !== undefined && sums.counters.requests > 0) {
+    counters[`style_${style}`] = sums.counters.requests;
+    const failed = sums.counters.requests - sums.counters.completed;
+    if (failed > 0) counters[`style_${style}_failed`] = failed;
   }
   return { counters, maxima };
+}
+
+/** What one trace adds to a rollup it belongs to (`addTrace` on empty sums, as attributes). */
+export function traceIncrements(trace: RollupTrace, options: IncrementOptions = {}): RollupIncrements {
+  const sums = createRollupSums();
+  addTrace(sums, trace);
+  return incrementsOf(sums, options.byStyle === true ? trace.style : undefined);
 }
 
 const PREFIX_TO_HISTOGRAM: ReadonlyMap<string, HistogramName> = new Map(

@@ -21,6 +21,8 @@ export interface ChatOutcome {
    * durations on its last line: how a one-object answer, which arrives whole, still tells its TTFT.
    */
   readonly nodeFirstTokenMs?: number;
+  /** How long the node spent loading the model, ms (Ollama `load_duration` on its last line): a cold load's mark. */
+  readonly loadMs?: number;
 }
 
 export interface ChatOutput<Chunk> {

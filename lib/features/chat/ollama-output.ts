@@ -41,6 +41,7 @@ export function outcomeOf(final: Final | undefined): ChatOutcome {
   if (typeof final.prompt_eval_count === 'number') outcome.promptTokens = final.prompt_eval_count;
   if (typeof final.eval_count === 'number') outcome.completionTokens = final.eval_count;
   if (typeof final.done_reason === 'string') outcome.finishReason = final.done_reason;
+  if (typeof final.load_duration === 'number') outcome.loadMs = Math.round(final.load_duration / NS_PER_MS);
   const firstToken = nodeFirstTokenMs(final);
   if (firstToken !== undefined) outcome.nodeFirstTokenMs = firstToken;
   return outcome;

@@ -121,7 +121,8 @@ export async function embedTexts(
     };
     const reply = readNodeEmbeddings(answer.body.toString('utf8'), expected);
     const promptTokens = reply.promptEvalCount ?? cut.tokens;
-    return { value: { reply, promptTokens }, promptTokens, completionTokens: 0 };
+    const loaded = reply.loadDuration === undefined ? {} : { loadMs: Math.round(reply.loadDuration / 1e6) };
+    return { value: { reply, promptTokens }, promptTokens, completionTokens: 0, ...loaded };
   };
   const routing: RoutingRequest = {
     model: embed.model,

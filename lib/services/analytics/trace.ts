@@ -12,13 +12,21 @@
  * a table write of its own: at a thousand requests a second that is one or two writes a second, not
  * forty BatchWrites, and the AWS SDK's per-request work goes with them. No trace is lost to its size:
  * each is cut to its bounds first (./bounded-trace), so it fits a page and its usage keys fit the table.
+ *
+ * The rollups (issue 22 item 1) go out the same way: a trace is summed in memory into its group
+ * (./rollup-accumulator, one Map lookup and a few adds), and when the queue drains, each rollup key the
+ * second's traces touched gets one counter write (an `ADD` that also raises its maxima): a few dozen
+ * writes a second however many requests, none of them on the request's path.
+ *
+ * Benchmark traffic (`benchmarkRunId` set, by the benchmark runner) is kept out of the users' analytics:
+ * its traces are written to the pages like any other, and add nothing to any rollup.
  */
 
-import { traceIncrements } from '../../core/analytics/rollup';
 import type { DocItem } from '../store/item';
-import { dayRollupKey, hourRollupKey, totalRollupKey, tracePageKey } from '../store/keys';
+import { tracePageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
 import { boundedTrace } from './bounded-trace';
+import { createRollupAccumulator } from './rollup-accumulator';
 import { TracePages } from './trace-pages';
 
 export type TraceStatus = 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
@@ -68,7 +76,11 @@ export interface Trace {
   readonly clientIp: string;
   readonly finishReason?: string;
   readonly error?: string;
-  /** Set on a benchmark run's own requests (tag `benchmark`), which stay out of the users' analytics. */
+  /** How long the node spent loading the model for this request, ms, where it says (Ollama `load_duration`). */
+  readonly loadMs?: number;
+  /** Prompt tokens the node served from its cache, where its protocol reports them (Ollama's does not). */
+  readonly cachedTokens?: number;
+  /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
   readonly benchmarkRunId?: string;
 }
 
@@ -99,15 +111,17 @@ export interface TraceRecorderOptions {
 export const MAX_PAGE_BYTES = 350 * 1024;
 
 export function createTraceRecorder(
-  queue: Pick<WriteBehind, 'add' | 'addSource' | 'touch'>,
+  queue: Pick<WriteBehind, 'addSource' | 'touch'>,
   options: TraceRecorderOptions,
 ): TraceRecorder {
   const maxPageBytes = options.maxPageBytes ?? 256 * 1024;
   if (maxPageBytes > MAX_PAGE_BYTES) throw new Error(`maxPageBytes ${maxPageBytes} is over ${MAX_PAGE_BYTES}`);
   const pages = new TracePages(maxPageBytes);
+  const rollups = createRollupAccumulator();
   let sequence = 0;
   const source: ItemSource = {
-    hasPending: () => pages.hasPending(),
+    hasPending: () => pages.hasPending() || rollups.hasPending(),
+    drainCounters: () => rollups.drain(),
     drain: () =>
       pages.take().map(
         ({ firstStartedAt, doc }): DocItem => ({
@@ -123,21 +137,8 @@ export function createTraceRecorder(
     record(recorded) {
       const trace = boundedTrace(recorded);
       pages.add(trace.startedAt, JSON.stringify(trace));
+      if (trace.benchmarkRunId === undefined) rollups.add(trace);
       queue.touch();
-      // Interim (issue 22): every rollup key of the trace gets its increments; maxima are not kept yet.
-      const { counters } = traceIncrements(trace);
-      const model = trace.servedModel ?? trace.requestedModel;
-      const keys = [
-        hourRollupKey(trace.startedAt, { kind: 'fleet' }),
-        hourRollupKey(trace.startedAt, { kind: 'model', model }),
-      ];
-      if (trace.nodeId !== undefined) {
-        keys.push(dayRollupKey(trace.startedAt, { kind: 'node-model', nodeId: trace.nodeId, model }));
-        keys.push(hourRollupKey(trace.startedAt, { kind: 'node', nodeId: trace.nodeId }));
-        keys.push(totalRollupKey(trace.nodeId, model));
-      }
-      for (const tag of trace.tags) keys.push(dayRollupKey(trace.startedAt, { kind: 'tag', tag }));
-      for (const key of keys) queue.add(key.pk, key.sk, counters);
     },
   };
 }

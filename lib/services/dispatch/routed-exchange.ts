@@ -172,6 +172,8 @@ export interface RoutedValue<T> {
   readonly value: T;
   readonly promptTokens?: number;
   readonly completionTokens?: number;
+  /** How long the node spent loading the model, ms, where its reply says (the trace's `loadMs`). */
+  readonly loadMs?: number;
 }
 
 export interface RoutedResult<T> {
@@ -231,6 +233,7 @@ export async function exchangeWhole<T>(
         fields: {
           ...(interpreted.promptTokens !== undefined ? { promptTokens: interpreted.promptTokens } : {}),
           ...(interpreted.completionTokens !== undefined ? { completionTokens: interpreted.completionTokens } : {}),
+          ...(interpreted.loadMs !== undefined ? { loadMs: interpreted.loadMs } : {}),
         },
       };
     } finally {

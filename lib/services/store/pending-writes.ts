@@ -1,9 +1,11 @@
 /**
  * The merge buffer behind the write-behind queue (ARCHITECTURE.md §3.5): puts collapsed per key (a later
  * put replaces an earlier one — BatchWrite also refuses one key twice), counter increments to one key
- * summed, and failed writes put back without undoing anything newer that arrived meanwhile.
+ * summed (maxima merged: the larger wins), and failed writes put back without undoing anything newer that
+ * arrived meanwhile. A write of more counters than one update can carry is taken as several
+ * (counter-update `splitCounters`), each sent, failed and put back on its own, so none is counted twice.
  */
-import type { CounterFields, CounterSet } from './counter-update';
+import { type CounterFields, type CounterMaxima, type CounterSet, splitCounters } from './counter-update';
 import { type DocItem, keyId } from './item';
 
 export interface CounterWrite {
@@ -11,6 +13,8 @@ export interface CounterWrite {
   readonly sk: string;
   readonly counters: Record<string, number>;
   readonly set: Record<string, string | number>;
+  /** Attributes raised to at least these values (lib/services/store/table `addCounters`). */
+  readonly maxima: Record<string, number>;
 }
 
 /**
@@ -23,7 +27,7 @@ export interface PendingWrites {
   /** True when the put replaced a queued put of the same key. */
   put(item: DocItem): boolean;
   /** True when the increments merged into a queued write of the same key. */
-  add(pk: string, sk: string, counters: CounterFields, set: CounterSet): boolean;
+  add(pk: string, sk: string, counters: CounterFields, set: CounterSet, maxima?: CounterMaxima): boolean;
   /** A put that failed in flight; ignored when a newer put of its key is queued. */
   requeuePut(item: DocItem): void;
   /** Increments that failed in flight; summed into any newer ones, whose `set` fields win. */
@@ -36,9 +40,29 @@ export interface PendingWrites {
 
 // for…in over these small plain records, not Object.entries: every routed request adds its counters
 // here (twice with a tag), and an array of pairs per call was a measurable part of its cost.
-function mergeInto(into: CounterWrite, counters: CounterFields, set: CounterSet): void {
+function mergeInto(into: CounterWrite, counters: CounterFields, set: CounterSet, maxima: CounterMaxima): void {
   for (const name in counters) into.counters[name] = (into.counters[name] ?? 0) + (counters[name] as number);
   for (const name in set) into.set[name] = set[name] as string | number;
+  for (const name in maxima) {
+    const value = maxima[name] as number;
+    const held = into.maxima[name];
+    if (held === undefined || value > held) into.maxima[name] = value;
+  }
+}
+
+const NONE: CounterMaxima = {};
+
+/** A write as the updates that carry it: counters split, the set fields in each, the maxima in the first. */
+function parts(write: CounterWrite): CounterWrite[] {
+  const counters = splitCounters(write.counters);
+  if (counters.length === 1) return [write];
+  return counters.map((part, index) => ({
+    pk: write.pk,
+    sk: write.sk,
+    counters: part,
+    set: write.set,
+    maxima: index === 0 ? write.maxima : {},
+  }));
 }
 
 export function createPendingWrites(batchSize: number): PendingWrites {
@@ -52,18 +76,22 @@ export function createPendingWrites(batchSize: number): PendingWrites {
       puts.set(key, item);
       return replaced;
     },
-    add(pk, sk, increments, set) {
+    add(pk, sk, increments, set, maxima = NONE) {
       for (const name in increments) {
         const amount = increments[name] as number;
         if (!Number.isFinite(amount)) throw new Error(`counter "${name}" cannot be incremented by ${amount}`);
       }
+      for (const name in maxima) {
+        const value = maxima[name] as number;
+        if (!Number.isFinite(value)) throw new Error(`maximum "${name}" cannot be ${value}`);
+      }
       const key = keyId(pk, sk);
       const existing = counters.get(key);
       if (existing !== undefined) {
-        mergeInto(existing, increments, set);
+        mergeInto(existing, increments, set, maxima);
         return true;
       }
-      counters.set(key, { pk, sk, counters: { ...increments }, set: { ...set } });
+      counters.set(key, { pk, sk, counters: { ...increments }, set: { ...set }, maxima: { ...maxima } });
       return false;
     },
     requeuePut(item) {
@@ -78,8 +106,9 @@ export function createPendingWrites(batchSize: number): PendingWrites {
         sk: write.sk,
         counters: { ...write.counters },
         set: { ...write.set },
+        maxima: { ...write.maxima },
       };
-      if (newer !== undefined) mergeInto(merged, newer.counters, newer.set);
+      if (newer !== undefined) mergeInto(merged, newer.counters, newer.set, newer.maxima);
       counters.set(key, merged);
     },
     takePuts(scope) {
@@ -94,7 +123,7 @@ export function createPendingWrites(batchSize: number): PendingWrites {
     },
     takeCounters(scope) {
       if (scope === 'full' && counters.size < batchSize) return [];
-      const writes = [...counters.values()];
+      const writes = [...counters.values()].flatMap(parts);
       counters = new Map();
       return writes;
     },

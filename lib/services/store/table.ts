@@ -7,7 +7,7 @@
 import type { DynamoDBClient, QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { sleep as realSleep } from './backoff';
 import { batchPut } from './batch-put';
-import { buildCounterUpdate, type CounterFields, type CounterSet } from './counter-update';
+import type { CounterFields, CounterMaxima, CounterSet } from './counter-update';
 import {
   type AttributeMap,
   type DocItem,
@@ -18,6 +18,7 @@ import {
   type StoredItem,
   unmarshalItem,
 } from './item';
+import { createMaximaWriter } from './maxima-writer';
 import { dynamoSdk } from './sdk';
 import type { BatchWriteOutcome } from './store-errors';
 import { createTableCall, type TableCall } from './table-call';
@@ -55,8 +56,18 @@ export interface Table {
   deleteItem(pk: string, sk: string, options?: DeleteOptions): Promise<boolean>;
   /** Conditional put; false when an item holds the key (one that expired before `orExpiredBefore` does not). */
   putIfAbsent(item: DocItem, options?: PutIfAbsentOptions): Promise<boolean>;
-  /** One UpdateItem: `ADD` each counter (creating the item if needed) and `SET` the extra fields. */
-  addCounters(pk: string, sk: string, counters: CounterFields, set?: CounterSet): Promise<void>;
+  /**
+   * `ADD` each counter (creating the item if needed), `SET` the extra fields and raise each of `maxima` to
+   * at least its value, exactly and without a read (`raiseMaxima`). Resolves with the requests it took:
+   * one, unless a maximum's condition failed. Never applies the counters twice.
+   */
+  addCounters(
+    pk: string,
+    sk: string,
+    counters: CounterFields,
+    set?: CounterSet,
+    maxima?: CounterMaxima,
+  ): Promise<number>;
   /** BatchWriteItem in chunks of 25, re-sending unprocessed items; throws `BatchWriteIncompleteError`. */
   batchPut(items: readonly DocItem[]): Promise<BatchWriteOutcome>;
 }
@@ -96,6 +107,12 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
     concurrency: options.batchConcurrency ?? 4,
     maxUnprocessedRounds: options.maxUnprocessedRounds ?? 8,
   };
+
+  const counterWriter = createMaximaWriter(async (pk, sk, update) => {
+    const command = new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...update });
+    const applied = call((abortSignal) => client.send(command, { abortSignal })).then(() => true);
+    return (await conditional(applied)) ?? false;
+  });
 
   return {
     name,
@@ -149,12 +166,7 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
         (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
       );
     },
-    async addCounters(pk, sk, counters, set = {}) {
-      const update = buildCounterUpdate(counters, set);
-      if (update === undefined) return;
-      const command = new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...update });
-      await call((abortSignal) => client.send(command, { abortSignal }));
-    },
+    addCounters: (pk, sk, counters, set = {}, maxima = {}) => counterWriter.write(pk, sk, counters, set, maxima),
     batchPut: (items) => batchPut(batchContext, items),
   };
 }

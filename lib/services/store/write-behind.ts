@@ -7,13 +7,15 @@
  * never dropped — except a write the table rejects as invalid on its own, which is reported and
  * counted (`rejected`): retrying it could never succeed and would block every later flush.
  * Sources (`addSource`) hold many small records that are written together as a few items (a page of
- * traces is one item, not one write each): every round that drains the queue asks them for their items
- * first, and from then on those items are queued, retried and flushed like any put.
+ * traces is one item, not one write each) and counter writes (a second's rollups, summed per key):
+ * every round that drains the queue asks them for both first, and from then on those are queued,
+ * merged, retried and flushed like any put and `add`. A counter write may raise maxima too (the table's
+ * `addCounters`: one request unless another writer raised one higher).
  */
 import { causeText, logger } from '../platform/logger';
 import { backoffDelay, sleep as realSleep } from './backoff';
 import { chunk, settleLimited } from './concurrency';
-import type { CounterFields, CounterSet } from './counter-update';
+import type { CounterFields, CounterMaxima, CounterSet } from './counter-update';
 import { type DocItem, keyId } from './item';
 import { type CounterWrite, createPendingWrites, type TakeScope } from './pending-writes';
 import { BatchWriteIncompleteError, isPermanentWriteError } from './store-errors';
@@ -52,7 +54,7 @@ export interface WriteBehindStats {
   readonly enqueued: number;
   /** Calls absorbed into a queued write to the same key (a replaced put, a summed increment). */
   readonly merged: number;
-  /** BatchWriteItem and UpdateItem requests sent, re-sends included. */
+  /** BatchWriteItem and UpdateItem requests sent, re-sends and the extra requests of a raised maximum included. */
   readonly writeRequests: number;
   /** Items and counter updates the table confirmed. */
   readonly itemsWritten: number;
@@ -70,6 +72,17 @@ export interface ItemSource {
   hasPending(): boolean;
   /** The items built from everything recorded since the last call; afterwards the source is empty. */
   drain(): DocItem[];
+  /** The counter writes built from what was recorded, taken with the items (same contract). */
+  drainCounters?(): readonly SourceCounters[];
+}
+
+/** A counter write a source hands over: the queue sums it into any queued write of its key. */
+export interface SourceCounters {
+  readonly pk: string;
+  readonly sk: string;
+  readonly counters: CounterFields;
+  readonly set?: CounterSet;
+  readonly maxima?: CounterMaxima;
 }
 
 export interface WriteBehind {
@@ -78,7 +91,8 @@ export interface WriteBehind {
   addSource(source: ItemSource): void;
   /** A source has something new: make sure it goes out within the flush interval. */
   touch(): void;
-  add(pk: string, sk: string, counters: CounterFields, set?: CounterSet): void;
+  /** Sums `counters` into the key's queued write; `set` fields replace, `maxima` merge to the larger. */
+  add(pk: string, sk: string, counters: CounterFields, set?: CounterSet, maxima?: CounterMaxima): void;
   flush(): Promise<void>;
   /** Flushes and stops the timer. Later writes are still accepted and flushed at once. */
   close(): Promise<void>;
@@ -187,11 +201,13 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
   }
 
   async function sendCounters(write: CounterWrite): Promise<void> {
-    stats.writeRequests++;
     try {
-      await table.addCounters(write.pk, write.sk, write.counters, write.set);
+      // Awaited first: `+= await` would read the count before the wait and lose concurrent updates.
+      const requests = await table.addCounters(write.pk, write.sk, write.counters, write.set, write.maxima);
+      stats.writeRequests += requests;
       stats.itemsWritten++;
     } catch (error) {
+      stats.writeRequests++;
       if (isPermanentWriteError(error)) {
         reject(error, `the counter update of ${write.pk} / ${write.sk}`);
         return;
@@ -212,9 +228,15 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
     return [...chunk(batched, maxBatch), ...single.map((item) => [item])].map((group) => () => sendPuts(group));
   }
 
+  function drainSource(source: ItemSource): void {
+    for (const item of source.drain()) buffer.put(item);
+    for (const write of source.drainCounters?.() ?? [])
+      buffer.add(write.pk, write.sk, write.counters, write.set ?? {}, write.maxima);
+  }
+
   /** Sends what the scope takes; resolves with the first error, or undefined when all was written. */
   async function sendRound(scope: TakeScope): Promise<unknown> {
-    if (scope === 'all') for (const source of sources) for (const item of source.drain()) buffer.put(item);
+    if (scope === 'all') for (const source of sources) drainSource(source);
     const items = buffer.takePuts(scope);
     const writes = buffer.takeCounters(scope);
     inFlight += items.length + writes.length;
@@ -307,8 +329,8 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
       stats.enqueued++;
       schedule();
     },
-    add(pk, sk, increments, set = {}) {
-      if (buffer.add(pk, sk, increments, set)) stats.merged++;
+    add(pk, sk, increments, set = {}, maxima = {}) {
+      if (buffer.add(pk, sk, increments, set, maxima)) stats.merged++;
       stats.enqueued++;
       schedule();
     },

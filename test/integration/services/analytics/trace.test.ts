@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MAX_WINDOW_DAYS } from '../../../../lib/core/analytics/window';
 import { mergeTags } from '../../../../lib/core/scoring/tags';
 import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../../lib/services/analytics/bounded-trace';
 import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
@@ -72,8 +73,10 @@ describe('createTraceRecorder', () => {
       ],
     });
     expect(pages[0]?.expiresAt).toBe(Math.floor((NOW + 5000) / 1000) + 30 * 24 * 3600);
-    // One page, and one counter write per rollup key the three traces touch (issue 22 rollups).
-    expect(queue.stats().writeRequests).toBeLessThanOrEqual(11);
+    // One BatchWrite for the page, and one UpdateItem per rollup key the three traces touch — the hour's
+    // fleet and model, the day's node × model, the hour's node and the all-time node × model for gpu-1
+    // and gpu-2, the day's two tags: 10. Each key is new, so raising its maxima never fails a condition.
+    expect(queue.stats().writeRequests).toBe(11);
     const usage = usageKey(NOW, 'gpu-1', 'llama3.2:3b');
     expect((await store.table.getDoc(usage.pk, usage.sk))?.attributes).toEqual(
       expect.objectContaining({ requests: 2, completed: 1, failed: 1, prompt_tokens: 52, completion_tokens: 40 }),
@@ -83,6 +86,9 @@ describe('createTraceRecorder', () => {
       expect.objectContaining({ retried: 1 }),
     );
     expect((await store.table.getDoc(retriedNode.pk, retriedNode.sk))?.attributes['requests']).toBeUndefined();
+    // Day rollups live MAX_WINDOW_DAYS past their day.
+    const dayEnd = (Math.floor((NOW + 5000) / 86_400_000) + 1) * 86_400;
+    expect((await store.table.getDoc(usage.pk, usage.sk))?.expiresAt).toBe(dayEnd + MAX_WINDOW_DAYS * 86_400);
     const tag = tagUsageKey(NOW, 'user:ada');
     expect((await store.table.getDoc(tag.pk, tag.sk))?.attributes).toEqual(expect.objectContaining({ requests: 1 }));
   });

@@ -149,6 +149,8 @@ describe('the time to first token of a one-object answer', () => {
     // 10 + 20 + one of ten tokens (10) after the request was sent: 40 ms, plus the router's own moments.
     expect(trace.timeToFirstTokenMs).toBeGreaterThanOrEqual(40);
     expect(trace.timeToFirstTokenMs).toBeLessThan(150);
+    // The node's own load, in ms: what the rollups count cold loads by.
+    expect(trace.loadMs).toBe(10);
   });
 
   it('is left out when the node does not say', async () => {
@@ -158,5 +160,7 @@ describe('the time to first token of a one-object answer', () => {
 
     expect(traces).toHaveLength(1);
     expect(traces[0]?.timeToFirstTokenMs).toBeUndefined();
+    expect(traces[0]?.loadMs).toBeUndefined();
+    expect(traces[0]?.cachedTokens).toBeUndefined();
   });
 });

@@ -90,6 +90,7 @@ describe('exchangeWhole', () => {
     const result = await exchangeWhole(services, input(), (answer) => ({
       value: JSON.parse(answer.body.toString()) as unknown,
       promptTokens: 3,
+      loadMs: 1200,
     }));
 
     expect(result.value).toEqual({ embeddings: [[1, 2]] });
@@ -102,6 +103,7 @@ describe('exchangeWhole', () => {
         requestedModel: 'embedder',
         servedModel: 'embedder:latest',
         promptTokens: 3,
+        loadMs: 1200,
         tags: ['team:search'],
       }),
     ]);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DocItem } from '../../../../lib/services/store/item';
 import { lockKey, prefixedKey } from '../../../../lib/services/store/keys';
 import { BatchWriteIncompleteError } from '../../../../lib/services/store/store-errors';
+import { openTable } from '../../../../lib/services/store/table';
 import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -243,6 +244,33 @@ describe('table', () => {
     it('refuses to touch key attributes', async () => {
       await expect(store.table.addCounters('C#bad', 'x', { pk: 1 })).rejects.toThrow(/cannot be a counter/);
       await expect(store.table.addCounters('C#bad', 'x', {}, { sk: 'y' })).rejects.toThrow(/key attribute/);
+    });
+  });
+
+  describe('addCounters with maxima', () => {
+    it('raises each maximum only upwards, adds the counters once, and counts the requests it took', async () => {
+      // Two writers (two router instances): each remembers only what it raised itself.
+      const first = store.table;
+      const second = openTable(store.client, store.tableName);
+      const [pk, sk] = ['MAX#two', 'x'];
+
+      expect(await first.addCounters(pk, sk, { requests: 2 }, {}, { top: 10, last_at: 100 })).toBe(1);
+      // Lower than what is stored: the combined update fails its condition and applies nothing; each
+      // maximum is then tried alone (and stays), and the counters go out once, unconditionally.
+      expect(
+        await second.addCounters(pk, sk, { requests: 3 }, { expiresAt: 4_000_000_000 }, { top: 5, last_at: 90 }),
+      ).toBe(4);
+      expect(await second.addCounters(pk, sk, { requests: 1 }, {}, { top: 20, last_at: 95 })).toBe(4);
+      // The first writer raised `top` to 10 itself: 8 is left out, and `last_at` rises in the one update.
+      expect(await first.addCounters(pk, sk, { requests: 1 }, {}, { top: 8, last_at: 120 })).toBe(1);
+
+      expect((await first.getDoc(pk, sk))?.attributes).toEqual({ requests: 7, top: 20, last_at: 120 });
+    });
+
+    it('raises a maximum of an absent item, and creates the item with it', async () => {
+      expect(await store.table.addCounters('MAX#new', 'x', {}, {}, { top: 3 })).toBe(1);
+
+      expect((await store.table.getDoc('MAX#new', 'x'))?.attributes).toEqual({ top: 3 });
     });
   });
 

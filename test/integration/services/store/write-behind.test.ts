@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sumRollups } from '../../../../lib/core/analytics/rollup';
+import { createRollupReader } from '../../../../lib/services/analytics/rollup-reader';
 import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
 import type { CounterFields, CounterSet } from '../../../../lib/services/store/counter-update';
 import type { DocItem } from '../../../../lib/services/store/item';
@@ -50,11 +52,11 @@ function recordingTable(table: Table) {
       maybeFail();
       return table.batchPut(items);
     },
-    async addCounters(pk, sk, counters, set) {
+    async addCounters(pk, sk, counters, set, maxima) {
       counterCalls.push({ pk, sk, counters, set });
       await gate;
       maybeFail();
-      return table.addCounters(pk, sk, counters, set);
+      return table.addCounters(pk, sk, counters, set, maxima);
     },
   };
   return {
@@ -86,16 +88,23 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3
   }
 }
 
-function budgetTrace(requestId: string, startedAt: number): Trace {
+/** The `index`-th request of the budget test: one of 3 nodes, 2 models, 2 tags (every combination as often). */
+function budgetTrace(requestId: string, startedAt: number, index: number): Trace {
+  const model = index % 2 === 0 ? 'llama' : 'qwen';
   return {
     requestId,
     startedAt,
     style: 'ollama-chat',
     status: 'completed',
-    requestedModel: 'llama3',
-    latencyMs: 12,
+    requestedModel: model,
+    servedModel: model,
+    nodeId: `node-${index % 3}`,
+    latencyMs: 12 + (index % 300),
+    timeToFirstTokenMs: 5,
+    promptTokens: 100,
+    completionTokens: 20,
     retries: 0,
-    tags: [],
+    tags: [index % 4 < 2 ? 'app:a' : 'app:b'],
     clientIp: '127.0.0.1',
   };
 }
@@ -324,7 +333,7 @@ describe('write-behind', () => {
     expect(queue.pending()).toBe(0);
   });
 
-  it('needs at most 0.1 write requests per routed request, with traces written in pages', async () => {
+  it('needs at most 0.1 write requests per routed request, with traces in pages and rollups summed per key', async () => {
     const timers = manualClock();
     const queue = createWriteBehind(store.table, { clock: timers.clock });
     const traces = createTraceRecorder(queue, { instanceId: 'budget' });
@@ -332,11 +341,10 @@ describe('write-behind', () => {
     // Now: traces expire after 30 days, and reads skip expired items.
     const startedAt = Date.now();
 
-    // Each routed request: one trace and two counters (per model-hour, per node-hour); 500 requests a "second".
+    // 3 nodes × 2 models × 2 tags: each drain writes at most 20 rollup keys (the hour's fleet, 2 models
+    // and 3 nodes, the day's 6 node × models and 2 tags, 6 all-time totals). 500 requests a "second".
     for (let index = 0; index < routed; index++) {
-      traces.record(budgetTrace(`req-${index}`, startedAt + index));
-      queue.add('USAGE#llama', 'H#10', { requests: 1, tokens: 100 });
-      queue.add(`USAGE#node-${index % 3}`, 'H#10', { requests: 1 });
+      traces.record(budgetTrace(`req-${index}`, startedAt + index, index));
       if (index % 500 === 499) timers.fire();
       if (index % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
     }
@@ -349,9 +357,30 @@ describe('write-behind', () => {
       .filter((page) => page.sk.includes('#budget#'))
       .flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces);
     expect(kept.map((trace) => trace.requestId)).toEqual(Array.from({ length: routed }, (_, index) => `req-${index}`));
-    expect((await store.table.getDoc('USAGE#llama', 'H#10'))?.attributes).toEqual({
-      requests: routed,
-      tokens: routed * 100,
-    });
+    const window = { startMs: startedAt, endMs: startedAt + routed };
+    const reader = createRollupReader(store.table);
+    const fleet = sumRollups((await reader.fleetHours(window)).map((row) => row.rollup));
+    expect(fleet.counters.requests).toBe(routed);
+    expect(fleet.counters.prompt_tokens).toBe(routed * 100);
+    expect(fleet.maxima.last_at).toBe(startedAt + routed - 1);
+    const perNodeModel = (await reader.nodeModelDays(window)).map((row) => [
+      row.nodeId,
+      row.model,
+      row.rollup.counters.requests,
+    ]);
+    // 2,000 = 6 × 333 + 2: indices ≡ 0 (node-0, llama) and ≡ 1 (node-1, qwen) mod 6 come once more.
+    expect(perNodeModel.sort()).toEqual([
+      ['node-0', 'llama', 334],
+      ['node-0', 'qwen', 333],
+      ['node-1', 'llama', 333],
+      ['node-1', 'qwen', 334],
+      ['node-2', 'llama', 333],
+      ['node-2', 'qwen', 333],
+    ]);
+    const tags = (await reader.tagDays(window)).map((row) => [row.tag, row.rollup.counters.requests]);
+    expect(tags.sort()).toEqual([
+      ['app:a', routed / 2],
+      ['app:b', routed / 2],
+    ]);
   });
 });

@@ -87,6 +87,7 @@ describe('createAnthropicOutput', () => {
       promptTokens: reply.prompt_eval_count,
       completionTokens: reply.eval_count,
       finishReason: 'stop',
+      loadMs: Math.round((reply.load_duration ?? Number.NaN) / 1e6),
       // Loading, the prompt and one token of the answer, in ms (Ollama's durations are ns).
       nodeFirstTokenMs:
         ((reply.load_duration ?? 0) +

@@ -76,3 +76,34 @@ describe('createOllamaOutput, non-streaming', () => {
     expect(failure?.message).toMatch(/before its final line/);
   });
 });
+
+describe('createOllamaOutput, the outcome', () => {
+  it.each([true, false])('reports the node’s model load in ms from its last line (streaming: %s)', (streaming) => {
+    const output = createOllamaOutput('chat', streaming, undefined);
+
+    driveOutput(
+      output,
+      bytes(
+        { model: 'm', message: { role: 'assistant', content: 'h' }, done: false },
+        {
+          model: 'm',
+          message: { role: 'assistant', content: 'i' },
+          done: true,
+          ...metrics,
+          load_duration: 1_499_600_000,
+          prompt_eval_duration: 100_000_000,
+        },
+      ),
+    );
+
+    expect(output.outcome()).toMatchObject({ loadMs: 1500, promptTokens: 5, completionTokens: 3 });
+  });
+
+  it('leaves the load out where the node does not report it, and reports no cached tokens (Ollama has none)', () => {
+    const output = createOllamaOutput('generate', false, undefined);
+
+    driveOutput(output, bytes({ model: 'm', response: 'ok', done: true, ...metrics }));
+
+    expect(output.outcome()).toEqual({ promptTokens: 5, completionTokens: 3, finishReason: 'stop' });
+  });
+});

@@ -1,0 +1,156 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { bucketOf } from '../../../../lib/core/analytics/histogram';
+import {
+  addRollups,
+  addTrace,
+  COLD_LOAD_MS,
+  createRollupSums,
+  emptyRollup,
+  incrementsOf,
+  type RollupTrace,
+  rollupOf,
+  sumRollups,
+  traceIncrements,
+} from '../../../../lib/core/analytics/rollup';
+
+const AT = Date.UTC(2026, 10, 26, 13, 5);
+
+const completed: RollupTrace = {
+  startedAt: AT,
+  style: 'openai-chat',
+  status: 'completed',
+  latencyMs: 812.4,
+  timeToFirstTokenMs: 120,
+  promptTokens: 26,
+  completionTokens: 40,
+  retries: 1,
+  fallbackModel: 'llama3.2:1b',
+  loadMs: COLD_LOAD_MS,
+};
+
+describe('traceIncrements', () => {
+  it('counts a completed request: tokens, latency, TTFT, decode, retries, fallback, cold load, histograms, maxima', () => {
+    expect(traceIncrements(completed, { byStyle: true })).toEqual({
+      counters: {
+        requests: 1,
+        completed: 1,
+        prompt_tokens: 26,
+        completion_tokens: 40,
+        latency_ms: 812,
+        ttft_ms: 120,
+        ttft_count: 1,
+        decode_ms: 692,
+        decode_tokens: 39,
+        retries: 1,
+        fallbacks: 1,
+        cold_loads: 1,
+        [`hl${bucketOf(812)}`]: 1,
+        [`ht${bucketOf(120)}`]: 1,
+        [`hp${bucketOf(26)}`]: 1,
+        [`hn${bucketOf(66)}`]: 1,
+        'style_openai-chat': 1,
+      },
+      maxima: { max_prompt_tokens: 26, max_total_tokens: 66, last_at: AT },
+    });
+  });
+
+  it.each(['failed', 'client_disconnected', 'incomplete'] as const)(
+    'counts a %s request with its latency and tokens, outside the token histograms and maxima',
+    (status) => {
+      // Below COLD_LOAD_MS a load is not a cold load; no fallback here.
+      const { fallbackModel: _f, ...rest } = completed;
+      expect(traceIncrements({ ...rest, status, loadMs: COLD_LOAD_MS - 1 }, { byStyle: true })).toEqual({
+        counters: {
+          requests: 1,
+          [status]: 1,
+          prompt_tokens: 26,
+          completion_tokens: 40,
+          latency_ms: 812,
+          ttft_ms: 120,
+          ttft_count: 1,
+          retries: 1,
+          [`hl${bucketOf(812)}`]: 1,
+          [`ht${bucketOf(120)}`]: 1,
+          'style_openai-chat': 1,
+          'style_openai-chat_failed': 1,
+        },
+        maxima: { last_at: AT },
+      });
+    },
+  );
+
+  it('counts a retried attempt only as retried (its request counts once, by its final trace)', () => {
+    expect(traceIncrements({ ...completed, status: 'retried' }, { byStyle: true })).toEqual({
+      counters: { retried: 1 },
+      maxima: { last_at: AT },
+    });
+  });
+
+  it('counts cached tokens where the node reports them, zero included, and no TTFT where there is none', () => {
+    const { timeToFirstTokenMs: _t, ...noTtft } = completed;
+    const { counters } = traceIncrements({ ...noTtft, cachedTokens: 0 });
+    expect(counters).toMatchObject({ cached_count: 1 });
+    expect(rollupOf(counters).counters).toMatchObject({ cached_tokens: 0, cached_count: 1 });
+    expect(counters['ttft_count']).toBeUndefined();
+    expect(counters['decode_ms']).toBeUndefined();
+    expect(counters['style_openai-chat']).toBeUndefined();
+  });
+});
+
+const traceArbitrary: fc.Arbitrary<RollupTrace> = fc.record(
+  {
+    startedAt: fc.integer({ min: AT, max: AT + 3_600_000 }),
+    style: fc.constantFrom('openai-chat', 'ollama-chat', 'embeddings'),
+    status: fc.constantFrom('completed', 'failed', 'retried', 'client_disconnected', 'incomplete'),
+    latencyMs: fc.double({ min: 0, max: 600_000, noNaN: true }),
+    timeToFirstTokenMs: fc.integer({ min: 0, max: 60_000 }),
+    promptTokens: fc.integer({ min: 0, max: 200_000 }),
+    completionTokens: fc.integer({ min: 0, max: 10_000 }),
+    retries: fc.integer({ min: 0, max: 3 }),
+    fallbackModel: fc.constant('fallback'),
+    cachedTokens: fc.integer({ min: 0, max: 1000 }),
+    loadMs: fc.integer({ min: 0, max: 5000 }),
+  },
+  { requiredKeys: ['startedAt', 'style', 'status', 'latencyMs', 'retries'] },
+);
+
+const attributesOf = (increments: ReturnType<typeof traceIncrements>) => ({
+  ...increments.counters,
+  ...increments.maxima,
+});
+
+describe('rollupOf and addRollups', () => {
+  it('reads back what the sums of many traces write as the sum of each trace’s own rollup', () => {
+    fc.assert(
+      fc.property(fc.array(traceArbitrary, { maxLength: 40 }), (traces) => {
+        const sums = createRollupSums();
+        for (const trace of traces) addTrace(sums, trace);
+
+        const written = rollupOf(attributesOf(incrementsOf(sums)));
+
+        expect(written).toEqual(sumRollups(traces.map((trace) => rollupOf(attributesOf(traceIncrements(trace))))));
+      }),
+    );
+  });
+
+  it('keeps the larger maximum and adds counters, buckets and style counts', () => {
+    const a = rollupOf(attributesOf(traceIncrements(completed, { byStyle: true })));
+    const b = rollupOf(
+      attributesOf(traceIncrements({ ...completed, startedAt: AT + 1, promptTokens: 10 }, { byStyle: true })),
+    );
+
+    const sum = addRollups(a, b);
+
+    expect(sum.counters.requests).toBe(2);
+    expect(sum.counters.prompt_tokens).toBe(36);
+    expect(sum.maxima).toEqual({ max_prompt_tokens: 26, max_total_tokens: 66, last_at: AT + 1 });
+    expect(sum.histograms.latency_ms.get(bucketOf(812))).toBe(2);
+    expect(sum.styles).toEqual({ 'style_openai-chat': 2 });
+    expect(addRollups(emptyRollup(), a)).toEqual(a);
+  });
+
+  it('ignores attributes that are not the rollup’s', () => {
+    expect(rollupOf({ pk: 'ROLLUP#D#x', expiresAt: 5, hx3: 1, doc: 'x' })).toEqual(emptyRollup());
+  });
+});
