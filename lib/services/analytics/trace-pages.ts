@@ -12,14 +12,18 @@ const PREFIX = '{"traces":[';
 const SUFFIX = ']}';
 const FIRST_CAPACITY = 16 * 1024;
 
-/** A page ready to write: its document as UTF-8, and when its oldest trace started (the page's key). */
+/**
+ * A page ready to write: its document as UTF-8, and the latest start among its traces (the page's key).
+ * No trace in a page started after its key, so a reader going down the keys knows when no unread page
+ * can hold a newer trace (lib/services/analytics/trace-reader).
+ */
 export interface PageDocument {
-  readonly firstStartedAt: number;
+  readonly newestStartedAt: number;
   readonly doc: Buffer;
 }
 
 interface Page {
-  readonly firstStartedAt: number;
+  newestStartedAt: number;
   bytes: Buffer;
   length: number;
   entries: number;
@@ -45,7 +49,7 @@ export class TracePages {
     }
     if (page === undefined) {
       const capacity = Math.max(Math.min(FIRST_CAPACITY, this.maxBytes), PREFIX.length + size + SUFFIX.length);
-      page = { firstStartedAt: startedAt, bytes: Buffer.allocUnsafe(capacity), length: 0, entries: 0 };
+      page = { newestStartedAt: startedAt, bytes: Buffer.allocUnsafe(capacity), length: 0, entries: 0 };
       page.length = page.bytes.write(PREFIX, 0, 'latin1');
       this.open = page;
     }
@@ -59,6 +63,7 @@ export class TracePages {
     if (comma === 1) page.length += page.bytes.write(',', page.length, 'latin1');
     page.length += page.bytes.write(json, page.length, 'utf8');
     page.entries += 1;
+    if (startedAt > page.newestStartedAt) page.newestStartedAt = startedAt;
   }
 
   hasPending(): boolean {
@@ -70,7 +75,7 @@ export class TracePages {
     if (this.open !== undefined) this.sealed.push(this.open);
     const pages = this.sealed.map((page) => {
       const length = page.length + page.bytes.write(SUFFIX, page.length, 'latin1');
-      return { firstStartedAt: page.firstStartedAt, doc: page.bytes.subarray(0, length) };
+      return { newestStartedAt: page.newestStartedAt, doc: page.bytes.subarray(0, length) };
     });
     this.open = undefined;
     this.sealed = [];

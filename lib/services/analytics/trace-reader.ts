@@ -1,15 +1,13 @@
 /**
  * Recent traces, newest first (issue 22 items 1–2): read by key from `gsi1` (partition `TRACE`, sort key
- * the page's first trace's start time, then instance and page number: lib/services/store/keys
+ * the latest start time among the page's traces, then instance and page number: lib/services/store/keys
  * `tracePageKey`), pages newest first, a few at a time, never a Scan.
  *
  * The merge rule. Pages of different instances overlap in time, and inside a page the traces are in the
- * order they were recorded, so the traces found are sorted by start time, newest first. A page holds the
- * traces one instance recorded within one drain of the write-behind (at most `MERGE_SPAN_MS`, a second)
- * of its first, so the reader reads on until the next page's key lies more than that span before the
- * oldest trace it keeps: a page older than that holds nothing newer. This is exact for every trace that
- * started within the span of its page's first trace; one that started later (because that first request
- * ran long, so it was recorded late) may be missing from a short list and appears in a longer one.
+ * order they were recorded (a long request is recorded late), so the traces found are sorted by start
+ * time, newest first. No trace in a page started after the page's key, so once `limit` traces are kept
+ * and the next page's key is before the oldest of them, no unread page holds a newer one: the list is
+ * exact.
  *
  * Traces of benchmark runs (`benchmarkRunId`) stay out unless asked for. A read stops at
  * `MAX_READ_BYTES` of pages and says so (`partial`): a filter that matches almost nothing cannot make
@@ -45,8 +43,6 @@ export interface TraceReader {
   recent(query: TraceQuery): Promise<TraceRead>;
 }
 
-/** How long after its first trace's start a page's other traces start, at most (one write-behind drain). */
-export const MERGE_SPAN_MS = 1000;
 /** Page JSON read per request at most (pages are at most 256 KB). */
 export const MAX_READ_BYTES = 16 * 1024 * 1024;
 const FIRST_BATCH = 4;
@@ -105,7 +101,7 @@ function done(kept: StoredTrace[], limit: number, partial: boolean, pagesRead: n
 function enough(kept: readonly StoredTrace[], limit: number, nextKeyMs: number): boolean {
   if (kept.length < limit) return false;
   const oldestKept = newestFirst([...kept])[limit - 1] as StoredTrace;
-  return nextKeyMs + MERGE_SPAN_MS < oldestKept.startedAt;
+  return nextKeyMs < oldestKept.startedAt;
 }
 
 /** Epoch ms of a page key `2026-11-26T00:17:07.123Z#<instance>#<n>`. */

@@ -19,7 +19,9 @@
  * writes a second however many requests, none of them on the request's path.
  *
  * Benchmark traffic (`benchmarkRunId` set, by the benchmark runner) is kept out of the users' analytics:
- * its traces are written to the pages like any other, and add nothing to any rollup.
+ * its traces are written to the pages like any other, and add nothing to any rollup. So are model pulls
+ * (style `pull`): a download that takes minutes is no request to a model, and counted as one it would
+ * skew that model's latency and make it look in use (recommendations, model management, health).
  */
 
 import type { DocItem } from '../store/item';
@@ -124,9 +126,9 @@ export function createTraceRecorder(
     drainCounters: () => rollups.drain(),
     drain: () =>
       pages.take().map(
-        ({ firstStartedAt, doc }): DocItem => ({
-          ...tracePageKey(firstStartedAt, options.instanceId, sequence++),
-          expiresAt: Math.floor(firstStartedAt / 1000) + TRACE_RETENTION_SECONDS,
+        ({ newestStartedAt, doc }): DocItem => ({
+          ...tracePageKey(newestStartedAt, options.instanceId, sequence++),
+          expiresAt: Math.floor(newestStartedAt / 1000) + TRACE_RETENTION_SECONDS,
           doc,
         }),
       ),
@@ -137,7 +139,7 @@ export function createTraceRecorder(
     record(recorded) {
       const trace = boundedTrace(recorded);
       pages.add(trace.startedAt, JSON.stringify(trace));
-      if (trace.benchmarkRunId === undefined) rollups.add(trace);
+      if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
       queue.touch();
     },
   };

@@ -68,18 +68,18 @@ const DAY_MS = 86_400_000;
 let lastDay = { start: Number.NaN, text: '' };
 
 /**
- * A page of request traces (many traces, one item): one partition per day, sorted by the time of the
- * page's first trace, then the writing instance and its page number, so two instances never collide;
+ * A page of request traces (many traces, one item): one partition per day, sorted by the latest start
+ * among the page's traces, then the writing instance and its page number, so two instances never collide;
  * `gsi1` lists every page newest-first.
  */
 export function tracePageKey(
-  firstEpochMs: number,
+  newestEpochMs: number,
   instanceId: string,
   sequence: number,
 ): ItemKey & { gsi1pk: string; gsi1sk: string } {
-  const time = new Date(firstEpochMs).toISOString();
+  const time = new Date(newestEpochMs).toISOString();
   const sk = prefixedKey(time, instanceId, String(sequence).padStart(8, '0'));
-  return { pk: prefixedKey('TRACE', dayOf(firstEpochMs)), sk, gsi1pk: 'TRACE', gsi1sk: sk };
+  return { pk: prefixedKey('TRACE', dayOf(newestEpochMs)), sk, gsi1pk: 'TRACE', gsi1sk: sk };
 }
 
 /**

@@ -87,6 +87,8 @@ const bench = trace('bench', {
   completionTokens: 99_999,
   benchmarkRunId: 'run-1',
 });
+/** A model pull: kept with the traces, counted nowhere (a download is no request to the model). */
+const pull = trace('pull', { startedAt: H + 9500, style: 'pull', nodeId: 'gpu-3', latencyMs: 90_000 });
 
 /** Bucket attributes: prefix → values counted once each. */
 function buckets(histograms: Record<string, number[]>): Record<string, number> {
@@ -110,7 +112,7 @@ describe('rollups written by two instances', () => {
     const a = createTraceRecorder(queueA, { instanceId: 'a' });
     const b = createTraceRecorder(queueB, { instanceId: 'b' });
     for (const seeded of [t1, t2, t3]) a.record(seeded);
-    for (const seeded of [t4, t5, bench, t7]) b.record(seeded);
+    for (const seeded of [t4, t5, bench, pull, t7]) b.record(seeded);
     await queueA.close();
     await queueB.close();
   });
@@ -219,10 +221,10 @@ describe('rollups written by two instances', () => {
     ).toBeUndefined();
   });
 
-  it('keeps the benchmark trace with the others, and counts it nowhere', async () => {
+  it('keeps the benchmark and pull traces with the others, and counts them nowhere', async () => {
     const pages = await store.table.queryDocs(`TRACE#${dayOf(H)}`);
     const kept = pages.flatMap((page) => (JSON.parse(page.doc ?? '{}') as TracePage).traces.map((t) => t.requestId));
-    expect(kept.sort()).toEqual(['bench', 't1', 't2', 't3', 't4', 't5', 't7']);
+    expect(kept.sort()).toEqual(['bench', 'pull', 't1', 't2', 't3', 't4', 't5', 't7']);
 
     const rows = await createRollupReader(store.table).nodeModelDays({ startMs: H, endMs: H + HOUR });
     expect(rows.map((row) => [row.nodeId, row.model, row.rollup.counters.requests]).sort()).toEqual([

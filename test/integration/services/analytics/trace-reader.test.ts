@@ -59,8 +59,20 @@ describe('createTraceReader', () => {
 
     expect(ids(read.traces)).toEqual(['r-100.9', 'r-100.6', 'r-100.5']);
     expect(read.partial).toBe(false);
-    // The first four pages (keys 100.3, 100, 80, 70) settle it: 70 is over a second before 100.5.
+    // The first four pages (keys 100.9, 100.6, 80, 70) settle it: no page after 70 holds a later start.
     expect(read.pagesRead).toBe(4);
+  });
+
+  it('finds a trace that started late in a page whose first request ran long, ahead of older pages', async () => {
+    const a = createTraceRecorder(queue, { instanceId: 'a' });
+    const b = createTraceRecorder(queue, { instanceId: 'b' });
+    // A request that started at 10 s and ran 200 s is recorded with one that started at 209 s.
+    await page(a, [trace(10, { latencyMs: 200_000 }), trace(209)]);
+    for (const seconds of [150, 160, 170, 180, 190, 200]) await page(b, [trace(seconds)]);
+
+    const read = await createTraceReader(store.table).recent({ limit: 2 });
+
+    expect(ids(read.traces)).toEqual(['r-209', 'r-200']);
   });
 
   it('reads only the pages it needs, a few at a time', async () => {

@@ -14,19 +14,21 @@ describe('TracePages', () => {
     expect(pages.take()).toEqual([]);
   });
 
-  it('makes one page of everything recorded, dated by its first trace', () => {
+  it('makes one page of everything recorded, dated by its latest start (a long request is recorded late)', () => {
     const pages = new TracePages(256 * 1024);
     pages.add(5, entry('a'));
     pages.add(7, entry('b'));
+    pages.add(3, entry('c'));
 
     expect(pages.hasPending()).toBe(true);
     const taken = pages.take();
     expect(taken).toHaveLength(1);
-    expect(taken[0]?.firstStartedAt).toBe(5);
+    expect(taken[0]?.newestStartedAt).toBe(7);
     expect(JSON.parse(taken[0]?.doc.toString() ?? '')).toEqual({
       traces: [
         { requestId: 'a', error: '' },
         { requestId: 'b', error: '' },
+        { requestId: 'c', error: '' },
       ],
     });
     expect(pages.hasPending()).toBe(false);
@@ -38,7 +40,7 @@ describe('TracePages', () => {
     pages.take();
     pages.add(2, entry('second'));
 
-    expect(pages.take().map((page) => [page.firstStartedAt, idsOf(page.doc)])).toEqual([[2, ['second']]]);
+    expect(pages.take().map((page) => [page.newestStartedAt, idsOf(page.doc)])).toEqual([[2, ['second']]]);
   });
 
   it('gives a trace larger than a page a page of its own', () => {
