@@ -11,7 +11,6 @@ import type { Trace } from '../../lib/services/analytics/trace';
 import { loadConfig } from '../../lib/services/platform/config';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
-import { raiseMaxima } from '../helpers/rollup-maxima';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 const HOUR = 3_600_000;
@@ -60,7 +59,6 @@ beforeAll(async () => {
   );
   for (const entry of TRACES) services.traces.record(entry);
   await services.writeBehind.flush();
-  await raiseMaxima(store.table, TRACES);
 });
 
 afterAll(async () => {

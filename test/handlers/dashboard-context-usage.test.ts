@@ -13,7 +13,6 @@ import { loadConfig } from '../../lib/services/platform/config';
 import { makeHttpEvent } from '../helpers/events';
 import { makeLoadedModel, makeNodeRecord } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
-import { raiseMaxima } from '../helpers/rollup-maxima';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 const HOUR = 3_600_000;
@@ -84,7 +83,6 @@ beforeAll(async () => {
   await services.registry.refresh();
   for (const entry of TRACES) services.traces.record(entry);
   await services.writeBehind.flush();
-  await raiseMaxima(store.table, TRACES);
 });
 
 afterAll(async () => {
