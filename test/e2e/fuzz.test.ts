@@ -57,6 +57,9 @@ const VALID: Readonly<Record<string, Record<string, unknown>>> = {
   '/dashboard/api/pull': { model: CHAT_MODEL, stream: false },
   // The copy /api/copy makes above (ollama's routes come first in serverless.yml); a 404 once it is gone.
   '/dashboard/api/delete': { node_id: 'studio', model: 'fuzz-copy:latest' },
+  // A one-second run: later starts are a 409 until it ends, and a cancel ends it early.
+  '/dashboard/api/benchmarks/start': { mode: 'default', duration: 1, model_types: ['llm'] },
+  '/dashboard/api/benchmarks/cancel': {},
   '/api/copy': { source: CHAT_MODEL, destination: 'fuzz-copy:latest' },
   '/api/create': { model: 'fuzz-made:latest', from: CHAT_MODEL },
   '/api/push': { model: CHAT_MODEL },

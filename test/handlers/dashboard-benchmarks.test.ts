@@ -130,9 +130,13 @@ describe('benchmark runs', () => {
     expect(later.requests_completed).toBeGreaterThan(early.requests_completed);
     expect(later.elapsed).toBeGreaterThan(early.elapsed);
     expect(conflict.status).toBe(409);
-    expect(conflict.body).toMatchObject({
-      error: { message: 'Benchmark already running', code: 'conflict' },
-      progress: { run_id: runId, status: 'running' },
+    expect(conflict.body).toEqual({
+      error: {
+        message: `Benchmark already running (${runId}): see GET /dashboard/api/benchmarks/progress`,
+        type: 'invalid_request_error',
+        param: null,
+        code: 'conflict',
+      },
     });
     expect(cancel.body).toEqual({ status: 'cancelled', run_id: runId });
     expect(ended).toMatchObject({ run_id: runId, status: 'cancelled', phase: 'cancelled' });

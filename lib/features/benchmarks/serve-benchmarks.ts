@@ -1,6 +1,6 @@
 /**
  * The benchmark routes of the operator API (issue 22 item 6; anchor §6.6 shapes): `start` takes the
- * fleet-wide lock (409 with the running run's progress while one holds it), saves the run and launches
+ * fleet-wide lock (409 naming the running run while one holds it), saves the run and launches
  * it (./run-benchmark, here or as an invocation of its own: lib/services/benchmarks/benchmark-launcher);
  * `progress`, `cancel`, the list and one run read and write the table, so any instance answers them.
  */
@@ -16,7 +16,6 @@ import {
   parseBenchmarkStart,
 } from '../../core/benchmarks/benchmark-run';
 import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors';
-import { errorBody } from '../../core/wire/error-body';
 import type { BenchmarkLauncher } from '../../services/benchmarks/benchmark-launcher';
 import { readJson } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
@@ -50,13 +49,11 @@ export async function serveBenchmarkStart(deps: BenchmarkRoutesDeps, request: Ht
   const runId = benchmarkRunId(now, randomBytes(4).toString('hex'));
   const lockedUntil = now + start.duration * 1000 + BENCHMARK_DRAIN_MS + LOCK_MARGIN_MS;
   if (!(await acquire(deps, runId, now, lockedUntil))) {
-    const conflict = new ConflictError('Benchmark already running');
-    await sendJson(
-      response,
-      { ...(errorBody('openai', conflict) as object), progress: await currentProgress(deps, now) },
-      409,
+    // The family's error shape, as every other error (the running run's progress is one GET away).
+    const holder = await deps.benchmarks.holder();
+    throw new ConflictError(
+      `Benchmark already running${holder === undefined ? '' : ` (${holder})`}: see GET /dashboard/api/benchmarks/progress`,
     );
-    return;
   }
   const at = new Date(now).toISOString();
   const run: BenchmarkRun = {
