@@ -23,8 +23,9 @@ import {
   startSimAgent,
   startSimNode,
 } from '../../emulator/sim';
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import { countTokens } from '../../lib/core/tokens/count-tokens';
-import type { Trace, TracePage } from '../../lib/services/analytics/trace';
+import type { TracePage } from '../../lib/services/analytics/trace';
 import { createDynamoClient } from '../../lib/services/store/client';
 import { dayOf } from '../../lib/services/store/keys';
 import { openTable, type Table } from '../../lib/services/store/table';

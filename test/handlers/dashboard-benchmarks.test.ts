@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { handler as dashboardHandler, routes } from '../../functions/dashboard';
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import { type BenchmarkRun, benchmarkRunId } from '../../lib/core/benchmarks/benchmark-run';
 import { initServices, type Services } from '../../lib/instance';
-import type { Trace } from '../../lib/services/analytics/trace';
 import { createBenchmarkLauncher } from '../../lib/services/benchmarks/benchmark-launcher';
 import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
 import { createRollupReader } from '../../lib/services/analytics/rollup-reader';
-import type { Trace } from '../../lib/services/analytics/trace';
 import { loadConfig } from '../../lib/services/platform/config';
 import { makeHttpEvent } from '../helpers/events';
 import { makeLoadedModel, makeNodeRecord } from '../helpers/factories';

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { routes as messagesRoutes } from '../../functions/messages';
 import { routes as ollamaRoutes } from '../../functions/ollama';
 import { routes as openaiRoutes } from '../../functions/openai';
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import type { Services } from '../../lib/instance';
-import type { Trace } from '../../lib/services/analytics/trace';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { MAX_JSON_DEPTH } from '../../lib/services/http/request-bounds';
 import { makeHttpEvent } from '../helpers/events';

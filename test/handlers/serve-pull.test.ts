@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { type SimNode, startSimNode } from '../../emulator/sim';
 import { routes } from '../../functions/ollama';
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
-import type { Trace } from '../../lib/services/analytics/trace';
 import { loadConfig } from '../../lib/services/platform/config';
 import { createPullLockRepository } from '../../lib/services/store/pull-lock-repository';
 import { makeHttpEvent } from '../helpers/events';

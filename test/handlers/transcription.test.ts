@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type SimAgent, startSimAgent } from '../../emulator/sim';
 import { routes as fleetRoutes } from '../../functions/fleet';
 import { routes as mediaRoutes } from '../../functions/media';
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import {
   createTranscriptionRoute,
   TRANSCRIPTION_DISABLED_MESSAGE,
 } from '../../lib/features/transcription/serve-transcription';
 import { NO_ASR_MODEL_MESSAGE } from '../../lib/features/transcription/transcription-routing';
 import { getServices, initServices, type Services } from '../../lib/instance';
-import type { Trace, TracePage } from '../../lib/services/analytics/trace';
+import type { TracePage } from '../../lib/services/analytics/trace';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { dayOf } from '../../lib/services/store/keys';

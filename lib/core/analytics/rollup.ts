@@ -10,24 +10,25 @@
  * (`max_total_tokens`, `last_at`), a histogram bucket as its prefix and index (`hl37`: latency bucket 37),
  * per-style counts as `style_<style>` and `style_<style>_failed`.
  */
-import { addHistograms, bucketOf, type Histogram } from './histogram';
 
-/** A trace as the rollups see it: the fields of lib/services/analytics/trace `Trace` they count. */
-export interface RollupTrace {
-  readonly startedAt: number;
-  readonly style: string;
-  readonly status: 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
-  readonly latencyMs: number;
-  readonly timeToFirstTokenMs?: number;
-  readonly promptTokens?: number;
-  readonly completionTokens?: number;
-  readonly retries: number;
-  readonly fallbackModel?: string;
-  /** Prompt tokens the node served from its cache, where it says. */
-  readonly cachedTokens?: number;
-  /** How long the node spent loading the model for this request, where it says. */
-  readonly loadMs?: number;
-}
+import { addHistograms, bucketOf, type Histogram } from './histogram';
+import type { Trace } from './trace-record';
+
+/** A trace as the rollups see it: the fields they count. */
+export type RollupTrace = Pick<
+  Trace,
+  | 'startedAt'
+  | 'style'
+  | 'status'
+  | 'latencyMs'
+  | 'timeToFirstTokenMs'
+  | 'promptTokens'
+  | 'completionTokens'
+  | 'retries'
+  | 'fallbackModel'
+  | 'cachedTokens'
+  | 'loadMs'
+>;
 
 export const ROLLUP_COUNTERS = [
   /** Client requests, each counted once by its final trace (a retried attempt is not a request). */

@@ -3,35 +3,10 @@
  * §6.3): the reference's snake_case fields (`model` is the model that served, `original_model` the one
  * asked for, `excluded_nodes` the nodes routing passed over, `original_format` the API the client spoke,
  * `timestamp` epoch seconds of arrival) and every other field the router records. Absent is `null`.
- * Pure: `TraceFields` is the shape of lib/services/analytics/trace `Trace`, restated for the core.
+ * Pure.
  */
 
-export interface TraceFields {
-  readonly requestId: string;
-  readonly startedAt: number;
-  readonly style: string;
-  readonly status: string;
-  readonly requestedModel: string;
-  readonly servedModel?: string;
-  readonly nodeId?: string;
-  readonly score?: number;
-  readonly scoreBreakdown?: Readonly<Record<string, number>>;
-  readonly latencyMs: number;
-  readonly timeToFirstTokenMs?: number;
-  readonly promptTokens?: number;
-  readonly completionTokens?: number;
-  readonly retries: number;
-  readonly fallbackModel?: string;
-  readonly skipped?: readonly string[];
-  readonly context?: string;
-  readonly tags: readonly string[];
-  readonly clientIp: string;
-  readonly finishReason?: string;
-  readonly error?: string;
-  readonly cachedTokens?: number;
-  readonly loadMs?: number;
-  readonly benchmarkRunId?: string;
-}
+import type { Trace } from './trace-record';
 
 export interface TraceView {
   readonly request_id: string;
@@ -62,7 +37,7 @@ export interface TraceView {
   readonly benchmark_run_id: string | null;
 }
 
-export function traceView(trace: TraceFields): TraceView {
+export function traceView(trace: Trace): TraceView {
   return {
     request_id: trace.requestId,
     model: trace.servedModel ?? trace.requestedModel,

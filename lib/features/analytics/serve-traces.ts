@@ -5,11 +5,11 @@
  * out unless `benchmark=true` (everything) or `run_id=<id>` (that run's traces only).
  */
 
+import type { TraceStatus } from '../../core/analytics/trace-record';
 import { traceView } from '../../core/analytics/trace-view';
 import { integerParam, type Query } from '../../core/analytics/window';
 import { BadRequestError } from '../../core/errors';
 import type { ReadCache } from '../../services/analytics/read-cache';
-import type { TraceStatus } from '../../services/analytics/trace';
 import type { TraceQuery, TraceReader } from '../../services/analytics/trace-reader';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';

@@ -6,6 +6,8 @@
  * and decode rate from its final line), an embedding, an image. Every trace carries the run's id and the
  * tag `benchmark`, so the users' analytics can leave it out.
  */
+
+import type { RequestStyle, Trace } from '../../core/analytics/trace-record';
 import type { BenchmarkModelType, BenchmarkSample } from '../../core/benchmarks/benchmark-report';
 import { toRouterError, UpstreamError } from '../../core/errors';
 import { ollamaEmbedNodeRequest, sidecarEmbedRequest } from '../../core/protocols/embeddings/embed-node-request';
@@ -16,7 +18,7 @@ import type { RoutingRequest } from '../../core/scoring/routing-request';
 import type { AbortSource } from '../../core/stream/abort-source';
 import { createNdjsonDecoder } from '../../core/stream/ndjson-decoder';
 import { parseJson } from '../../core/wire/json';
-import type { RequestStyle, Trace, TraceRecorder } from '../../services/analytics/trace';
+import type { TraceRecorder } from '../../services/analytics/trace';
 import type { Dispatcher } from '../../services/dispatch/dispatcher';
 import { type ExchangeDeps, exchangeWhole, nodeRefusal, routedExchange } from '../../services/dispatch/routed-exchange';
 import type { NodeAttempt, NodeReply } from '../../services/dispatch/transport';

@@ -7,13 +7,13 @@
  * client_disconnected or incomplete, with the tokens, finish reason and time to first token.
  */
 
+import type { RequestStyle, Trace } from '../../core/analytics/trace-record';
 import type { ContextPlan } from '../../core/context/plan-context';
 import { RouterError, toRouterError, UpstreamError, withHeaders } from '../../core/errors';
 import { nodeBrokeOff } from '../../core/fleet/node-failure';
 import { merged } from '../../core/merged';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { nodeErrorText } from '../../core/wire/node-error-text';
-import type { RequestStyle, Trace } from '../../services/analytics/trace';
 import type { DispatchResult } from '../../services/dispatch/dispatcher';
 import { fleetHeaders } from '../../services/dispatch/fleet-headers';
 import { traceError } from '../../services/dispatch/request-trace';

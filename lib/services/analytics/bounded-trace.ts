@@ -6,9 +6,10 @@
  * field is cut here — names and ids by UTF-8 bytes, so that `node#model` always fits a sort key — and
  * a trace is never dropped for its size: with these cuts its JSON stays under `MAX_TRACE_BYTES`. Pure.
  */
+
+import type { Trace } from '../../core/analytics/trace-record';
 import { merged } from '../../core/merged';
 import { MAX_TAG_CHARS, MAX_TAGS } from '../../core/scoring/tags';
-import type { Trace } from './trace';
 
 /** A model name (requested, served, fallback), in UTF-8 bytes: the edge's bound. */
 export const MAX_TRACE_NAME_BYTES = 512;

@@ -13,11 +13,9 @@
  * `MAX_READ_BYTES` of pages and says so (`partial`): a filter that matches almost nothing cannot make
  * one request read thirty days of traces.
  */
-import type { Table } from '../store/table';
-import type { Trace, TraceStatus } from './trace';
 
-/** A trace as stored; `benchmarkRunId` marks benchmark traffic (issue 22 item 6). */
-export type StoredTrace = Trace & { readonly benchmarkRunId?: string };
+import type { Trace, TraceStatus } from '../../core/analytics/trace-record';
+import type { Table } from '../store/table';
 
 export interface TraceQuery {
   /** How many traces, newest first. */
@@ -32,7 +30,7 @@ export interface TraceQuery {
 }
 
 export interface TraceRead {
-  readonly traces: readonly StoredTrace[];
+  readonly traces: readonly Trace[];
   /** The read stopped at its byte budget before it could rule out older matches. */
   readonly partial: boolean;
   /** Pages read (table items), for the call-count tests. */
@@ -57,7 +55,7 @@ export function createTraceReader(table: Pick<Table, 'queryDocs'>, options: Trac
   return {
     async recent(query) {
       const matches = traceFilter(query);
-      const kept: StoredTrace[] = [];
+      const kept: Trace[] = [];
       let before: string | undefined;
       let batch = FIRST_BATCH;
       let bytes = 0;
@@ -86,21 +84,21 @@ export function createTraceReader(table: Pick<Table, 'queryDocs'>, options: Trac
 }
 
 /** Newest first by start time; within one start time, the later recorded first. */
-function newestFirst(traces: StoredTrace[]): StoredTrace[] {
+function newestFirst(traces: Trace[]): Trace[] {
   return traces
     .map((trace, index) => ({ trace, index }))
     .sort((a, b) => b.trace.startedAt - a.trace.startedAt || b.index - a.index)
     .map(({ trace }) => trace);
 }
 
-function done(kept: StoredTrace[], limit: number, partial: boolean, pagesRead: number): TraceRead {
+function done(kept: Trace[], limit: number, partial: boolean, pagesRead: number): TraceRead {
   return { traces: newestFirst(kept).slice(0, limit), partial, pagesRead };
 }
 
 /** `limit` traces are kept and no unread page (key ≤ `nextKeyMs`) can hold one newer than the oldest of them. */
-function enough(kept: readonly StoredTrace[], limit: number, nextKeyMs: number): boolean {
+function enough(kept: readonly Trace[], limit: number, nextKeyMs: number): boolean {
   if (kept.length < limit) return false;
-  const oldestKept = newestFirst([...kept])[limit - 1] as StoredTrace;
+  const oldestKept = newestFirst([...kept])[limit - 1] as Trace;
   return nextKeyMs < oldestKept.startedAt;
 }
 
@@ -110,18 +108,18 @@ function keyTime(key: string): number {
   return Number.isFinite(time) ? time : Number.POSITIVE_INFINITY;
 }
 
-function pageTraces(doc: string | undefined): readonly StoredTrace[] {
+function pageTraces(doc: string | undefined): readonly Trace[] {
   if (doc === undefined) return [];
   try {
     const page = JSON.parse(doc) as { traces?: unknown };
-    return Array.isArray(page.traces) ? (page.traces as StoredTrace[]) : [];
+    return Array.isArray(page.traces) ? (page.traces as Trace[]) : [];
   } catch {
     // A page the router did not write whole: its traces cannot be read.
     return [];
   }
 }
 
-function traceFilter(query: TraceQuery): (trace: StoredTrace) => boolean {
+function traceFilter(query: TraceQuery): (trace: Trace) => boolean {
   const benchmark = query.benchmark ?? 'exclude';
   return (trace) => {
     if (benchmark === 'exclude' && trace.benchmarkRunId !== undefined) return false;

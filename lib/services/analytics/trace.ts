@@ -24,67 +24,13 @@
  * skew that model's latency and make it look in use (recommendations, model management, health).
  */
 
+import type { Trace } from '../../core/analytics/trace-record';
 import type { DocItem } from '../store/item';
 import { tracePageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
 import { boundedTrace } from './bounded-trace';
 import { createRollupAccumulator } from './rollup-accumulator';
 import { TracePages } from './trace-pages';
-
-export type TraceStatus = 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
-
-/** Which API the client spoke. */
-export type RequestStyle =
-  | 'ollama-chat'
-  | 'ollama-generate'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic-messages'
-  | 'embeddings'
-  | 'rerank'
-  | 'image'
-  | 'transcription'
-  | 'pull';
-
-export interface Trace {
-  readonly requestId: string;
-  /** Epoch ms the request arrived. */
-  readonly startedAt: number;
-  readonly style: RequestStyle;
-  readonly status: TraceStatus;
-  readonly requestedModel: string;
-  readonly servedModel?: string;
-  readonly nodeId?: string;
-  readonly score?: number;
-  /** Points per routing signal (the reference's `scores_breakdown`; lib/core/scoring/score `breakdownPoints`). */
-  readonly scoreBreakdown?: Readonly<Record<string, number>>;
-  /** From arrival to the end of the request; for a `retried` attempt, to when that attempt failed. */
-  readonly latencyMs: number;
-  /**
-   * From arrival to the first token: a streamed answer's first node line; a one-object answer, which
-   * arrives whole, its send time plus the node's own load, prompt and one-token durations (absent when
-   * the node does not report them).
-   */
-  readonly timeToFirstTokenMs?: number;
-  readonly promptTokens?: number;
-  readonly completionTokens?: number;
-  readonly retries: number;
-  readonly fallbackModel?: string;
-  /** Nodes routing passed over because they were ejected for failing, each with why and for how long. */
-  readonly skipped?: readonly string[];
-  /** Context protection for a chat: `fits`, `num_ctx=32768 (loaded 4096)`, … (lib/core/context/plan-context). */
-  readonly context?: string;
-  readonly tags: readonly string[];
-  readonly clientIp: string;
-  readonly finishReason?: string;
-  readonly error?: string;
-  /** How long the node spent loading the model for this request, ms, where it says (Ollama `load_duration`). */
-  readonly loadMs?: number;
-  /** Prompt tokens the node served from its cache, where its protocol reports them (Ollama's does not). */
-  readonly cachedTokens?: number;
-  /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
-  readonly benchmarkRunId?: string;
-}
 
 /** Traces are kept 30 days; the TTL attribute lets DynamoDB reap them (reads filter expired ones). */
 export const TRACE_RETENTION_SECONDS = 30 * 24 * 3600;

@@ -7,9 +7,10 @@
  * holds its table lock instead of a queue slot). A reach is a constant object, so choosing one costs a
  * request nothing. Pure types.
  */
+
+import type { Trace } from '../../core/analytics/trace-record';
 import type { RouterError } from '../../core/errors';
 import type { AbortSource } from '../../core/stream/abort-source';
-import type { Trace } from '../analytics/trace';
 import type { NodeReply } from '../node-client/node-reply';
 import type { SlotOutcome } from './queue-manager';
 import type { TracedRequest, TraceFn } from './request-trace';

@@ -5,9 +5,10 @@
  * request counts once and each failed attempt that was retried elsewhere leaves its own `retried` trace.
  */
 
+import type { RequestStyle, Trace, TraceStatus } from '../../core/analytics/trace-record';
 import type { RouterError } from '../../core/errors';
 import { breakdownPoints } from '../../core/scoring/score';
-import type { RequestStyle, Trace, TraceRecorder, TraceStatus } from '../analytics/trace';
+import type { TraceRecorder } from '../analytics/trace';
 import type { HttpRequest } from '../http/request';
 import type { AttemptFailure } from './dispatch-failures';
 import type { RoutingDecision } from './dispatcher';

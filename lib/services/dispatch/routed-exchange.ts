@@ -15,12 +15,13 @@
  * into the client's sink.
  */
 
+import type { Trace } from '../../core/analytics/trace-record';
 import { RouterError, toRouterError, withHeaders } from '../../core/errors';
 import { nodeBrokeOff } from '../../core/fleet/node-failure';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { watchAbort } from '../../core/stream/abort-source';
 import { nodeErrorText } from '../../core/wire/node-error-text';
-import type { Trace, TraceRecorder } from '../analytics/trace';
+import type { TraceRecorder } from '../analytics/trace';
 import { readNodeBody } from '../node-client/node-stream';
 import type { Dispatcher, DispatchResult, DispatchTrail, RoutingDecision } from './dispatcher';
 import { fleetHeaders } from './fleet-headers';

@@ -7,10 +7,10 @@
  * inline caches to settle.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
 import { serveOpenAIChat } from '../../../../lib/features/chat/openai-chat';
 import { getServices, type Services } from '../../../../lib/instance';
-import type { Trace } from '../../../../lib/services/analytics/trace';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink, type ResponseMeta, type ResponseSink } from '../../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../../helpers/events';

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bucketOf } from '../../../../lib/core/analytics/histogram';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { MAX_WINDOW_DAYS, MAX_WINDOW_HOURS } from '../../../../lib/core/analytics/window';
 import { createRollupReader } from '../../../../lib/services/analytics/rollup-reader';
-import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
+import { createTraceRecorder, type TracePage } from '../../../../lib/services/analytics/trace';
 import { dayOf, dayRollupKey, hourRollupKey, totalRollupKey } from '../../../../lib/services/store/keys';
 import { openTable } from '../../../../lib/services/store/table';
 import { createWriteBehind } from '../../../../lib/services/store/write-behind';

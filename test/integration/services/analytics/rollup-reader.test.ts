@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { percentile } from '../../../../lib/core/analytics/histogram';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { createRollupReader } from '../../../../lib/services/analytics/rollup-reader';
-import { createTraceRecorder, type Trace } from '../../../../lib/services/analytics/trace';
+import { createTraceRecorder } from '../../../../lib/services/analytics/trace';
 import { createWriteBehind } from '../../../../lib/services/store/write-behind';
 import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
 

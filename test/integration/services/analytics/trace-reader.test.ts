@@ -3,7 +3,8 @@
  * across instances and within pages, only the pages it needs, the filters, benchmark traffic left out.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { createTraceRecorder, type Trace, type TraceRecorder } from '../../../../lib/services/analytics/trace';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
+import { createTraceRecorder, type TraceRecorder } from '../../../../lib/services/analytics/trace';
 import { createTraceReader } from '../../../../lib/services/analytics/trace-reader';
 import { createWriteBehind, type WriteBehind } from '../../../../lib/services/store/write-behind';
 import { type StoreFixture, startStore } from '../../../helpers/store-fixture';

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { MAX_WINDOW_DAYS } from '../../../../lib/core/analytics/window';
 import { mergeTags } from '../../../../lib/core/scoring/tags';
 import { MAX_TRACE_NAME_BYTES, MAX_TRACE_NODE_ID_BYTES } from '../../../../lib/services/analytics/bounded-trace';
-import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
+import { createTraceRecorder, type TracePage } from '../../../../lib/services/analytics/trace';
 import { dayOf, dayRollupKey } from '../../../../lib/services/store/keys';
 
 import { createWriteBehind } from '../../../../lib/services/store/write-behind';

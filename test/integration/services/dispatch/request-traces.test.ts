@@ -6,9 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { serveOllamaChat } from '../../../../lib/features/chat/ollama-chat';
 import { getServices, type Services } from '../../../../lib/instance';
-import type { Trace } from '../../../../lib/services/analytics/trace';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../../helpers/events';

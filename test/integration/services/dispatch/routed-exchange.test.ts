@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { UpstreamError } from '../../../../lib/core/errors';
 import { initServices, type Services } from '../../../../lib/instance';
-import type { Trace } from '../../../../lib/services/analytics/trace';
 import { type ExchangeInput, exchangeWhole, nodeRefusal } from '../../../../lib/services/dispatch/routed-exchange';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sumRollups } from '../../../../lib/core/analytics/rollup';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { createRollupReader } from '../../../../lib/services/analytics/rollup-reader';
-import { createTraceRecorder, type Trace, type TracePage } from '../../../../lib/services/analytics/trace';
+import { createTraceRecorder, type TracePage } from '../../../../lib/services/analytics/trace';
 import type { CounterFields, CounterSet } from '../../../../lib/services/store/counter-update';
 import type { DocItem } from '../../../../lib/services/store/item';
 import { dayOf } from '../../../../lib/services/store/keys';

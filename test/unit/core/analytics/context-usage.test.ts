@@ -9,9 +9,13 @@ import { type RollupTrace, rollupOf, sumRollups, traceIncrements } from '../../.
 import type { LoadedModel } from '../../../../lib/core/fleet/node';
 import { makeLoadedModel, makeNodeRecord, snapshotOf, T0 } from '../../../helpers/factories';
 
-const trace = (promptTokens?: number, completionTokens?: number, status: RollupTrace['status'] = 'completed') => ({
+const trace = (
+  promptTokens?: number,
+  completionTokens?: number,
+  status: RollupTrace['status'] = 'completed',
+): RollupTrace => ({
   startedAt: T0,
-  style: 'openai-chat',
+  style: 'openai-chat' as const,
   status,
   latencyMs: 1000,
   retries: 0,

@@ -52,7 +52,7 @@ function rollupOfLatencies(latencies: readonly number[], ttfts: readonly number[
     const ttft = ttfts[index];
     const { counters } = traceIncrements({
       startedAt: 0,
-      style: 'openai',
+      style: 'openai-chat',
       status: index % 3 === 2 ? 'failed' : 'completed',
       latencyMs,
       ...(ttft !== undefined ? { timeToFirstTokenMs: ttft } : {}),

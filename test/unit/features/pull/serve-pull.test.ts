@@ -6,8 +6,8 @@
  * stream is test/handlers/serve-pull.test.ts's and test/e2e/pull.test.ts's.)
  */
 import { beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import type { servePull as ServePull } from '../../../../lib/features/pull/serve-pull';
-import type { Trace } from '../../../../lib/services/analytics/trace';
 import { namedNode } from '../../../../lib/services/dispatch/named-node-reach';
 import type * as RoutedExchange from '../../../../lib/services/dispatch/routed-exchange';
 import { toHttpRequest } from '../../../../lib/services/http/request';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import {
   boundedTrace,
   cutUtf8,
@@ -9,7 +10,7 @@ import {
   MAX_TRACE_NAME_BYTES,
   MAX_TRACE_NODE_ID_BYTES,
 } from '../../../../lib/services/analytics/bounded-trace';
-import { MAX_PAGE_BYTES, type Trace } from '../../../../lib/services/analytics/trace';
+import { MAX_PAGE_BYTES } from '../../../../lib/services/analytics/trace';
 import { TracePages } from '../../../../lib/services/analytics/trace-pages';
 
 const trace = (overrides: Partial<Trace>): Trace => ({

@@ -6,9 +6,9 @@
  * words only and none of a routed request's score fields.
  */
 import { describe, expect, it } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { ConflictError, NotFoundError, UpstreamError } from '../../../../lib/core/errors';
 import type { NodeView } from '../../../../lib/core/fleet/node';
-import type { Trace } from '../../../../lib/services/analytics/trace';
 import { type NamedNodeInput, namedNode } from '../../../../lib/services/dispatch/named-node-reach';
 import { type ExchangeEnd, exchange } from '../../../../lib/services/dispatch/routed-exchange';
 import { toHttpRequest } from '../../../../lib/services/http/request';
