@@ -3,11 +3,13 @@
  * `FLEET_MAX_PROMPT_TOKENS` is answered 413 in the family's error shape before any node is asked. The
  * services run on an in-process table and a config of the test's own.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes as messagesRoutes } from '../../functions/messages';
 import { routes as openaiRoutes } from '../../functions/openai';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -31,7 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

@@ -3,11 +3,13 @@
  * recorded by the real recorder and written behind to dynalite: the figures are exact, and a bad parameter
  * is a 400 naming it. (The API key is checked by the handler wrapper, tested with it.)
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -53,7 +55,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

@@ -3,12 +3,14 @@
  * both hosts, on dynalite: traces recorded through the instance's recorder and written behind, read back
  * per tag over `days` or `start_ts`/`end_ts` with exact figures; a bad parameter is a 400 naming it.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
 import { createRollupReader } from '../../lib/services/analytics/rollup-reader';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -62,7 +64,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

@@ -6,6 +6,7 @@
  * `benchmark`. A run launched in AWS arrives as the dashboard function's own asynchronous invocation: a
  * fake invoke takes its payload, and the exported handler runs it.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { handler as dashboardHandler, routes } from '../../functions/dashboard';
@@ -16,6 +17,7 @@ import { createBenchmarkLauncher } from '../../lib/services/benchmarks/benchmark
 import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { dayOf, prefixedKey } from '../../lib/services/store/keys';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../helpers/factories';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -78,12 +80,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await first.benchmarkLauncher.idle();
-  await first.writeBehind.close();
-  await second.writeBehind.close();
+  await closeServices(first, second);
   await node.close();
-  // A routed request may have left a snapshot read ahead in flight: let it end before the table does.
-  await first.registry.refresh().catch(() => undefined);
-  await second.registry.refresh().catch(() => undefined);
   await store.close();
 });
 

@@ -4,12 +4,14 @@
  * (an offline node's not counted), and the record of spec §2 per model with exact figures; a bad
  * parameter is a 400 naming it.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
 import { createRollupReader } from '../../lib/services/analytics/rollup-reader';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeLoadedModel, makeNodeRecord } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
@@ -86,7 +88,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

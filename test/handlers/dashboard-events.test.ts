@@ -4,12 +4,14 @@
  * stream ended with nothing left running when the client leaves and when its time is up. On the buffered
  * host the reply is the snapshot alone.
  */
+
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import { type EventsOptions, serveEvents } from '../../lib/features/events/serve-events';
 import { initServices, type Services } from '../../lib/instance';
 import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeHeartbeat } from '../helpers/factories';
 import { httpResponseStreamFrom, RecordingStream } from '../helpers/recording-stream';
@@ -25,9 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
-  // A routed request may have left a snapshot read ahead in flight: let it end before the table does.
-  await services.registry.refresh().catch(() => undefined);
+  await closeServices(services);
   await store.close();
 });
 

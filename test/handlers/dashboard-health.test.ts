@@ -3,10 +3,12 @@
  * offline (critical) in the findings and the score, and the report is served from the instance's cache
  * while it is fresh.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeNodeRecord } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
@@ -27,9 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
-  // A routed request may have left a snapshot read ahead in flight: let it end before the table does.
-  await services.registry.refresh().catch(() => undefined);
+  await closeServices(services);
   await store.close();
 });
 

@@ -4,6 +4,7 @@
  * recommendations (shape, cache), and pull and delete on a node (progress lines, the lock's 409, the
  * 404s, the registry updated before the reply).
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { routes } from '../../functions/dashboard';
@@ -16,6 +17,7 @@ import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { dayRollupKey, hourRollupKey, totalRollupKey } from '../../lib/services/store/keys';
 import { createPullLockRepository } from '../../lib/services/store/pull-lock-repository';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeLoadedModel, makeNodeModel, makeNodeRecord } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
@@ -76,10 +78,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await node.close();
-  // A routed request may have left a snapshot read ahead in flight: let it end before the table does.
-  await services.registry.refresh().catch(() => undefined);
   await store.close();
 });
 

@@ -2,11 +2,13 @@
  * `GET` and `POST /dashboard/api/settings` in process on both hosts: the environment's values, an
  * operator's change kept in the table (so every instance sees it), and bad updates refused with 400.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
 import { createSettingsRepository } from '../../lib/services/store/settings-repository';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -27,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

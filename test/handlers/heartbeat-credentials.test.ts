@@ -4,6 +4,7 @@
  * open them, and without node keys a heartbeat cannot move a live node to another address or drain it
  * from elsewhere. Listed nodes belong to the poller whatever key a heartbeat carries.
  */
+
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type SimAgent, type SimNode, startSimAgent, startSimNode } from '../../emulator/sim';
 import { routes as fleetRoutes } from '../../functions/fleet';
@@ -12,6 +13,7 @@ import { handlerOptions, initServices, type Services } from '../../lib/instance'
 import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { ensureTable } from '../../lib/services/store/ensure-table';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeHeartbeat } from '../helpers/factories';
 import { type StoreFixture, startStore, uniqueTableName } from '../helpers/store-fixture';
@@ -38,7 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const services of opened) await services.writeBehind.close();
+  await closeServices(...opened);
   await agent.stop();
   await node.close();
   await store.close();

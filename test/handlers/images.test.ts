@@ -5,6 +5,7 @@
  * naming the fleet's image models, raw PNG bytes through the buffered host (base64) and the streaming
  * one, the `/v1` JSON, the model list, and every node failure as a 502 naming the node.
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -15,6 +16,7 @@ import { routes as openaiRoutes } from '../../functions/openai';
 import { initServices, type Services } from '../../lib/instance';
 import { createBufferedHandler, createStreamingHandler, type RouteTable } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { httpResponseStreamFrom, RecordingStream } from '../helpers/recording-stream';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -102,9 +104,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeServices(services);
   await agent.stop();
   await new Promise((resolve) => notPng.close(resolve));
-  await services.writeBehind.close();
   await store.close();
 });
 

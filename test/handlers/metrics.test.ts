@@ -3,12 +3,14 @@
  * type, the exact counters, histogram and gauges the rollups and the registry say, and the client keys
  * enforced like on every client route.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
 import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
 import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeHeartbeat } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
@@ -49,7 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

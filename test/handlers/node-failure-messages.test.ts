@@ -4,6 +4,7 @@
  * for chat in each family, embeddings and rerank; the 503 after such a transient failure says when to
  * come back and nothing contrary; a 502 after the node was chosen carries its X-Fleet-* headers.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { catalogEntry, type SimAgent, startSimAgent } from '../../emulator/sim';
 import { routes as fleetRoutes } from '../../functions/fleet';
@@ -13,6 +14,7 @@ import { routes as openaiRoutes } from '../../functions/openai';
 import { initServices, type Services } from '../../lib/instance';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
@@ -41,8 +43,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeServices(services);
   await agent.stop();
-  await services.writeBehind.close();
   await store.close();
 });
 

@@ -5,10 +5,12 @@
  * two seconds (one publication a second, written behind within one more), against the stand-in. The
  * instance's own views read its own queues directly: what it holds shows there at once.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/fleet';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeQueueState } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
@@ -25,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await store.close();
 });
 

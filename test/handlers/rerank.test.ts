@@ -5,6 +5,7 @@
  * tokens, the tags). The services run on an in-process table; the heartbeat goes through
  * `functions/fleet` as an agent sends it. Raw HTTP through the built emulator: test/e2e/rerank.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SimAgent, startSimAgent } from '../../emulator/sim';
 import { routes as fleetRoutes } from '../../functions/fleet';
@@ -15,6 +16,7 @@ import type { TracePage } from '../../lib/services/analytics/trace';
 import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { dayOf } from '../../lib/services/store/keys';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -45,8 +47,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeServices(services);
   await agent.stop();
-  await services.writeBehind.close();
   await store.close();
 });
 

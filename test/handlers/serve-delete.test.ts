@@ -3,12 +3,14 @@
  * the streaming host is the emulator's, driven end to end in test/e2e/model-admin), on the in-process
  * table against a simulated Ollama node: Ollama's empty 200, the record updated before the reply, 404.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { routes } from '../../functions/ollama';
 import { initServices, type Services } from '../../lib/instance';
 import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeNodeModel, makeNodeRecord } from '../helpers/factories';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -38,7 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await node.close();
   await store.close();
 });

@@ -3,6 +3,7 @@
  * a simulated Ollama node: the relay, the model listed right after, the lock, the node's refusals, and
  * the one `pull` trace each pull leaves.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { type SimNode, startSimNode } from '../../emulator/sim';
 import { routes } from '../../functions/ollama';
@@ -10,6 +11,7 @@ import type { Trace } from '../../lib/core/analytics/trace-record';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
 import { createPullLockRepository } from '../../lib/services/store/pull-lock-repository';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { makeNodeRecord } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
@@ -39,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await node.close();
   await store.close();
 });

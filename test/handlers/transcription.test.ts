@@ -5,6 +5,7 @@
  * another node and model) and the trace. The services run on an in-process table; heartbeats go through
  * `functions/fleet` as an agent sends them. Raw HTTP through the built emulator: test/e2e/transcription.
  */
+
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type SimAgent, startSimAgent } from '../../emulator/sim';
 import { routes as fleetRoutes } from '../../functions/fleet';
@@ -20,6 +21,7 @@ import type { TracePage } from '../../lib/services/analytics/trace';
 import { createBufferedHandler, type RouteTable } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { dayOf } from '../../lib/services/store/keys';
+import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
@@ -90,8 +92,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeServices(services);
   await Promise.all(Object.values(agents).map((agent) => agent.stop()));
-  await services.writeBehind.close();
   await store.close();
 });
 

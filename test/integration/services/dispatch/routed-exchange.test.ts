@@ -3,6 +3,7 @@
  * scripted HTTP node, with the instance's one dispatcher: what the caller gets back, what the trace says,
  * and that the queue slot is given back on every path.
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
@@ -14,6 +15,7 @@ import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';
 import { openNodeStream } from '../../../../lib/services/node-client/node-stream';
 import { loadConfig } from '../../../../lib/services/platform/config';
+import { closeServices } from '../../../helpers/close-services';
 import { makeHttpEvent } from '../../../helpers/events';
 import { makeNodeModel, makeNodeRecord } from '../../../helpers/factories';
 import { type StoreFixture, startStore } from '../../../helpers/store-fixture';
@@ -58,7 +60,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await services.writeBehind.close();
+  await closeServices(services);
   await new Promise((resolve) => node.close(resolve));
   await store.close();
 });
