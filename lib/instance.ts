@@ -99,6 +99,9 @@ let services: Services | undefined;
 /** This container's id among the router's instances. */
 const INSTANCE_ID = randomUUID();
 
+/** The Lambda function this container runs as; undefined outside AWS (the emulator, tests). */
+const LAMBDA_FUNCTION_NAME = process.env['AWS_LAMBDA_FUNCTION_NAME'];
+
 export function getServices(): Services {
   return services ?? initServices(getConfig());
 }
@@ -177,7 +180,7 @@ export function initServices(config: FleetConfig): Services {
       defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
     }),
     benchmarks: createBenchmarkRepository(table),
-    benchmarkLauncher: createBenchmarkLauncher({ functionName: process.env['AWS_LAMBDA_FUNCTION_NAME'] }),
+    benchmarkLauncher: createBenchmarkLauncher({ functionName: LAMBDA_FUNCTION_NAME }),
     contextLayers: createContextLayers({
       settings: config.context,
       clearedIds: createStickyClearedIds({ store: createClearedToolResultsRepository(table, writeBehind) }),
@@ -196,7 +199,7 @@ export function initServices(config: FleetConfig): Services {
 }
 
 /** In AWS a container is frozen between invocations, so written-behind items go out before one ends. */
-const inLambda = process.env['AWS_LAMBDA_FUNCTION_NAME'] !== undefined;
+const inLambda = LAMBDA_FUNCTION_NAME !== undefined;
 
 /**
  * What every HTTP handler is wrapped with: the client and node keys it accepts (from the same config

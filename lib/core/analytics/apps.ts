@@ -14,6 +14,7 @@
  */
 import { percentile } from './histogram';
 import { type Rollup, sumRollups } from './rollup';
+import { round1 } from './rollup-figures';
 
 /** One day × tag rollup as read (lib/services/analytics/rollup-reader `RollupRow`). */
 export interface TagDayRollup {
@@ -63,12 +64,6 @@ export interface TagSummary {
   readonly total_tokens: number;
 }
 
-/** `value` rounded to `digits` decimals. */
-function rounded(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-}
-
 function figures(rollup: Rollup): TagFigures {
   const { counters, histograms } = rollup;
   const requests = counters.requests;
@@ -80,11 +75,11 @@ function figures(rollup: Rollup): TagFigures {
     failed_count: counters.failed,
     incomplete_count: counters.incomplete,
     client_disconnected_count: counters.client_disconnected,
-    error_rate_pct: rounded(((requests - counters.completed) / requests) * 100, 1),
-    avg_latency_ms: rounded(counters.latency_ms / requests, 1),
+    error_rate_pct: round1(((requests - counters.completed) / requests) * 100),
+    avg_latency_ms: round1(counters.latency_ms / requests),
     p50_latency_ms: p50 === undefined ? null : Math.round(p50),
     p95_latency_ms: p95 === undefined ? null : Math.round(p95),
-    avg_ttft_ms: counters.ttft_count > 0 ? rounded(counters.ttft_ms / counters.ttft_count, 1) : null,
+    avg_ttft_ms: counters.ttft_count > 0 ? round1(counters.ttft_ms / counters.ttft_count) : null,
     total_prompt_tokens: counters.prompt_tokens,
     total_completion_tokens: counters.completion_tokens,
     total_tokens: counters.prompt_tokens + counters.completion_tokens,

@@ -25,6 +25,7 @@ import type { NodeView } from '../fleet/node';
 import { modelNameKeys } from '../fleet/snapshot';
 import { histogramCount, percentile } from './histogram';
 import { type Rollup, sumRollups } from './rollup';
+import { groupBy, round1 } from './rollup-figures';
 
 /** A rollup of one model (lib/services/analytics/rollup-reader `RollupRow`: day × node × model or hour × model). */
 export interface ModelRollup {
@@ -91,10 +92,6 @@ export function allocatedContexts(nodes: readonly NodeView[]): ReadonlyMap<strin
   return allocated;
 }
 
-function rounded1(value: number): number {
-  return Math.round(value * 10) / 10;
-}
-
 /**
  * The exact maximum over `rows`, or null: when no row counted a measured request, or a row that did
  * lacks the maximum (written before rollups kept maxima), the largest value is not known.
@@ -110,15 +107,12 @@ function exactMaximum(rows: readonly Rollup[], name: 'max_prompt_tokens' | 'max_
   return max;
 }
 
+/** Each model's rollups, in input order. */
 function groupByModel(rows: readonly ModelRollup[]): Map<string, Rollup[]> {
-  const grouped = new Map<string, Rollup[]>();
-  for (const row of rows) {
-    if (row.model === undefined) continue;
-    const group = grouped.get(row.model);
-    if (group === undefined) grouped.set(row.model, [row.rollup]);
-    else group.push(row.rollup);
-  }
-  return grouped;
+  const named = rows.filter((row): row is ModelRollup & { model: string } => row.model !== undefined);
+  return new Map(
+    [...groupBy(named, (row) => row.model)].map(([model, group]) => [model, group.map((row) => row.rollup)]),
+  );
 }
 
 export interface ContextUsageInput {
@@ -159,7 +153,7 @@ function modelRecord(
   const totalP99 = read('total_tokens', 0.99, maxTotal);
   const max24h = exactMaximum(recent, 'max_total_tokens');
   const recommended = recommendedContext(totalP99 ?? 0, max24h ?? 0, allocated);
-  const share = (part: number) => (allocated === null ? null : allocated > 0 ? rounded1((part / allocated) * 100) : 0);
+  const share = (part: number) => (allocated === null ? null : allocated > 0 ? round1((part / allocated) * 100) : 0);
   return {
     model,
     allocated_ctx: allocated,

@@ -5,7 +5,7 @@
  * read whole — and shaped by lib/core/analytics/apps.
  */
 import { tagDaily, tagSummary, tagUsage } from '../../core/analytics/apps';
-import { HISTOGRAM_RELATIVE_ERROR } from '../../core/analytics/histogram';
+import { PERCENTILE_ERROR_PCT } from '../../core/analytics/rollup-figures';
 import { windowParam } from '../../core/analytics/window';
 import type { RollupReader } from '../../services/analytics/rollup-reader';
 import { sendJson } from '../../services/http/reply';
@@ -19,7 +19,6 @@ export interface AppsDeps {
 }
 
 /** How far a percentile read may be from the sample it stands for, in % (lib/core/analytics/histogram). */
-export const PERCENTILE_ERROR_PCT = Math.round(HISTOGRAM_RELATIVE_ERROR * 1000) / 10;
 
 async function readTagDays(deps: AppsDeps, request: HttpRequest) {
   const { window, count } = windowParam(request.query, (deps.now ?? Date.now)(), 'days', 7);

@@ -5,13 +5,13 @@
  * day × node × model rollups, the 24 hours before its end per model, and the registry's snapshot.
  */
 import { allocatedContexts, contextUsage } from '../../core/analytics/context-usage';
+import { PERCENTILE_ERROR_PCT } from '../../core/analytics/rollup-figures';
 import { windowParam } from '../../core/analytics/window';
 import type { RollupReader } from '../../services/analytics/rollup-reader';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetRegistry } from '../../services/registry/registry';
-import { PERCENTILE_ERROR_PCT } from './serve-apps';
 
 /** What the context usage read uses: the rollups, the fleet's snapshot, and a clock. */
 export interface ContextUsageDeps {
