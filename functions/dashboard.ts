@@ -1,10 +1,12 @@
 /**
- * The dashboard surface (spec §4.7, issue 22): the fleet's health; the runtime settings, read and changed; the analytics read
+ * The dashboard surface (spec §4.7, issues 22 and 23): the page itself (built from dashboard/ into
+ * `page/` beside this bundle) and its API — the fleet's health; the runtime settings, read and changed; the analytics read
  * from the rollups and the recent traces; model recommendations and management; benchmark runs; the live
  * events stream; and `/metrics` for Prometheus. The handler also takes the benchmark invocations `start`
  * launches in AWS (one run each).
  */
 
+import { join } from 'node:path';
 import { serveApps, serveAppsDaily } from '../lib/features/analytics/serve-apps';
 import { serveContextUsage } from '../lib/features/analytics/serve-context-usage';
 import { serveModels } from '../lib/features/analytics/serve-models';
@@ -21,6 +23,7 @@ import {
   serveBenchmarkRun,
   serveBenchmarkStart,
 } from '../lib/features/benchmarks/serve-benchmarks';
+import { serveDashboardAsset, serveDashboardHome, serveDashboardView } from '../lib/features/dashboard-page/serve-page';
 import { serveEvents } from '../lib/features/events/serve-events';
 import { createHealthMonitor, type HealthMonitor } from '../lib/features/health/health-monitor';
 import { serveHealth } from '../lib/features/health/serve-health';
@@ -33,7 +36,8 @@ import { serveRecommendations } from '../lib/features/recommendations/serve-reco
 import { serveSettings, serveSettingsUpdate } from '../lib/features/settings/serve-settings';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { withBenchmarkInvocations } from '../lib/services/benchmarks/benchmark-invocation';
-import { createHandler, type RouteTable } from '../lib/services/http/handler';
+import { createHandler, publicRoute, type RouteTable } from '../lib/services/http/handler';
+import { createPageFiles, type PageFiles } from '../lib/services/page/page-files';
 
 /**
  * The instance's health monitor (its cache outlives a request: one per container), made on first use
@@ -61,7 +65,10 @@ export const runFleetBenchmark = (services: Services, runId: string): Promise<vo
     runId,
   );
 
-export const routes = (services: Services): RouteTable => {
+/** The page's files beside this function's bundle (scripts/build.mjs puts them there). */
+const PAGE_DIR = join(__dirname, 'page');
+
+export const routes = (services: Services, page: PageFiles = createPageFiles(PAGE_DIR)): RouteTable => {
   const metrics = createMetricsPage(services);
   const monitor = healthMonitor(services);
   const events = {
@@ -73,6 +80,12 @@ export const routes = (services: Services): RouteTable => {
     runBenchmark: (runId) => runFleetBenchmark(services, runId),
   };
   return {
+    // The page: open (it holds no fleet data; it sends the key with its API calls).
+    'GET /dashboard': publicRoute(serveDashboardHome),
+    'GET /dashboard/{view}': publicRoute((request, response) => serveDashboardView({ page }, request, response)),
+    'GET /dashboard/assets/{file}': publicRoute((request, response) =>
+      serveDashboardAsset({ page }, request, response),
+    ),
     'GET /dashboard/api/health': (request, response) => serveHealth({ health: monitor }, request, response),
     'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
     'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),

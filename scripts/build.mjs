@@ -8,11 +8,12 @@
 // lib/services/node-client/node-http.ts, lib/core/tokens/cl100k.ts, lib/services/http/multipart.ts), so a cold start parses and runs
 // only the code it needs, and Node finds them there with no node_modules of the project.
 
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
+import { buildPage } from './build-page.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'silent' });
@@ -37,6 +38,11 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: root,
 };
+
+// The dashboard page (scripts/build-page.mjs) goes beside the function that serves it, and beside the
+// emulator's bundle of all the handlers: each reads `page/` next to its own file.
+const PAGE_FUNCTION = 'dashboard';
+const pageBuild = buildPage(root, { minify });
 
 const vendorFile = (name) => join(root, 'dist', 'vendor', name, 'index.js');
 await Promise.all(
@@ -99,4 +105,10 @@ const toolBuilds = [
   .filter(([source]) => existsSync(join(root, source)))
   .map(([source, outfile]) => build({ ...common, entryPoints: [source], outfile, packages: 'external' }));
 
-await Promise.all([...functionBuilds, emulatorHandlersBuild, ...toolBuilds]);
+await Promise.all([...functionBuilds, emulatorHandlersBuild, ...toolBuilds, pageBuild]);
+const pageFunction = serverless.functions[PAGE_FUNCTION];
+if (pageFunction === undefined) throw new Error(`serverless.yml has no ${PAGE_FUNCTION} function to serve the page`);
+for (const dir of [dirname(pageFunction.handler), 'dist/emulator']) {
+  rmSync(join(root, dir, 'page'), { recursive: true, force: true });
+  cpSync(join(root, 'dist', 'page'), join(root, dir, 'page'), { recursive: true });
+}

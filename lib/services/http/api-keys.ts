@@ -18,8 +18,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { UnauthorizedError } from '../../core/errors';
 import type { HttpRequest } from './request';
 
-/** The credential a route takes: clients' keys (every route by default) or node agents' (heartbeats). */
-export type RouteCredential = 'client' | 'node';
+/**
+ * The credential a route takes: clients' keys (every route by default), node agents' (heartbeats), or
+ * none (`public`: the dashboard page's HTML and assets, which hold no fleet data; the page then sends the
+ * key with every API call).
+ */
+export type RouteCredential = 'client' | 'node' | 'public';
 
 export interface CredentialLists {
   readonly apiKeys?: readonly string[] | undefined;
@@ -68,6 +72,7 @@ export function createCredentialCheck(lists: CredentialLists): CredentialCheck |
   const nodeKeys = configured(lists.nodeKeys);
   if (clientKeys === undefined && nodeKeys === undefined) return undefined;
   return (request, credential) => {
+    if (credential === 'public') return;
     if (request.path === '/' && (request.method === 'GET' || request.method === 'HEAD')) return;
     if (credential === 'client') {
       if (clientKeys !== undefined) requireKey(request, clientKeys);

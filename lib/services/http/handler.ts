@@ -50,6 +50,11 @@ export function nodeRoute(route: Route): GuardedRoute {
   return { route, credential: 'node' };
 }
 
+/** Marks a route as open to anyone who reaches the API (the dashboard page and its assets: no fleet data). */
+export function publicRoute(route: Route): GuardedRoute {
+  return { route, credential: 'public' };
+}
+
 export interface HandlerOptions {
   /** Runs after the reply ended, inside the invocation (flushes written-behind items in AWS). */
   readonly afterResponse?: () => Promise<void>;

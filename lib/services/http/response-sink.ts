@@ -249,7 +249,11 @@ class BufferedSink implements ResponseSink {
     const headers = { ...final.headers };
     const bytes = Buffer.concat(this.chunks);
     const contentType = headers['content-type'] ?? '';
-    const binary = bytes.length > 0 && contentType !== '' && !textType.test(contentType);
+    // Compressed text is bytes too (the dashboard page's assets).
+    const binary =
+      bytes.length > 0 &&
+      contentType !== '' &&
+      (!textType.test(contentType) || headers['content-encoding'] !== undefined);
     const result: BufferedResult = {
       statusCode: final.statusCode,
       headers,

@@ -1,0 +1,68 @@
+/**
+ * The API key the page sends (`Authorization: Bearer <key>`) when the router has FLEET_API_KEYS set. The
+ * page asks for it once — when a call is refused with 401 — and keeps it in this browser's local storage
+ * (per origin), so it is asked again only when the key stops working.
+ */
+import { createStore } from './store';
+
+const STORAGE_KEY = 'fleet-router.api-key';
+
+export interface KeyRequest {
+  /** Why the key is asked for: none stored yet, or the stored one was refused. */
+  readonly reason: 'missing' | 'refused';
+}
+
+/** The open request for a key, or null when none is pending (the dialog shows while one is). */
+export const keyRequest = createStore<KeyRequest | null>(null);
+
+let waiting: (() => void)[] = [];
+
+function storage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+let memoryKey: string | undefined;
+
+export function currentKey(): string | undefined {
+  return storage()?.getItem(STORAGE_KEY) ?? memoryKey;
+}
+
+/** The header that carries the key, or none when no key was given. */
+export function authHeaders(): Record<string, string> {
+  const key = currentKey();
+  return key === undefined || key === '' ? {} : { authorization: `Bearer ${key}` };
+}
+
+/**
+ * Called on a 401 that was sent with `refusedKey`: resolves when the user has entered a key. Every
+ * caller refused at the same time waits for the same answer, and a key entered meanwhile (by another
+ * caller's prompt) is used at once.
+ */
+export function needKey(refusedKey: string | undefined): Promise<void> {
+  const key = currentKey();
+  if (key !== undefined && key !== refusedKey) return Promise.resolve();
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (keyRequest.get() === null) keyRequest.set({ reason: refusedKey === undefined ? 'missing' : 'refused' });
+  });
+}
+
+/** Keeps the key the user entered and lets every waiting call go again. */
+export function submitKey(key: string): void {
+  memoryKey = key;
+  storage()?.setItem(STORAGE_KEY, key);
+  keyRequest.set(null);
+  const resume = waiting;
+  waiting = [];
+  for (const go of resume) go();
+}
+
+/** Forgets the stored key (the settings view's "forget key"). */
+export function forgetKey(): void {
+  memoryKey = undefined;
+  storage()?.removeItem(STORAGE_KEY);
+}

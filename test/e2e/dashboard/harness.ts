@@ -1,0 +1,56 @@
+/**
+ * What the dashboard's browser tests share: headless Chromium (Debian's, installed by
+ * scripts/ensure-chromium.mjs when missing) driven by playwright-core; a page that records every console
+ * error and uncaught exception; and screenshots kept under test-output/screenshots/ (git-ignored) for a
+ * reviewer to look at.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+const root = join(__dirname, '..', '..', '..');
+export const SCREENSHOTS = join(root, 'test-output', 'screenshots');
+
+/** Launches headless Chromium, installing Debian's package first when it is missing (as root). */
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = execFileSync(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  return chromium.launch({ executablePath, headless: true });
+}
+
+export interface WatchedPage {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  /** Console errors and uncaught exceptions so far, as text. */
+  readonly errors: string[];
+}
+
+/** A fresh context (own storage) and page, watched for console errors and uncaught exceptions. */
+export async function openPage(
+  browser: Browser,
+  options: { width?: number; height?: number; permissions?: string[]; baseURL?: string } = {},
+): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`exception: ${error.message}`));
+  return { page, context, errors };
+}
+
+/** Saves a full-page screenshot as test-output/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
