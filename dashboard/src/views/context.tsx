@@ -6,6 +6,7 @@
  */
 import type { ContextUsage } from '../../../lib/core/analytics/context-usage';
 import { RangePicker, useRange } from '../components/range-picker';
+import { ScrollBox } from '../components/scroll-box';
 import { Empty, WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
@@ -43,7 +44,7 @@ function saving(model: ContextUsage): string {
 
 function ContextTable({ models }: { models: readonly ContextUsage[] }) {
   return (
-    <div class="table-scroll">
+    <ScrollBox label="Context usage table">
       <table class="context-table">
         <caption class="visually-hidden">Context usage per model, most requests first</caption>
         <thead>
@@ -99,7 +100,7 @@ function ContextTable({ models }: { models: readonly ContextUsage[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

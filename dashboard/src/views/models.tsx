@@ -5,14 +5,16 @@
  * `—`, never 0.
  */
 import { useMemo } from 'preact/hooks';
-import type { ModelDay, ModelSummary, ModelsView as ModelsAnswer } from '../../../lib/core/analytics/models';
+import type { ModelSummary, ModelsView as ModelsAnswer } from '../../../lib/core/analytics/models';
 import { BarChart, type Series, TimeChart } from '../components/chart';
 import { RangePicker, useRange } from '../components/range-picker';
+import { ScrollBox } from '../components/scroll-box';
 import { Empty, WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
 import { useApi, useQueryState } from '../hooks';
 import { parseSort, type SortDirection, type SortKey, sortRows, sortText } from './models/sorting';
+import { perDay, utcDayStarts } from './models/utc-days';
 import './models.css';
 
 const REFRESH_MS = 60_000;
@@ -120,7 +122,7 @@ function ModelTable({ models }: { models: readonly ModelSummary[] }) {
     setSort(sortText(next.id, next.id === key.id ? flipped : first));
   };
   return (
-    <div class="table-scroll">
+    <ScrollBox label="Per-model table">
       <table class="models-table">
         <caption class="visually-hidden">
           Per model over the window; the column buttons sort the table, sorted by {key.label} {direction}
@@ -160,19 +162,22 @@ function ModelTable({ models }: { models: readonly ModelSummary[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
-/** Requests per UTC day of the busiest models: a day without a row had no request of that model. */
-function dailySeries(daily: readonly ModelDay[], models: readonly ModelSummary[]) {
-  const times = [...new Set(daily.map((day) => day.day_bucket))].sort((a, b) => a - b);
-  const series: Series[] = models.slice(0, DAILY_LINES).map((model) => {
-    const counts = new Map(
-      daily.filter((day) => day.model_name === model.model_name).map((day) => [day.day_bucket, day.request_count]),
-    );
-    return { label: model.model_name, values: times.map((time) => counts.get(time) ?? 0) };
-  });
+/** Requests per UTC day of the window of the busiest models: a day without a row had no request of that model. */
+function dailySeries(answer: ModelsAnswer) {
+  const times = utcDayStarts(answer.start_ts, answer.end_ts);
+  const series: Series[] = answer.summary.slice(0, DAILY_LINES).map((model) => ({
+    label: model.model_name,
+    values: perDay(
+      times,
+      answer.daily.filter((day) => day.model_name === model.model_name),
+      (day) => day.day_bucket,
+      (day) => day.request_count,
+    ),
+  }));
   return { times, series };
 }
 
@@ -184,7 +189,7 @@ function ModelCharts({ answer }: { answer: ModelsAnswer }) {
       requests: models.map((model) => model.total_requests),
       p95: models.map((model) => model.latency_ms.p95),
       rate: models.map((model) => model.tokens_per_second),
-      daily: dailySeries(answer.daily, models),
+      daily: dailySeries(answer),
     }),
     [answer],
   );

@@ -7,10 +7,12 @@ import { useMemo } from 'preact/hooks';
 import type { TagDay, TagSummary, TagUsage } from '../../../lib/core/analytics/apps';
 import { BarChart, type Series, TimeChart } from '../components/chart';
 import { RangePicker, useRange } from '../components/range-picker';
+import { ScrollBox } from '../components/scroll-box';
 import { Empty, WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
 import { type ApiRead, useApi } from '../hooks';
+import { perDay, utcDayStarts } from './models/utc-days';
 import './tags.css';
 
 const REFRESH_MS = 60_000;
@@ -54,7 +56,7 @@ function HowToTag() {
 
 function TagTable({ tags }: { tags: readonly TagUsage[] }) {
   return (
-    <div class="table-scroll">
+    <ScrollBox label="Per-tag table">
       <table class="tags-table">
         <caption class="visually-hidden">Per tag over the window, most requests first</caption>
         <thead>
@@ -112,14 +114,14 @@ function TagTable({ tags }: { tags: readonly TagUsage[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
 function DailyTable({ days }: { days: readonly TagDay[] }) {
   const newestFirst = [...days].reverse();
   return (
-    <div class="table-scroll">
+    <ScrollBox label="Daily table">
       <table class="tags-table">
         <caption class="visually-hidden">Per tag and UTC day, newest day first</caption>
         <thead>
@@ -153,32 +155,64 @@ function DailyTable({ days }: { days: readonly TagDay[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
-/** Requests per UTC day of the busiest tags: a day without a row had no request with that tag. */
-function dailySeries(days: readonly TagDay[], tags: readonly TagUsage[]) {
-  const times = [...new Set(days.map((day) => day.day_bucket))].sort((a, b) => a - b);
-  const series: Series[] = tags.slice(0, DAILY_LINES).map((tag) => {
-    const counts = new Map(days.filter((day) => day.tag === tag.tag).map((day) => [day.day_bucket, day.request_count]));
-    return { label: tag.tag, values: times.map((time) => counts.get(time) ?? 0) };
-  });
+/** Requests per UTC day of the window of the busiest tags: a day without a row had no request with that tag. */
+function dailySeries(days: readonly TagDay[], tags: readonly TagUsage[], window: Window) {
+  const times = utcDayStarts(window.end - window.days * 86_400, window.end);
+  const series: Series[] = tags.slice(0, DAILY_LINES).map((tag) => ({
+    label: tag.tag,
+    values: perDay(
+      times,
+      days.filter((day) => day.tag === tag.tag),
+      (day) => day.day_bucket,
+      (day) => day.request_count,
+    ),
+  }));
   return { times, series };
 }
 
-function Daily({ read, tags }: { read: ApiRead<AppsDailyAnswer>; tags: readonly TagUsage[] }) {
+/** The window the answers cover: `days` (as the API counted them) up to `end`, epoch seconds. */
+interface Window {
+  readonly days: number;
+  readonly end: number;
+}
+
+function Daily({
+  read,
+  tags,
+  endTs,
+}: {
+  read: ApiRead<AppsDailyAnswer>;
+  tags: readonly TagUsage[];
+  endTs: number | undefined;
+}) {
   return (
     <Panel title="Daily breakdown">
       <WithData read={read} what="the daily breakdown">
-        {(answer) => <DailyBody days={answer.data} tags={tags} />}
+        {(answer) => <DailyBody answer={answer} tags={tags} endTs={endTs} />}
       </WithData>
     </Panel>
   );
 }
 
-function DailyBody({ days, tags }: { days: readonly TagDay[]; tags: readonly TagUsage[] }) {
-  const chart = useMemo(() => dailySeries(days, tags), [days, tags]);
+function DailyBody({
+  answer,
+  tags,
+  endTs,
+}: {
+  answer: AppsDailyAnswer;
+  tags: readonly TagUsage[];
+  endTs: number | undefined;
+}) {
+  const days = answer.data;
+  // The window ends now, or where a custom range ends; read when the answer came.
+  const chart = useMemo(
+    () => dailySeries(days, tags, { days: answer.days, end: endTs ?? Date.now() / 1000 }),
+    [answer, tags, endTs],
+  );
   if (days.length === 0) return <Empty>No tagged request in this window.</Empty>;
   return (
     <>
@@ -193,7 +227,17 @@ function DailyBody({ days, tags }: { days: readonly TagDay[]; tags: readonly Tag
   );
 }
 
-function TagsBody({ answer, daily, phrase }: { answer: AppsAnswer; daily: ApiRead<AppsDailyAnswer>; phrase: string }) {
+function TagsBody({
+  answer,
+  daily,
+  phrase,
+  endTs,
+}: {
+  answer: AppsAnswer;
+  daily: ApiRead<AppsDailyAnswer>;
+  phrase: string;
+  endTs: number | undefined;
+}) {
   const tags = answer.data;
   const chart = useMemo(
     () => ({ names: tags.map((tag) => tag.tag), requests: tags.map((tag) => tag.request_count) }),
@@ -232,7 +276,7 @@ function TagsBody({ answer, daily, phrase }: { answer: AppsAnswer; daily: ApiRea
           format={format.count}
         />
       </Panel>
-      <Daily read={daily} tags={tags} />
+      <Daily read={daily} tags={tags} endTs={endTs} />
       <details class="tags-howto-more">
         <summary>How a client tags a request</summary>
         <HowToTag />
@@ -253,7 +297,14 @@ export function TagsView() {
       controls={<RangePicker range={range} onChange={setRange} controls={controls} />}
     >
       <WithData read={read} what="the per-tag figures">
-        {(answer) => <TagsBody answer={answer} daily={daily} phrase={range.phrase} />}
+        {(answer) => (
+          <TagsBody
+            answer={answer}
+            daily={daily}
+            phrase={range.phrase}
+            endTs={typeof query['end_ts'] === 'number' ? query['end_ts'] : undefined}
+          />
+        )}
       </WithData>
     </View>
   );
