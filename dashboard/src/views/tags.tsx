@@ -119,7 +119,9 @@ function TagTable({ tags }: { tags: readonly TagUsage[] }) {
 }
 
 function DailyTable({ days }: { days: readonly TagDay[] }) {
-  const newestFirst = [...days].reverse();
+  const newestFirst = [...days].sort(
+    (a, b) => b.day_bucket - a.day_bucket || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0),
+  );
   return (
     <ScrollBox label="Daily table">
       <table class="tags-table">

@@ -183,7 +183,7 @@ describe('the analytics views', () => {
     await checkPhone('models', (phone) => phone.getByRole('rowheader', { name: BIG, exact: true }).waitFor());
   }, 90_000);
 
-  it('Tags lists both tags with the requests that carried each, and the daily breakdown', async () => {
+  it('Tags lists both tags with the requests that carried each and the daily breakdown, and says how to tag when none is', async () => {
     const { page, errors, context } = await openPage(browser);
     await page.goto(`${router.url}/dashboard/tags`);
     const perTag = page.getByRole('region', { name: 'Per tag' });
@@ -198,6 +198,13 @@ describe('the analytics views', () => {
     await expect(stat(page, 'Tags').textContent()).resolves.toBe('2');
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, 'tags');
+
+    // A custom range before any traffic: no tag, and the view says how a client tags a request.
+    await page.goto(`${router.url}/dashboard/tags?range=custom&from=2020-01-01T00:00&to=2020-01-03T00:00`);
+    const empty = page.getByRole('region', { name: 'No tagged requests yet' });
+    await empty.getByText('X-Service-Tags', { exact: true }).waitFor();
+    await empty.getByText('metadata.tags', { exact: true }).waitFor();
+    await expect(page.getByLabel('From').inputValue()).resolves.toBe('2020-01-01T00:00');
     expect(errors).toEqual([]);
     await context.close();
 
