@@ -36,7 +36,10 @@ describe('the dashboard page', () => {
     await page.locator('.live-badge[data-state="live"]').waitFor({ timeout: 10_000 });
 
     for (const view of DASHBOARD_VIEWS) {
-      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: view.title, exact: true }).click();
+      await page
+        .getByRole('navigation', { name: 'Views' })
+        .getByRole('link', { name: view.title, exact: true })
+        .click();
       await expect(page.locator('h1').textContent()).resolves.toBe(view.title);
       expect(new URL(page.url()).pathname).toBe(`/dashboard/${view.id}`);
       expect(await page.title()).toBe(`${view.title} · Fleet Router`);
