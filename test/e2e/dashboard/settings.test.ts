@@ -106,12 +106,12 @@ describe('the Settings view', () => {
     await page.goto(`${router.url}/dashboard/settings`);
     await page.getByRole('heading', { name: 'API key' }).waitFor();
     expect(await page.getByRole('button', { name: 'Forget API key' }).count()).toBe(0);
-    await page.evaluate(() => window.localStorage.setItem('fleet-router.api-key', 'sk-kept'));
+    await page.evaluate("window.localStorage.setItem('fleet-router.api-key', 'sk-kept')");
     await page.reload();
 
     await page.getByRole('button', { name: 'Forget API key' }).click();
     await page.getByRole('status').filter({ hasText: 'Forgotten' }).waitFor();
-    expect(await page.evaluate(() => window.localStorage.getItem('fleet-router.api-key'))).toBeNull();
+    expect(await page.evaluate("window.localStorage.getItem('fleet-router.api-key')")).toBeNull();
     expect(await page.getByRole('button', { name: 'Forget API key' }).count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
@@ -122,7 +122,7 @@ describe('the Settings view', () => {
     await page.goto(`${router.url}/dashboard/settings`);
     await page.getByRole('switch', { name: 'Image generation' }).waitFor();
     await page.getByRole('heading', { name: 'Storage and access' }).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshot(page, 'settings-phone');
     expect(errors).toEqual([]);
     await context.close();
