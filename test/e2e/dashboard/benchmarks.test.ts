@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
+import { accessibilityViolations } from './axe-check';
 import { launchBrowser, openPage, screenshot } from './harness';
 
 interface Run {
@@ -86,6 +87,7 @@ describe('the Benchmarks view', () => {
       .waitFor({ timeout: 10_000 });
     expect(await page.getByRole('button', { name: 'Start benchmark' }).isDisabled()).toBe(true);
     await screenshot(page, 'benchmarks-running');
+    await expect(accessibilityViolations(page)).resolves.toEqual([]);
 
     await page.getByRole('button', { name: 'Cancel run' }).click();
     await page.getByRole('heading', { name: 'Running now' }).waitFor({ state: 'detached', timeout: 45_000 });
@@ -138,6 +140,7 @@ describe('the Benchmarks view', () => {
     await report.getByRole('figure').filter({ hasText: 'Latency p95, per model' }).locator('canvas').waitFor();
     await report.getByRole('meter', { name: 'Fleet' }).waitFor();
     await screenshot(page, 'benchmarks-report');
+    await expect(accessibilityViolations(page)).resolves.toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
 
@@ -151,6 +154,7 @@ describe('the Benchmarks view', () => {
       .waitFor();
     expect(await phone.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshot(phone.page, 'benchmarks-phone');
+    await expect(accessibilityViolations(phone.page)).resolves.toEqual([]);
     expect(phone.errors).toEqual([]);
     await phone.context.close();
   }, 90_000);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { type RouterProcess, startRouter } from '../router-process';
+import { accessibilityViolations } from './axe-check';
 import { launchBrowser, openPage, screenshot } from './harness';
 
 interface SettingsBody {
@@ -67,6 +68,7 @@ describe('the Settings view', () => {
     await page.getByRole('heading', { name: 'Routing', exact: true }).waitFor();
     await page.getByText('none (the API is open)').waitFor();
     await screenshot(page, 'settings');
+    await expect(accessibilityViolations(page)).resolves.toEqual([]);
 
     expect(errors).toEqual([]);
     await context.close();
@@ -124,6 +126,7 @@ describe('the Settings view', () => {
     await page.getByRole('heading', { name: 'Storage and access' }).waitFor();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshot(page, 'settings-phone');
+    await expect(accessibilityViolations(page)).resolves.toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

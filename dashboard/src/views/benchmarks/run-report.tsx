@@ -148,7 +148,9 @@ interface StatsRow {
 function StatsTable({ caption, first, rows }: { caption: string; first: string; rows: readonly StatsRow[] }) {
   const typed = rows.some((row) => row.type !== undefined);
   return (
-    <div class="table-scroll">
+    // Focusable, so a keyboard can scroll the table sideways on a narrow screen (it holds no control).
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keys
+    <section class="table-scroll" aria-label={caption} tabIndex={0}>
       <table>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -198,6 +200,6 @@ function StatsTable({ caption, first, rows }: { caption: string; first: string; 
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

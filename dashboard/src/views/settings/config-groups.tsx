@@ -130,7 +130,8 @@ export function ConfigGroups({ config }: { config: Readonly<Record<string, unkno
         {nodes.length === 0 ? (
           <p class="settings-hint">None listed (FLEET_NODES): nodes join with their agents' heartbeats.</p>
         ) : (
-          <div class="table-scroll">
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keys
+          <section class="table-scroll" aria-label="Listed nodes" tabIndex={0}>
             <table>
               <caption class="visually-hidden">Nodes the router polls (FLEET_NODES)</caption>
               <thead>
@@ -148,7 +149,7 @@ export function ConfigGroups({ config }: { config: Readonly<Record<string, unkno
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         )}
       </Panel>
       <div class="grid settings-groups">
