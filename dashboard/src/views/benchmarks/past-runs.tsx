@@ -4,7 +4,14 @@
  */
 import { Empty } from '../../components/states';
 import { count, decimal, duration, NONE } from '../../format';
-import { type ActiveProgress, type BenchmarkRun, MODE_LABELS, StatusBadge, startedAt } from './run-types';
+import {
+  type ActiveProgress,
+  type BenchmarkRun,
+  MODE_LABELS,
+  MODEL_TYPE_LABELS,
+  StatusBadge,
+  startedAt,
+} from './run-types';
 
 export interface PastRunsProps {
   readonly runs: readonly BenchmarkRun[];
@@ -23,7 +30,7 @@ export function PastRuns({ runs, live, selected, onSelect }: PastRunsProps) {
         <thead>
           <tr>
             <th scope="col">Started</th>
-            <th scope="col">Mode</th>
+            <th scope="col">Mode and types</th>
             <th scope="col" class="number">
               Duration
             </th>
@@ -66,7 +73,12 @@ export function PastRuns({ runs, live, selected, onSelect }: PastRunsProps) {
                     {run.run_id}
                   </div>
                 </th>
-                <td>{MODE_LABELS[run.mode] ?? run.mode}</td>
+                <td>
+                  {MODE_LABELS[run.mode] ?? run.mode}
+                  <div class="bench-sub">
+                    {run.model_types.map((type) => MODEL_TYPE_LABELS[type] ?? type).join(', ')}
+                  </div>
+                </td>
                 <td class="number">
                   {count(run.duration)} s
                   {run.status !== 'running' && Math.abs(run.elapsed - run.duration) >= 1 && (
