@@ -1,0 +1,108 @@
+/**
+ * The runtime settings as switches (spec §4.7): each change is sent at once (`POST api/settings`) and
+ * shown at once; a refused or failed change is rolled back and said why. Each says whether an operator
+ * set it or it follows the environment, and the environment's value.
+ */
+import { useState } from 'preact/hooks';
+import type { SettingsView as SettingsAnswer } from '../../../../lib/features/settings/settings-view';
+import { apiPost } from '../../api';
+
+/** What each runtime setting does, in words; one the page does not know yet shows by its API name. */
+const ABOUT: Readonly<Record<string, { label: string; detail: string; env: string }>> = {
+  image_generation: {
+    label: 'Image generation',
+    detail: 'Serve image generation requests; off, they are refused.',
+    env: 'FLEET_IMAGE_GENERATION',
+  },
+  transcription: {
+    label: 'Speech-to-text',
+    detail: 'Serve transcription requests; off, they are refused.',
+    env: 'FLEET_TRANSCRIPTION',
+  },
+};
+
+const onOff = (value: boolean) => (value ? 'on' : 'off');
+
+export function RuntimeToggles({
+  settings,
+  onSaved,
+}: {
+  settings: SettingsAnswer;
+  onSaved: (next: SettingsAnswer) => void;
+}) {
+  /** Values shown before the router confirmed them, by setting. */
+  const [pending, setPending] = useState<Readonly<Record<string, boolean>>>({});
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  const [saved, setSaved] = useState<string | undefined>(undefined);
+
+  const change = async (name: string, value: boolean) => {
+    const label = ABOUT[name]?.label ?? name;
+    setFailure(undefined);
+    setSaved(undefined);
+    setPending((shown) => ({ ...shown, [name]: value }));
+    try {
+      const next = await apiPost<SettingsAnswer>('api/settings', { [name]: value });
+      onSaved(next);
+      setSaved(`${label} is ${onOff(value)}: saved.`);
+    } catch (error) {
+      setFailure(`${label} was not changed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      setPending(({ [name]: _done, ...rest }) => rest);
+    }
+  };
+
+  return (
+    <div class="settings-toggles">
+      {failure !== undefined && (
+        <div class="notice notice-error" role="alert">
+          <p>{failure}</p>
+        </div>
+      )}
+      <ul class="settings-list">
+        {settings.runtime.map((name) => {
+          const about = ABOUT[name];
+          const confirmed = Reflect.get(settings, name) === true;
+          const shown = pending[name] ?? confirmed;
+          const overridden = settings.overridden.includes(name);
+          const fallback = (settings.defaults as Readonly<Record<string, boolean>>)[name];
+          const hint = `setting-${name}-hint`;
+          return (
+            <li key={name} class="settings-toggle">
+              <label class="inline switch">
+                <input
+                  type="checkbox"
+                  role="switch"
+                  checked={shown}
+                  aria-checked={shown}
+                  aria-describedby={hint}
+                  aria-busy={pending[name] !== undefined}
+                  disabled={pending[name] !== undefined}
+                  onChange={(event) => change(name, event.currentTarget.checked)}
+                />
+                <span class="switch-track" aria-hidden="true" />
+                {about?.label ?? name}
+              </label>
+              <div id={hint} class="settings-hint">
+                {about !== undefined && <span>{about.detail} </span>}
+                <span class={overridden ? 'badge badge-warn' : 'badge'}>
+                  {overridden ? 'Set by an operator' : 'Follows the environment'}
+                </span>{' '}
+                <span>
+                  Environment default{about === undefined ? '' : ` (${about.env})`}:{' '}
+                  {fallback === undefined ? '—' : onOff(fallback)}
+                </span>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      <p class="settings-hint">
+        A change holds on every instance of the router within a second and after a restart. The API keeps an operator's
+        choice until it is changed again: it has no reset to the environment's value.
+      </p>
+      <p class="settings-saved" role="status">
+        {saved ?? ''}
+      </p>
+    </div>
+  );
+}
