@@ -88,6 +88,16 @@ const COLUMNS: readonly Column[] = [
     show: (m) => rate(m.tokens_per_second),
   },
   {
+    id: 'cache',
+    label: 'Prompt cache hits',
+    numeric: true,
+    value: (m) => m.cache_hit_rate_pct,
+    show: (m) =>
+      m.cache_hit_rate_pct === null
+        ? format.NONE
+        : `${format.percent(m.cache_hit_rate_pct)} of ${format.count(m.cache_measured_requests)}`,
+  },
+  {
     id: 'tokens',
     label: 'Tokens (prompt + completion)',
     numeric: true,
@@ -261,7 +271,8 @@ function ModelsBody({ answer, phrase }: { answer: ModelsAnswer; phrase: string }
         <p class="state">
           Days are whole UTC days. Percentiles are read from histograms, within ±
           {format.decimal(answer.percentile_error_pct)} % of the true value. Decode rate is tokens per second after the
-          first token, where the node reported it. No cache hit rate: the models API does not report prompt-cache hits.
+          first token, where the node reported it. Prompt cache hits are the share of prompt tokens the node served from
+          its cache, over the requests whose node reported it (Ollama does not: shown as —).
         </p>
       </Panel>
       <ModelCharts answer={answer} />

@@ -48,6 +48,10 @@ export interface ModelSummary {
   readonly avg_ttft_ms: number | null;
   readonly ttft_ms: Percentiles;
   readonly tokens_per_second: number | null;
+  /** Requests whose node said how many prompt tokens came from its cache. */
+  readonly cache_measured_requests: number;
+  /** Of those requests' prompt tokens, the share served from the cache, %; null when none said. */
+  readonly cache_hit_rate_pct: number | null;
   readonly total_prompt_tokens: number;
   readonly total_completion_tokens: number;
   /** Exact, where the rollups kept it. */
@@ -120,6 +124,8 @@ function modelSummary(group: readonly ScopedRollup[]): ModelSummary {
     avg_ttft_ms: average(c.ttft_ms, c.ttft_count),
     ttft_ms: percentiles(rollup.histograms.ttft_ms),
     tokens_per_second: tokensPerSecond(rollup),
+    cache_measured_requests: c.cached_count,
+    cache_hit_rate_pct: c.cached_count === 0 ? null : average(c.cached_tokens * 100, c.cached_prompt_tokens),
     total_prompt_tokens: c.prompt_tokens,
     total_completion_tokens: c.completion_tokens,
     max_prompt_tokens: rollup.maxima.max_prompt_tokens ?? null,

@@ -52,9 +52,13 @@ export const ROLLUP_COUNTERS = [
   /** Retries summed over requests, and requests answered by a fallback model. */
   'retries',
   'fallbacks',
-  /** Prompt tokens served from the node's cache, over the `cached_count` requests that report it. */
+  /**
+   * Prompt tokens served from the node's cache, over the `cached_count` requests that report it, and the
+   * prompt tokens of those same requests: their ratio is the cache hit rate where it was measured.
+   */
   'cached_tokens',
   'cached_count',
+  'cached_prompt_tokens',
   /** Requests whose node loaded the model first (load ≥ `COLD_LOAD_MS`). */
   'cold_loads',
 ] as const;
@@ -128,6 +132,7 @@ export function createRollupSums(): RollupSums {
       fallbacks: 0,
       cached_tokens: 0,
       cached_count: 0,
+      cached_prompt_tokens: 0,
       cold_loads: 0,
     },
     maxima: { max_prompt_tokens: -Infinity, max_total_tokens: -Infinity, last_at: -Infinity },
@@ -181,6 +186,7 @@ export function addTrace(sums: RollupSums, trace: RollupTrace): void {
   if (trace.cachedTokens !== undefined) {
     counters.cached_tokens += trace.cachedTokens;
     counters.cached_count += 1;
+    counters.cached_prompt_tokens += prompt;
   }
   if (trace.loadMs !== undefined && trace.loadMs >= COLD_LOAD_MS) counters.cold_loads += 1;
   if (trace.status === 'completed' && prompt > 0) {

@@ -23,6 +23,8 @@ export interface ChatOutcome {
   readonly nodeFirstTokenMs?: number;
   /** How long the node spent loading the model, ms (Ollama `load_duration` on its last line): a cold load's mark. */
   readonly loadMs?: number;
+  /** Prompt tokens the node served from its prefix cache, where it measured them (`prompt_cache_count`). */
+  readonly cachedTokens?: number;
 }
 
 export interface ChatOutput<Chunk> {

@@ -20,7 +20,13 @@ import type { ChatOutcome, ChatOutput } from './chat-output';
 
 type Final = Pick<
   OllamaChatChunk,
-  'done_reason' | 'prompt_eval_count' | 'eval_count' | 'load_duration' | 'prompt_eval_duration' | 'eval_duration'
+  | 'done_reason'
+  | 'prompt_eval_count'
+  | 'eval_count'
+  | 'load_duration'
+  | 'prompt_eval_duration'
+  | 'eval_duration'
+  | 'prompt_cache_count'
 >;
 
 /** Ollama's durations are nanoseconds. */
@@ -42,6 +48,7 @@ export function outcomeOf(final: Final | undefined): ChatOutcome {
   if (typeof final.eval_count === 'number') outcome.completionTokens = final.eval_count;
   if (typeof final.done_reason === 'string') outcome.finishReason = final.done_reason;
   if (typeof final.load_duration === 'number') outcome.loadMs = Math.round(final.load_duration / NS_PER_MS);
+  if (typeof final.prompt_cache_count === 'number') outcome.cachedTokens = final.prompt_cache_count;
   const firstToken = nodeFirstTokenMs(final);
   if (firstToken !== undefined) outcome.nodeFirstTokenMs = firstToken;
   return outcome;

@@ -29,6 +29,7 @@ describe('modelsView', () => {
         timeToFirstTokenMs: 100,
         promptTokens: 20,
         completionTokens: 11,
+        cachedTokens: 15,
       }),
     ]),
   ]);
@@ -83,6 +84,9 @@ describe('modelsView', () => {
       avg_ttft_ms: 50,
       ttft_ms: { p50: 51.5, p75: 51.5, p95: 51.5, p99: 51.5 },
       tokens_per_second: 21.8,
+      // no node said how much of the prompt came from its cache: unmeasured, not 0 %
+      cache_measured_requests: 0,
+      cache_hit_rate_pct: null,
       total_prompt_tokens: 110,
       total_completion_tokens: 15,
       max_prompt_tokens: 90,
@@ -93,7 +97,14 @@ describe('modelsView', () => {
       first_seen: DAY1 / 1000,
       last_seen: (DAY1 + 5000) / 1000,
     });
-    expect(summary[1]).toMatchObject({ total_requests: 1, first_seen: DAY2 / 1000, last_seen: DAY2 / 1000 + 7 });
+    expect(summary[1]).toMatchObject({
+      total_requests: 1,
+      first_seen: DAY2 / 1000,
+      last_seen: DAY2 / 1000 + 7,
+      // 15 of its 20 prompt tokens were served from the cache
+      cache_measured_requests: 1,
+      cache_hit_rate_pct: 75,
+    });
   });
 
   it('leaves out rows without requests', () => {

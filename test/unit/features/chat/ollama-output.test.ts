@@ -106,4 +106,12 @@ describe('createOllamaOutput, the outcome', () => {
 
     expect(output.outcome()).toEqual({ promptTokens: 5, completionTokens: 3, finishReason: 'stop' });
   });
+
+  it("reports the prompt tokens a node served from its cache, a measured 0 included, for the models' cache hit rate", () => {
+    for (const cached of [4, 0]) {
+      const output = createOllamaOutput('generate', false, undefined);
+      driveOutput(output, bytes({ model: 'm', response: 'ok', done: true, ...metrics, prompt_cache_count: cached }));
+      expect(output.outcome()).toMatchObject({ promptTokens: 5, cachedTokens: cached });
+    }
+  });
 });
