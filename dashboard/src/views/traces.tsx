@@ -12,7 +12,7 @@ import { useApi, useQueryState } from '../hooks';
 import './traces.css';
 import { TraceDetails } from './traces/trace-details';
 import { TraceFilters, type TraceFilterValues } from './traces/trace-filters';
-import { TraceTable } from './traces/trace-table';
+import { TraceTable, traceButtonId } from './traces/trace-table';
 
 export interface TracesAnswer {
   readonly limit: number;
@@ -72,7 +72,10 @@ export function TracesView() {
           requestId={selected}
           trace={shown}
           searching={shown === undefined && (read.loading || lookup.loading)}
-          onClose={() => setSelected('')}
+          onClose={() => {
+            setSelected('');
+            document.getElementById(traceButtonId(selected))?.focus();
+          }}
         />
       )}
       {read.error !== undefined && <ErrorNotice error={read.error} retry={read.reload} />}

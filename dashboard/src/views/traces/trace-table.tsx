@@ -16,6 +16,9 @@ export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${STATUS_LEVEL[status] ?? 'warn'}`}>{status.replace('_', ' ')}</span>;
 }
 
+/** The id of a trace's button in the list, so closing its details can give it the focus back. */
+export const traceButtonId = (requestId: string): string => `trace-${requestId.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
 /** Prompt + completion tokens, or a dash when the node reported neither. */
 export function tokens(trace: TraceView): string {
   if (trace.prompt_tokens === null && trace.completion_tokens === null) return format.NONE;
@@ -37,6 +40,7 @@ function TraceRow({
       <th scope="row">
         <button
           type="button"
+          id={traceButtonId(trace.request_id)}
           class="link-button"
           aria-label={`Details of ${trace.model} at ${format.dateTime(trace.timestamp)} (${trace.request_id})`}
           aria-current={selected ? 'true' : undefined}
