@@ -21,9 +21,10 @@ interface RecommendationsAnswer extends RecommendationsReport {
 const PRIORITY_LEVEL = { high: 'bad', medium: 'warn', low: 'ok' } as const;
 const STATUS_LEVEL: Readonly<Record<string, 'ok' | 'warn' | 'bad'>> = { online: 'ok', degraded: 'warn' };
 
-function RecommendationRows({ picks }: { picks: readonly Recommendation[] }) {
+function RecommendationRows({ nodeId, picks }: { nodeId: string; picks: readonly Recommendation[] }) {
   return (
-    <div class="table-scroll">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so a keyboard can scroll the wide table sideways (axe scrollable-region-focusable).
+    <section class="table-scroll" aria-label={`Models advised for ${nodeId}`} tabIndex={0}>
       <table class="rec-table">
         <thead>
           <tr>
@@ -68,7 +69,7 @@ function RecommendationRows({ picks }: { picks: readonly Recommendation[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
@@ -113,7 +114,7 @@ function NodeCard({ node }: { node: NodeAdvice }) {
       {node.recommendations.length === 0 ? (
         <p class="state">No advice for this node.</p>
       ) : (
-        <RecommendationRows picks={node.recommendations} />
+        <RecommendationRows nodeId={node.node_id} picks={node.recommendations} />
       )}
     </section>
   );

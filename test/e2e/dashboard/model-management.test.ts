@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimAgent, startSimAgent } from '../../../emulator/sim';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
+import { accessibilityViolations } from './accessibility';
 import { launchBrowser, openPage, screenshot } from './harness';
 
 const NODE = 'lab';
@@ -74,6 +75,7 @@ describe('the Model management view', () => {
     await table.getByRole('rowheader', { name: new RegExp(`^${DELETED}`) }).waitFor();
     await expect(table.getByRole('rowheader', { name: new RegExp(`^${PULLED}`) }).count()).resolves.toBe(0);
     await screenshot(page, 'model-management');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await watchProgress(page);
     await node.getByLabel(`Model to pull onto ${NODE}`).fill(PULLED);
@@ -92,6 +94,7 @@ describe('the Model management view', () => {
     await table.getByRole('rowheader', { name: new RegExp(`^${PULLED}`) }).waitFor();
     expect(await tags()).toContain(PULLED);
     await screenshot(page, 'model-management-pull');
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
@@ -120,6 +123,7 @@ describe('the Model management view', () => {
     await node.getByRole('button', { name: `Delete ${DELETED} from ${NODE}` }).click();
     await dialog.waitFor();
     await expect(dialog.textContent()).resolves.toContain(`Delete ${DELETED} from ${NODE}?`);
+    expect(await accessibilityViolations(page)).toEqual([]);
     // Cancel has the focus: Enter on it (the keyboard's way) keeps the model.
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'hidden' });
@@ -142,6 +146,7 @@ describe('the Model management view', () => {
     await page.getByRole('table', { name: `Models on ${NODE}` }).waitFor();
     expect(await overflowOf(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'model-management-phone');
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 30_000);

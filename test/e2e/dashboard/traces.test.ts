@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import type { TraceView } from '../../../lib/core/analytics/trace-view';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
+import { accessibilityViolations } from './accessibility';
 import { launchBrowser, openPage, screenshot } from './harness';
 
 const MODELS = ['llama3.2:3b', 'qwen3:8b'] as const;
@@ -70,6 +71,7 @@ describe('the Traces view', () => {
     }
     await expect(table.getByRole('row').count()).resolves.toBe(traces.length + 1);
     await screenshot(page, 'traces');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.getByLabel('Model').fill('qwen3:8b');
     await page.getByLabel('Model').press('Enter');
@@ -89,7 +91,7 @@ describe('the Traces view', () => {
 
     const breakdown = Object.entries(qwen?.scores_breakdown ?? {});
     expect(breakdown.length).toBeGreaterThan(0);
-    await page.getByRole('button', { name: new RegExp(`Details of .*${qwen?.request_id}`) }).press('Enter');
+    await page.getByRole('button', { name: new RegExp(`details of .*${qwen?.request_id}`) }).press('Enter');
     const details = page.getByRole('region', { name: 'Trace details' });
     await details.waitFor();
     await expect(details.getByText(qwen?.request_id ?? '', { exact: true }).isVisible()).resolves.toBe(true);
@@ -99,6 +101,7 @@ describe('the Traces view', () => {
     }
     expect(new URL(page.url()).searchParams.get('request_id')).toBe(qwen?.request_id);
     await screenshot(page, 'trace-details');
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
@@ -124,6 +127,7 @@ describe('the Traces view', () => {
     const overflow = await overflowOf(page);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'traces-phone');
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 30_000);
@@ -150,6 +154,7 @@ describe('the Recommendations view', () => {
       const overflow = await overflowOf(page);
       expect(overflow).toBeLessThanOrEqual(0);
       await screenshot(page, width === 390 ? 'recommendations-phone' : 'recommendations');
+      expect(await accessibilityViolations(page)).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();
     }

@@ -42,12 +42,15 @@ function TraceRow({
           type="button"
           id={traceButtonId(trace.request_id)}
           class="link-button"
-          aria-label={`Details of ${trace.model} at ${format.dateTime(trace.timestamp)} (${trace.request_id})`}
           aria-current={selected ? 'true' : undefined}
           title={format.dateTime(trace.timestamp)}
           onClick={() => onSelect(trace.request_id)}
         >
           <time dateTime={new Date(trace.timestamp * 1000).toISOString()}>{format.ago(trace.timestamp)}</time>
+          <span class="visually-hidden">
+            {' '}
+            — details of {trace.model}, request {trace.request_id}
+          </span>
         </button>
       </th>
       <td>
