@@ -99,16 +99,29 @@ describe('the Model management view', () => {
     await context.close();
   }, 60_000);
 
-  it('shows the error of a pull the registry cannot serve', async () => {
+  it('shows the error of a pull the registry cannot serve, and of one already under way', async () => {
     const { page, errors, context } = await openPage(browser);
     await page.goto(`${router.url}/dashboard/model-management`);
     const node = page.getByRole('region', { name: new RegExp(`^${NODE} `) });
-    await node.getByLabel(`Model to pull onto ${NODE}`).fill('missing/nothing');
-    await node.getByRole('button', { name: 'Pull', exact: true }).click();
+    const field = node.getByLabel(`Model to pull onto ${NODE}`);
     const alert = node.getByRole('alert');
+    await field.fill('missing/nothing');
+    await node.getByRole('button', { name: 'Pull', exact: true }).click();
     await alert.waitFor({ timeout: 10_000 });
     await expect(alert.textContent()).resolves.toContain('file does not exist');
-    expect(errors).toEqual([]);
+
+    // Another client pulls gemma3:12b (its lines 250 ms apart): the page's pull of it is refused with a 409.
+    const other = await fetch(`${router.url}/dashboard/api/pull`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ node_id: NODE, model: 'gemma3:12b' }),
+    });
+    expect(other.status).toBe(200);
+    await field.fill('gemma3:12b');
+    await node.getByRole('button', { name: 'Pull', exact: true }).click();
+    await alert.getByText("model 'gemma3:12b' is already being pulled").waitFor({ timeout: 10_000 });
+    await other.text();
+    expect(errors.filter((error) => !error.includes('409'))).toEqual([]);
     await context.close();
   }, 30_000);
 
