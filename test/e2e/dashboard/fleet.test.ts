@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
+import { accessibilityViolations } from './accessibility';
 import { launchBrowser, openPage, screenshot } from './harness';
 
 let browser: Browser;
@@ -117,6 +118,7 @@ describe('the Fleet view', () => {
     expect(await figure(page, queue, 'Limit').textContent()).toMatch(/^[1-9]\d*$/);
     await expect(page.getByText(/^As of /).isVisible()).resolves.toBe(true);
     await screenshot(page, 'fleet');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     const phone = await openPage(browser, { width: 390, height: 844 });
     await phone.page.goto(`${demo.url}/dashboard/fleet`);
@@ -124,6 +126,7 @@ describe('the Fleet view', () => {
     await phone.page.getByRole('article', { name: `${servedBy} · qwen3:8b`, exact: true }).waitFor();
     expect(await phone.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await screenshot(phone.page, 'fleet-phone');
+    expect(await accessibilityViolations(phone.page)).toEqual([]);
 
     expect(errors).toEqual([]);
     expect(phone.errors).toEqual([]);
@@ -170,6 +173,7 @@ describe('the Fleet view', () => {
     ).resolves.toBe(true);
     await expect(nodeCard(page, 'steady').getByText('Online', { exact: true }).isVisible()).resolves.toBe(true);
     console.log(`fleet view: doomed shown offline ${shownAfterMs} ms after its Ollama closed`);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     expect(errors).toEqual([]);
     await context.close();
