@@ -174,6 +174,7 @@ describe('the Fleet view', () => {
     await expect(nodeCard(page, 'steady').getByText('Online', { exact: true }).isVisible()).resolves.toBe(true);
     console.log(`fleet view: doomed shown offline ${shownAfterMs} ms after its Ollama closed`);
     expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'fleet-offline');
 
     expect(errors).toEqual([]);
     await context.close();

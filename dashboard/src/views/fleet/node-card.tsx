@@ -141,7 +141,8 @@ function Facts({ node }: { node: FleetNodeStatus }) {
     'Active requests',
     `${format.count(node.ollama.requests_active)} of ${format.count(node.ollama.num_parallel)} parallel`,
   ]);
-  if (node.status !== 'online') facts.push(['Last seen', format.ago(node.last_seen)]);
+  if (node.status !== 'online')
+    facts.push(['Last seen', node.last_seen === null ? 'never answered' : format.ago(node.last_seen)]);
   return (
     <dl class="node-facts">
       {facts.map(([name, value]) => (
