@@ -22,6 +22,8 @@ export interface OfflineAlert {
 export interface NotifyOption {
   readonly enabled: boolean;
   readonly permission: NotificationPermission | 'unsupported';
+  /** The browser is asking the user for the permission. */
+  readonly asking: boolean;
 }
 
 function storage(): Storage | undefined {
@@ -38,6 +40,7 @@ const permission = (): NotifyOption['permission'] => (supported() ? window.Notif
 export const notifyOption = createStore<NotifyOption>({
   enabled: storage()?.getItem(STORAGE_KEY) === 'on',
   permission: permission(),
+  asking: false,
 });
 
 /** The alerts of this page's life, newest last (the in-page announcements read them). */
@@ -46,10 +49,14 @@ export const offlineAlerts = createStore<readonly OfflineAlert[]>([]);
 /** Switches the option; switching it on asks for the browser's permission when it was not decided yet. */
 export async function setNotifyOffline(enabled: boolean): Promise<void> {
   storage()?.setItem(STORAGE_KEY, enabled ? 'on' : 'off');
-  notifyOption.set({ enabled, permission: permission() });
-  if (!enabled || !supported() || window.Notification.permission !== 'default') return;
-  await window.Notification.requestPermission();
-  notifyOption.set({ enabled: notifyOption.get().enabled, permission: permission() });
+  const asking = enabled && supported() && window.Notification.permission === 'default';
+  notifyOption.set({ enabled, permission: permission(), asking });
+  if (!asking) return;
+  try {
+    await window.Notification.requestPermission();
+  } finally {
+    notifyOption.set({ enabled: notifyOption.get().enabled, permission: permission(), asking: false });
+  }
 }
 
 export function alertText(alert: OfflineAlert): string {

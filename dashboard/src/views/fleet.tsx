@@ -19,10 +19,15 @@ import { QueueCard, type QueueOutcomes } from './fleet/queue-card';
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString();
 
+const REFUSED: Readonly<Record<string, string>> = {
+  denied: 'This browser blocks notifications from this page',
+  default: 'Notifications were not allowed (switch this off and on to be asked again)',
+  unsupported: 'This browser has no notifications',
+};
+
 function NotifyControl() {
   const option = useStore(notifyOption);
-  const blocked = option.enabled && option.permission === 'denied';
-  const unsupported = option.enabled && option.permission === 'unsupported';
+  const refused = option.enabled && !option.asking ? REFUSED[option.permission] : undefined;
   return (
     <div class="notify-option">
       <label class="inline">
@@ -33,12 +38,7 @@ function NotifyControl() {
         />
         Notify me when a node goes offline
       </label>
-      {(blocked || unsupported) && (
-        <p class="notify-note">
-          {blocked ? 'This browser blocks notifications from this page' : 'This browser has no notifications'}; offline
-          nodes are still announced here.
-        </p>
-      )}
+      {refused !== undefined && <p class="notify-note">{refused}; offline nodes are still announced on this page.</p>}
     </div>
   );
 }

@@ -28,6 +28,15 @@ const RECORD_NOTIFICATIONS = `
     }
   };
 `;
+/** Counts the page's requests for the notification permission in `window.permissionRequests`. */
+const COUNT_PERMISSION_REQUESTS = `
+  window.permissionRequests = 0;
+  const request = Notification.requestPermission.bind(Notification);
+  Notification.requestPermission = (...args) => {
+    window.permissionRequests += 1;
+    return request(...args);
+  };
+`;
 const catalog = (names: readonly string[]) => CATALOG.filter((entry) => names.includes(entry.name));
 
 beforeAll(async () => {
@@ -179,6 +188,20 @@ describe('the Fleet view', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('asks for the permission when the option is switched on, and says so when the browser refuses', async () => {
+    const { page, errors, context } = await openPage(browser);
+    await page.addInitScript({ content: COUNT_PERMISSION_REQUESTS });
+    await page.goto(`${demo.url}/dashboard/fleet`);
+    await nodeCard(page, 'gpu-large').waitFor({ timeout: 15_000 });
+    // No permission granted to this context: headless Chromium answers the request without a prompt.
+    await page.getByRole('checkbox', { name: NOTIFY }).check();
+    await page.getByText(/; offline nodes are still announced on this page\.$/).waitFor();
+    expect(await page.evaluate<number>('window.permissionRequests')).toBe(1);
+    expect(await page.evaluate<string>('Notification.permission')).not.toBe('granted');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
   it('says it is reconnecting while the router restarts, then shows the new router live', async () => {
     const port = String(await freePort());
