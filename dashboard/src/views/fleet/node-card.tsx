@@ -5,6 +5,7 @@
  */
 import type { FleetNodeStatus, FleetSidecarStatus } from '../../../../lib/core/views/fleet-status';
 import { Meter } from '../../components/meter';
+import { ScrollBox } from '../../components/scroll-box';
 import * as format from '../../format';
 
 type Level = 'ok' | 'warn' | 'bad';
@@ -62,9 +63,8 @@ function LoadedModels({ node }: { node: FleetNodeStatus }) {
     );
   }
   return (
-    <div class="table-scroll">
+    <ScrollBox label={caption}>
       <table class="node-models">
-        <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             <th scope="col">Loaded model</th>
@@ -86,7 +86,7 @@ function LoadedModels({ node }: { node: FleetNodeStatus }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
