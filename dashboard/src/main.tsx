@@ -4,7 +4,9 @@ import '../styles.css';
 import { render } from 'preact';
 import { App } from './app';
 import { startLiveFeed } from './live';
+import { startOfflineWatch } from './notify';
 
 startLiveFeed();
+startOfflineWatch();
 const root = document.getElementById('app');
 if (root !== null) render(<App />, root);
