@@ -6,7 +6,6 @@
  */
 import './fleet.css';
 import type { UsageView } from '../../../lib/core/analytics/usage';
-import type { FleetStatus } from '../../../lib/core/views/fleet-status';
 import { Loading } from '../components/states';
 import { Stat, View } from '../components/view';
 import * as format from '../format';
@@ -157,12 +156,6 @@ function Fleet({ event, receivedAt }: { event: FleetEvent; receivedAt: number | 
 
 export function FleetView() {
   const { event, state, receivedAt } = useLive();
-  // The event leaves out whether the router could refresh its snapshot of the fleet; /fleet/status says.
-  const status = useApi<Pick<FleetStatus, 'snapshot_refresh_failed' | 'snapshot_age_ms'>>(
-    '../fleet/status',
-    {},
-    15_000,
-  );
   return (
     <View title="Fleet" summary="Every node, its models and its queues, live." controls={<NotifyControl />}>
       {state === 'reconnecting' && (
@@ -173,11 +166,11 @@ export function FleetView() {
           </p>
         </div>
       )}
-      {status.data?.snapshot_refresh_failed === true && (
+      {event?.snapshot_refresh_failed === true && (
         <div class="notice notice-warn" role="status">
           <p>
             The router could not refresh its view of the fleet from its table: what follows is as it was{' '}
-            {format.duration(status.data.snapshot_age_ms)} ago.
+            {format.duration(event.snapshot_age_ms)} ago.
           </p>
         </div>
       )}

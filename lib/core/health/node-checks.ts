@@ -16,16 +16,21 @@ export const NODE_CHECKS: HealthChecks = {
     snapshot.nodes
       // A draining node is offline on purpose (it said so): node_draining speaks of it.
       .filter((node) => node.status === 'offline' && !node.draining)
-      .map((node) =>
-        finding('node_offline', {
+      .map((node) => {
+        // A listed node that never answered has no last good contact (lastSeenAt 0), not one 56 years ago.
+        const seenAgo = node.lastSeenAt > 0 ? seconds(now - node.lastSeenAt) : null;
+        return finding('node_offline', {
           severity: 'critical',
           title: `${node.id} is offline`,
-          description: `No good poll or heartbeat from ${node.id} for ${seconds(now - node.lastSeenAt)} s; it takes no work.`,
+          description:
+            seenAgo === null
+              ? `${node.id} has never answered a poll or sent a heartbeat; it takes no work.`
+              : `No good poll or heartbeat from ${node.id} for ${seenAgo} s; it takes no work.`,
           fix: 'Check that the machine is up and its Ollama (or node agent) is running and reachable from the router.',
           nodeId: node.id,
-          data: { last_seen_ago_s: seconds(now - node.lastSeenAt), last_error: node.lastError ?? null },
-        }),
-      ),
+          data: { last_seen_ago_s: seenAgo, last_error: node.lastError ?? null },
+        });
+      }),
   node_degraded: ({ snapshot, now }) =>
     snapshot.nodes
       .filter((node) => node.status === 'degraded')

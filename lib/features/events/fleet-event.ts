@@ -25,6 +25,9 @@ export interface FleetEvent {
   readonly fleet: FleetStatus['fleet'];
   /** 0–100 from the health service; absent when none answered (never a made-up number). */
   readonly health_score?: number;
+  /** As `/fleet/status` says: the instance's last read of the fleet from the table failed, and how old its view is. */
+  readonly snapshot_refresh_failed: boolean;
+  readonly snapshot_age_ms: number | null;
   /** The previous and the current UTC hour, oldest first; null when the rollups could not be read. */
   readonly activity: readonly ActivityHour[] | null;
   /** Unix seconds. */
@@ -52,6 +55,8 @@ export function fleetEvent(
     nodes: status.nodes,
     queues: status.queues,
     fleet: status.fleet,
+    snapshot_refresh_failed: status.snapshot_refresh_failed,
+    snapshot_age_ms: status.snapshot_age_ms,
     ...(health !== undefined ? { health_score: health.score } : {}),
     activity,
     timestamp: status.timestamp,

@@ -163,9 +163,18 @@ describe('the Fleet view', () => {
 
     const closedAt = Date.now();
     await doomed.close();
-    // The router counts a node offline after 30 s without a good poll (its fixed threshold); the page follows.
-    await nodeCard(page, 'doomed').getByText('Offline', { exact: true }).waitFor({ timeout: 45_000 });
+    // The router counts a node offline after 30 s without a good poll (its fixed threshold)…
+    await eventually(async () => {
+      const status = (await (await fetch(`${router.url}/fleet/status`)).json()) as {
+        nodes: { node_id: string; status: string }[];
+      };
+      expect(status.nodes.find((node) => node.node_id === 'doomed')?.status).toBe('offline');
+    }, 45_000);
+    const routerSaidAt = Date.now();
+    // …and the open page shows it within a few seconds of the router saying so (one event, ≤ 2 s).
+    await nodeCard(page, 'doomed').getByText('Offline', { exact: true }).waitFor({ timeout: 5000 });
     const shownAfterMs = Date.now() - closedAt;
+    const pageLagMs = Date.now() - routerSaidAt;
     const raised = await eventually(async () => {
       const notes = await page.evaluate<{ title: string }[]>('window.raised');
       expect(notes.length).toBeGreaterThan(0);
@@ -181,7 +190,9 @@ describe('the Fleet view', () => {
         .isVisible(),
     ).resolves.toBe(true);
     await expect(nodeCard(page, 'steady').getByText('Online', { exact: true }).isVisible()).resolves.toBe(true);
-    console.log(`fleet view: doomed shown offline ${shownAfterMs} ms after its Ollama closed`);
+    console.log(
+      `fleet view: doomed shown offline ${shownAfterMs} ms after its Ollama closed, ${pageLagMs} ms after /fleet/status said so`,
+    );
     expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'fleet-offline');
 

@@ -292,6 +292,15 @@ describe('health checks', () => {
     expect(runChecks(inputs)).toEqual([]);
   });
 
+  it('say a listed node that never answered never did, rather than counting the time since 1970', () => {
+    const [finding] =
+      HEALTH_CHECKS['node_offline']?.(inputsWith({ records: recordsWith('gpu3', (r) => ({ ...r, lastSeenAt: 0 })) })) ??
+      [];
+
+    expect(finding?.description).toBe('gpu3 has never answered a poll or sent a heartbeat; it takes no work.');
+    expect(finding?.data).toMatchObject({ last_seen_ago_s: null });
+  });
+
   it.each(Object.entries(CASES))('%s fires when it is true', (checkId, [severity, inputs]) => {
     const check = HEALTH_CHECKS[checkId];
     expect(check).toBeDefined();

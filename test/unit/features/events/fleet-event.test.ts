@@ -39,13 +39,16 @@ describe('fleetFingerprint', () => {
 describe('fleetEvent', () => {
   const status = toFleetStatus(snapshotOf([makeNodeRecord()]), [queue], T0);
 
-  it('carries nodes, queues, totals, the score and the activity', () => {
-    const event = fleetEvent(status, { score: 92 }, [activityHour(T0, emptyRollup())]);
+  it("carries nodes, queues, totals, the snapshot's freshness, the score and the activity", () => {
+    const stale = { ...status, snapshot_refresh_failed: true, snapshot_age_ms: 4200 };
+    const event = fleetEvent(stale, { score: 92 }, [activityHour(T0, emptyRollup())]);
 
     expect(event).toEqual({
       nodes: status.nodes,
       queues: status.queues,
       fleet: status.fleet,
+      snapshot_refresh_failed: true,
+      snapshot_age_ms: 4200,
       health_score: 92,
       activity: [
         {
