@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import { ScrollBox } from './scroll-box';
 
 export interface Series {
   readonly label: string;
@@ -52,11 +53,19 @@ function usePlot(build: (width: number) => { options: uPlot.Options; data: uPlot
   return host;
 }
 
-function FiguresTable({ head, rows }: { head: readonly string[]; rows: readonly (readonly string[])[] }) {
+function FiguresTable({
+  title,
+  head,
+  rows,
+}: {
+  title: string;
+  head: readonly string[];
+  rows: readonly (readonly string[])[];
+}) {
   return (
     <details class="chart-figures">
       <summary>Figures</summary>
-      <div class="table-scroll">
+      <ScrollBox label={`${title}: figures`}>
         <table>
           <thead>
             <tr>
@@ -75,7 +84,7 @@ function FiguresTable({ head, rows }: { head: readonly string[]; rows: readonly 
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </details>
   );
 }
@@ -125,7 +134,7 @@ export function TimeChart({ title, times, series, format = String, height = 220 
     <figure class="chart">
       <figcaption>{title}</figcaption>
       <div ref={host} class="chart-plot" role="img" aria-label={`${title}: chart over ${times.length} points`} />
-      <FiguresTable head={['Time', ...series.map((line) => line.label)]} rows={rows} />
+      <FiguresTable title={title} head={['Time', ...series.map((line) => line.label)]} rows={rows} />
     </figure>
   );
 }
@@ -185,6 +194,7 @@ export function BarChart({
       <figcaption>{title}</figcaption>
       <div ref={host} class="chart-plot" role="img" aria-label={`${title}: bars for ${categories.length} ${label}`} />
       <FiguresTable
+        title={title}
         head={['', label]}
         rows={categories.map((category, index) => [category, show(values[index], format)])}
       />

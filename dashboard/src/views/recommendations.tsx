@@ -4,9 +4,11 @@
  * cover each category, categories nothing covers), then per node its usable memory and disk, the models
  * it holds and the models advised for it with why.
  */
+
 import { useState } from 'preact/hooks';
 import type { NodeAdvice, Recommendation } from '../../../lib/core/recommendations/recommend';
 import type { RecommendationsReport } from '../../../lib/core/recommendations/recommendations-report';
+import { ScrollBox } from '../components/scroll-box';
 import { Empty, WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
@@ -23,8 +25,7 @@ const STATUS_LEVEL: Readonly<Record<string, 'ok' | 'warn' | 'bad'>> = { online: 
 
 function RecommendationRows({ nodeId, picks }: { nodeId: string; picks: readonly Recommendation[] }) {
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so a keyboard can scroll the wide table sideways (axe scrollable-region-focusable).
-    <section class="table-scroll" aria-label={`Models advised for ${nodeId}`} tabIndex={0}>
+    <ScrollBox label={`Models advised for ${nodeId}`}>
       <table class="rec-table">
         <thead>
           <tr>
@@ -69,7 +70,7 @@ function RecommendationRows({ nodeId, picks }: { nodeId: string; picks: readonly
           ))}
         </tbody>
       </table>
-    </section>
+    </ScrollBox>
   );
 }
 

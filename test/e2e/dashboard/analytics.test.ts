@@ -6,11 +6,10 @@
  * Every view renders without a console error, fits a phone's width, passes axe's serious and critical
  * checks, and leaves a screenshot under test-output/screenshots/.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
 
 const BIG = 'qwen3:8b';
 const SMALL = 'llama3.2:3b';
@@ -90,19 +89,6 @@ afterAll(async () => {
   await router?.stop();
 });
 
-/** Serious and critical accessibility violations axe finds in the view (the shared frame is checked elsewhere). */
-async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated, not added as a script tag: the page's Content-Security-Policy refuses inline scripts.
-  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  // A script, not a function: the tests are type-checked without the DOM's types.
-  return page.evaluate<string[]>(`(async () => {
-    const results = await window.axe.run('.view');
-    return results.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', '));
-  })()`);
-}
-
 /** Opens `view` at a phone's width: it renders, nothing is wider than the screen (wide tables scroll in a box a keyboard reaches), and a screenshot is kept. */
 async function checkPhone(view: string, ready: (page: Page) => Promise<void>): Promise<void> {
   const { page, errors, context } = await openPage(browser, { width: 390, height: 844 });
@@ -110,7 +96,7 @@ async function checkPhone(view: string, ready: (page: Page) => Promise<void>): P
   await ready(page);
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
   expect(overflow).toBeLessThanOrEqual(0);
-  expect(await axeViolations(page)).toEqual([]);
+  expect(await accessibilityViolations(page)).toEqual([]);
   await screenshot(page, `${view}-phone`);
   expect(errors).toEqual([]);
   await context.close();
@@ -135,7 +121,7 @@ describe('the analytics views', () => {
     await expect(stat(page, 'Requests').textContent()).resolves.toBe(number(SENT[BIG] + SENT[SMALL]));
     await page.getByRole('region', { name: 'Latency' }).getByRole('img').waitFor();
     expect(new URL(asked.at(-1) ?? '').searchParams.get('hours')).toBe('24');
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'trends');
 
     await page.getByRole('radio', { name: '30 d' }).check();
@@ -168,7 +154,7 @@ describe('the analytics views', () => {
     // Busiest first by default: SMALL had more requests.
     await expect(table.getByRole('rowheader').allTextContents()).resolves.toEqual([SMALL, BIG]);
     await page.getByRole('region', { name: 'Requests per model' }).getByRole('img').waitFor();
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'models');
 
     await table.getByRole('button', { name: 'Model' }).click();
@@ -196,7 +182,7 @@ describe('the analytics views', () => {
       expect.arrayContaining([ALPHA, BETA]),
     );
     await expect(stat(page, 'Tags').textContent()).resolves.toBe('2');
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'tags');
 
     // A custom range before any traffic: no tag, and the view says how a client tags a request.
@@ -236,7 +222,7 @@ describe('the analytics views', () => {
         .first()
         .isVisible(),
     ).resolves.toBe(true);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'context');
     expect(errors).toEqual([]);
     await context.close();

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations } from './axe-check';
-import { launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
 
 interface Run {
   run_id: string;

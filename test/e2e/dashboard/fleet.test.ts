@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations } from './axe-check';
-import { launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
 
 let browser: Browser;
 let demo: RouterProcess;

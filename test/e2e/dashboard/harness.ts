@@ -1,11 +1,11 @@
 /**
  * What the dashboard's browser tests share: headless Chromium (Debian's, installed by
  * scripts/ensure-chromium.mjs when missing) driven by playwright-core; a page that records every console
- * error and uncaught exception; and screenshots kept under test-output/screenshots/ (git-ignored) for a
- * reviewer to look at.
+ * error and uncaught exception; an accessibility check by axe-core; and screenshots kept under
+ * test-output/screenshots/ (git-ignored) for a reviewer to look at.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
@@ -53,4 +53,23 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** The WCAG 2.1 A and AA rules and axe's best practices. */
+const AXE_RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * What axe-core finds wrong in `selector` (the view by default), one line per rule with its impact and
+ * the elements; empty when nothing. axe is evaluated rather than added as a script tag: the page's
+ * Content-Security-Policy allows no inline script. A string, not a function: the tests are type-checked
+ * without the DOM's types.
+ */
+export async function accessibilityViolations(page: Page, selector = '#main'): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<string[]>(
+    `axe.run(${JSON.stringify(selector)}, { runOnly: ${JSON.stringify(AXE_RULES)} }).then((result) =>
+      result.violations.map((violation) => violation.id + ' (' + violation.impact + '): ' + violation.help + ': ' +
+        violation.nodes.map((node) => node.target.join(' ')).join(', ')))`,
+  );
 }

@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimAgent, startSimAgent } from '../../../emulator/sim';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations } from './accessibility';
-import { launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
 
 const NODE = 'lab';
 const PULLED = 'llama3.2:1b';

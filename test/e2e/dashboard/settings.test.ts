@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations } from './axe-check';
-import { launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
 
 interface SettingsBody {
   image_generation: boolean;

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import type { TraceView } from '../../../lib/core/analytics/trace-view';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations } from './accessibility';
-import { launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
 
 const MODELS = ['llama3.2:3b', 'qwen3:8b'] as const;
 let browser: Browser;

@@ -3,10 +3,12 @@
  * (requests/s, tokens/s of the chat models, latency p50 and p95), the per-model and per-node tables and
  * the peak utilisation the runner saw. The report keeps no time series, so none is drawn.
  */
+
 import { useMemo } from 'preact/hooks';
 import type { BenchmarkReport, BenchmarkStats } from '../../../../lib/core/benchmarks/benchmark-report';
 import { BarChart } from '../../components/chart';
 import { Meter } from '../../components/meter';
+import { ScrollBox } from '../../components/scroll-box';
 import { Empty } from '../../components/states';
 import { Stat } from '../../components/view';
 import { count, decimal, duration } from '../../format';
@@ -148,9 +150,7 @@ interface StatsRow {
 function StatsTable({ caption, first, rows }: { caption: string; first: string; rows: readonly StatsRow[] }) {
   const typed = rows.some((row) => row.type !== undefined);
   return (
-    // Focusable, so a keyboard can scroll the table sideways on a narrow screen (it holds no control).
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keys
-    <section class="table-scroll" aria-label={caption} tabIndex={0}>
+    <ScrollBox label={caption}>
       <table>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -200,6 +200,6 @@ function StatsTable({ caption, first, rows }: { caption: string; first: string; 
           ))}
         </tbody>
       </table>
-    </section>
+    </ScrollBox>
   );
 }

@@ -3,6 +3,7 @@
  * in groups an operator reads by: the listed nodes, routing, context handling, storage and access. A key
  * the page does not know yet still shows, under "Other".
  */
+import { ScrollBox } from '../../components/scroll-box';
 import { Panel } from '../../components/view';
 import { count, duration } from '../../format';
 
@@ -130,8 +131,7 @@ export function ConfigGroups({ config }: { config: Readonly<Record<string, unkno
         {nodes.length === 0 ? (
           <p class="settings-hint">None listed (FLEET_NODES): nodes join with their agents' heartbeats.</p>
         ) : (
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keys
-          <section class="table-scroll" aria-label="Listed nodes" tabIndex={0}>
+          <ScrollBox label="Listed nodes">
             <table>
               <caption class="visually-hidden">Nodes the router polls (FLEET_NODES)</caption>
               <thead>
@@ -149,7 +149,7 @@ export function ConfigGroups({ config }: { config: Readonly<Record<string, unkno
                 ))}
               </tbody>
             </table>
-          </section>
+          </ScrollBox>
         )}
       </Panel>
       <div class="grid settings-groups">
