@@ -155,8 +155,14 @@ describe('the dashboard page', () => {
 
       expect(reply.statusCode).toBe(404);
       expect(JSON.parse(reply.body.toString('utf8'))).toEqual({
-        error: expect.objectContaining({ message: expect.any(String), type: expect.any(String) }),
+        error: {
+          message: expect.stringContaining(`"${path.split('/').at(-1)}"`),
+          type: 'invalid_request_error',
+          param: null,
+          code: 'not_found',
+        },
       });
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
     });
 
     it.each(ASSETS)('sends the %s with its type and a year’s immutable cache', async (_what, name, type) => {
