@@ -24,7 +24,7 @@ interface StatusBody {
 }
 
 beforeAll(async () => {
-  router = await startRouter({}, ['--demo']);
+  router = await startRouter({ FLEET_DEMO_TRAFFIC: 'true' }, ['--demo']);
 }, 30_000);
 
 afterAll(async () => {

@@ -31,7 +31,7 @@ let keyed: RouterProcess;
 beforeAll(async () => {
   [browser, router, keyed] = await Promise.all([
     launchBrowser(),
-    startRouter({}, ['--demo']),
+    startRouter({ FLEET_DEMO_TRAFFIC: 'true' }, ['--demo']),
     startRouter({ FLEET_API_KEYS: KEY, FLEET_NODE_KEYS: 'nk-a11y-1' }),
   ]);
   // The views open on a fleet with data: nodes online and the demo's first requests recorded.

@@ -25,7 +25,7 @@ let browser: Browser;
 let router: RouterProcess;
 
 beforeAll(async () => {
-  [browser, router] = await Promise.all([launchBrowser(), startRouter({}, ['--demo'])]);
+  [browser, router] = await Promise.all([launchBrowser(), startRouter({ FLEET_DEMO_TRAFFIC: 'true' }, ['--demo'])]);
 }, 600_000);
 
 afterAll(async () => {
