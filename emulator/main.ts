@@ -3,7 +3,8 @@
  * FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
  * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
  * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, on the
- * demo's own defaults (demo-environment).
+ * demo's own defaults (demo-environment), and gentle client traffic through the router (demo-traffic), so
+ * the dashboard, whose address it prints, has something to show.
  *
  * The process is one instance of the router: its handlers come from one bundle of them all
  * (dist/emulator/handlers.js, scripts/build.mjs), so every function shares one set of services. A node
@@ -19,6 +20,7 @@ import { runShutdownHooks } from '../lib/services/platform/shutdown-hooks';
 import { createDynamoClient } from '../lib/services/store/client';
 import { ensureTable } from '../lib/services/store/ensure-table';
 import { applyDemoEnvironment } from './demo-environment';
+import { demoTrafficEnabled, startDemoTraffic } from './demo-traffic';
 import { startDynamo } from './dynamo';
 import { listen } from './listen';
 import { readRouteTable } from './routes';
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   if (demo) applyDemoEnvironment(process.env);
   const config = loadConfig();
+  const withTraffic = demo && demoTrafficEnabled(process.env);
   const root = join(__dirname, '..', '..');
 
   const dynamo =
@@ -77,8 +80,18 @@ async function main(): Promise<void> {
     process.env['FLEET_NODES'] = listed.join(',');
   }
   const scheduler = startScheduler({ table, loadHandler, intervalMs: config.pollIntervalMs });
+  const traffic = withTraffic
+    ? startDemoTraffic({
+        routerUrl,
+        apiKey: config.apiKeys?.[0],
+        imageGeneration: config.imageGeneration,
+        transcription: config.transcription,
+      })
+    : undefined;
 
+  // Tests and scripts read the first line: keep its words.
   console.log(`Fleet Router listening on ${routerUrl}${demo ? ' (demo fleet running)' : ''}`);
+  console.log(`Dashboard: ${routerUrl}/dashboard`);
   for (const warning of credentialWarnings(config)) console.warn(`warning: ${warning}`);
 
   let stopping = false;
@@ -87,6 +100,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: stopping`);
     scheduler.stop();
+    await traffic?.stop();
     await fleet?.stop();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => {

@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: the emulator with its simulated fleet shows every kind of model a newcomer can try, and
  * serves each kind of work — embeddings (Ollama and sidecar), rerank, images and speech-to-text, which
- * the demo switches on.
+ * the demo switches on; it prints the dashboard's address, and its own demo traffic shows in the
+ * dashboard's figures within seconds (FLEET_DEMO_TRAFFIC=false turns that traffic off).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, type RouterProcess, startRouter } from './router-process';
@@ -23,7 +24,7 @@ interface StatusBody {
 }
 
 beforeAll(async () => {
-  router = await startRouter({}, ['--demo']);
+  router = await startRouter({ FLEET_DEMO_TRAFFIC: 'true' }, ['--demo']);
 }, 30_000);
 
 afterAll(async () => {
@@ -31,6 +32,28 @@ afterAll(async () => {
 });
 
 describe('npm run demo', () => {
+  it('prints the dashboard’s address after the listening line', async () => {
+    await expectDashboardLine(router);
+  });
+
+  it('sends demo traffic of its own, which the dashboard counts within seconds', async () => {
+    const overview = await eventually(async () => {
+      const body = (await (await fetch(`${router.url}/dashboard/api/overview`)).json()) as {
+        last_24h: { requests: number; completed: number };
+        models_count: number;
+      };
+      expect(body.last_24h.completed).toBeGreaterThanOrEqual(3);
+      return body;
+    }, 20_000);
+
+    expect(overview.models_count).toBeGreaterThanOrEqual(2);
+    const traces = (await (await fetch(`${router.url}/dashboard/api/traces?limit=50`)).json()) as {
+      traces: { tags: string[]; original_format: string }[];
+    };
+    expect(traces.traces.some((trace) => trace.tags.length > 0)).toBe(true);
+    expect(new Set(traces.traces.map((trace) => trace.original_format)).size).toBeGreaterThanOrEqual(3);
+  });
+
   it('brings up at least three nodes, agents and a polled one, all online', async () => {
     const status = await eventually(async () => {
       const body = (await (await fetch(`${router.url}/fleet/status`)).json()) as StatusBody;
@@ -111,6 +134,27 @@ describe('npm run demo', () => {
     expect(typeof body.text).toBe('string');
   });
 });
+
+describe('npm start', () => {
+  it('prints the dashboard’s address after the listening line too', async () => {
+    const plain = await startRouter();
+    try {
+      await expectDashboardLine(plain);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
+
+/** The line after "listening on" names the page: `Dashboard: http://127.0.0.1:<port>/dashboard`. */
+async function expectDashboardLine(process: RouterProcess): Promise<void> {
+  await eventually(async () => {
+    const lines = process.output().split('\n');
+    const listening = lines.findIndex((line) => line.startsWith('Fleet Router listening on '));
+    expect(listening).toBeGreaterThanOrEqual(0);
+    expect(lines[listening + 1]).toBe(`Dashboard: ${process.url}/dashboard`);
+  }, 5000);
+}
 
 function post(path: string, body: unknown): Promise<Response> {
   return fetch(`${router.url}${path}`, {

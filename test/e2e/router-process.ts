@@ -1,7 +1,7 @@
 /**
  * Starts the router the way a user does — the built emulator (`node dist/emulator/main.js` with the
  * Node flags `npm start` gives it) in its own process — on an ephemeral port with an in-memory table,
- * and stops it.
+ * and stops it. With `--demo`, the demo's client traffic is off unless the test sets FLEET_DEMO_TRAFFIC.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -41,6 +41,8 @@ export function spawnRouter(
     FLEET_PORT: '0',
     FLEET_DATA_DIR: ':memory:',
     FLEET_POLL_INTERVAL_MS: '250',
+    // `--demo`'s own client traffic would change the counts a test asserts: on only where a test asks.
+    FLEET_DEMO_TRAFFIC: 'false',
     ...env,
   };
   for (const name of options.unset ?? []) delete variables[name];
