@@ -5,7 +5,7 @@
  * of the demo fleet is measured and written to test-output/page-timing.json. The times are recorded and
  * printed, not asserted: a shared CI machine's timing is no verdict.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
@@ -16,10 +16,6 @@ const root = join(__dirname, '..', '..', '..');
 const TIMING = join(root, 'test-output', 'page-timing.json');
 /** A node of the demo fleet (emulator/sim/fleet): its id on the page means the Fleet view has the fleet's data. */
 const DEMO_NODE = 'gpu-large';
-/** Until the Fleet view is built it shows no node: the timing waits for it then. */
-const fleetViewBuilt = !readFileSync(join(root, 'dashboard', 'src', 'views', 'fleet.tsx'), 'utf8').includes(
-  'to be built',
-);
 
 let browser: Browser;
 let router: RouterProcess;
@@ -94,15 +90,13 @@ describe('the dashboard page’s load', () => {
   }, 60_000);
 
   it('measures the first paint and the Fleet view’s first node, and writes them down', async () => {
-    if (!fleetViewBuilt) console.warn('page-load: the Fleet view is still a placeholder; no node time is measured');
     const { page, context, errors } = await openPage(browser);
     await page.addInitScript({ content: WATCH_FOR_NODE });
     // Let the demo fleet join and send its first traffic, so the page opens on a fleet with data.
     await fetch(`${router.url}/fleet/status`);
 
     await page.goto(`${router.url}/dashboard/fleet`);
-    if (fleetViewBuilt) await page.waitForFunction(() => 'nodeShownAt' in globalThis, undefined, { timeout: 15_000 });
-    else await page.locator('h1', { hasText: 'Fleet' }).waitFor();
+    await page.waitForFunction(() => 'nodeShownAt' in globalThis, undefined, { timeout: 15_000 });
     const figures = (await page.evaluate(READ_TIMING)) as Timing;
     const record = { measured_at: new Date().toISOString(), url: '/dashboard/fleet', fleet: 'demo', ...figures };
     mkdirSync(join(root, 'test-output'), { recursive: true });
@@ -110,7 +104,7 @@ describe('the dashboard page’s load', () => {
     console.log(`dashboard page timing (${TIMING}):\n${JSON.stringify(record, null, 2)}`);
 
     expect(figures.first_contentful_paint_ms).not.toBeNull();
-    if (fleetViewBuilt) expect(figures.fleet_node_shown_ms).not.toBeNull();
+    expect(figures.fleet_node_shown_ms).not.toBeNull();
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
