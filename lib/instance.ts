@@ -129,7 +129,11 @@ export function initServices(config: FleetConfig): Services {
   onShutdown(() => writeBehind.close());
   // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's views.
   let publishQueues = () => {};
-  const queues = createQueueManager({ onChange: () => publishQueues() });
+  const queues = createQueueManager({
+    maxPending: config.queueMaxPending,
+    timeoutMs: config.queueTimeoutMs,
+    onChange: () => publishQueues(),
+  });
   const queueStates = createQueueStateRepository(table, writeBehind);
   publishQueues = createQueuePublisher({
     instanceId: INSTANCE_ID,

@@ -10,6 +10,7 @@ import type { QueueManager } from '../../services/dispatch/queue-manager';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
+import type { FleetConfig } from '../../services/platform/config';
 import { type FleetStateDeps, readFleetState } from './fleet-state';
 
 /** The status also shows which nodes are out of routing for failing, from this instance's queues. */
@@ -27,11 +28,17 @@ export async function serveFleetStatus(
   await sendJson(response, toFleetStatus(snapshot, queues, now, health, freshness));
 }
 
+/** The queue view also says how patient the router is (the admission settings). */
+export interface FleetQueueDeps extends FleetStateDeps {
+  readonly config: Pick<FleetConfig, 'queueMaxPending' | 'queueTimeoutMs'>;
+}
+
 export async function serveFleetQueue(
-  deps: FleetStateDeps,
+  deps: FleetQueueDeps,
   _request: HttpRequest,
   response: ResponseSink,
 ): Promise<void> {
   const { snapshot, queues, now } = await readFleetState(deps, Date.now());
-  await sendJson(response, toFleetQueue(snapshot, queues, now));
+  const admission = { max_pending: deps.config.queueMaxPending, timeout_ms: deps.config.queueTimeoutMs };
+  await sendJson(response, toFleetQueue(snapshot, queues, now, admission));
 }

@@ -42,6 +42,13 @@ export interface FleetConfig {
   readonly nodeKeys: readonly string[] | undefined;
   /** Requests a node runs at once per model, by node id, over what the node reports (default 1). */
   readonly nodeConcurrency: ReadonlyMap<string, number>;
+  /**
+   * Admission (issue 24): requests that may wait per node:model beyond its concurrency, and the longest
+   * one waits. The defaults are as patient as an Ollama alone: it queues 512 (OLLAMA_MAX_QUEUE) and lets a
+   * request wait as long as its client does — 10 minutes for the OpenAI and Anthropic SDKs.
+   */
+  readonly queueMaxPending: number;
+  readonly queueTimeoutMs: number;
   /** Node liveness (ARCHITECTURE.md §8.4): degraded after this long without a good poll or heartbeat… */
   readonly degradedAfterMs: number;
   /** …and offline after this long. */
@@ -139,6 +146,8 @@ const envSchema = lazySchema(() =>
     FLEET_API_KEYS: z.optional(listText()),
     FLEET_NODE_KEYS: z.optional(listText()),
     FLEET_NODE_CONCURRENCY: z._default(listText(), []),
+    FLEET_QUEUE_MAX_PENDING: z._default(integerText(1, 100_000), 512),
+    FLEET_QUEUE_TIMEOUT_MS: z._default(integerText(1000, 900_000), 600_000),
     FLEET_MODEL_MAP: z.optional(z.string()),
     FLEET_AUTO_ROUTE: z._default(booleanText(), true),
     FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS: z._default(integerText(0, 10_000_000), 100_000),
@@ -276,6 +285,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     apiKeys: value.FLEET_API_KEYS,
     nodeKeys: value.FLEET_NODE_KEYS,
     nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),
+    queueMaxPending: value.FLEET_QUEUE_MAX_PENDING,
+    queueTimeoutMs: value.FLEET_QUEUE_TIMEOUT_MS,
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
     snapshotMaxAgeMs: 1000,

@@ -4,6 +4,8 @@ import { queuesFromSnapshot } from '../../../../lib/core/views/queues-from-snaps
 import { T0 } from '../../../helpers/factories';
 import { smallFleet } from '../../../helpers/small-fleet';
 
+const ADMISSION = { max_pending: 512, timeout_ms: 600_000 };
+
 describe('toFleetQueue', () => {
   it('sums pending and in-flight over every queue', () => {
     const queues = [
@@ -11,7 +13,7 @@ describe('toFleetQueue', () => {
       { nodeId: 'gpu1', model: 'llama3.2:3b', pending: 0, inFlight: 2, concurrency: 2 },
     ];
 
-    expect(toFleetQueue(smallFleet(), queues, T0 + 999)).toEqual({
+    expect(toFleetQueue(smallFleet(), queues, T0 + 999, ADMISSION)).toEqual({
       queue_depth: 6,
       pending: 3,
       in_flight: 3,
@@ -20,17 +22,20 @@ describe('toFleetQueue', () => {
         'gpu1:llama3.2:3b': { node_id: 'gpu1', model: 'llama3.2:3b', pending: 0, in_flight: 2, concurrency: 2 },
         'gpu2:llama3.2:3b': { node_id: 'gpu2', model: 'llama3.2:3b', pending: 3, in_flight: 1, concurrency: 1 },
       },
+      admission: { max_pending: 512, timeout_ms: 600_000 },
       timestamp: T0 / 1000,
     });
   });
 
   it('answers zeros for an idle fleet', () => {
-    expect(toFleetQueue(smallFleet([]), [], T0)).toEqual({
+    expect(toFleetQueue(smallFleet([]), [], T0, { max_pending: 3, timeout_ms: 5000 })).toEqual({
       queue_depth: 0,
       pending: 0,
       in_flight: 0,
       nodes_online: 0,
       queues: {},
+      // the operator's admission settings, as configured
+      admission: { max_pending: 3, timeout_ms: 5000 },
       timestamp: T0 / 1000,
     });
   });

@@ -10,12 +10,12 @@ import { toFleetQueue } from '../../../../lib/core/views/fleet-queue';
 import { toFleetStatus } from '../../../../lib/core/views/fleet-status';
 import { mergeQueues } from '../../../../lib/core/views/merge-queues';
 import { queuesFromSnapshot } from '../../../../lib/core/views/queues-from-snapshot';
-import type { FleetStatusDeps } from '../../../../lib/features/fleet-status/serve-fleet-views';
+import type { FleetQueueDeps, FleetStatusDeps } from '../../../../lib/features/fleet-status/serve-fleet-views';
 import { serveFleetQueue, serveFleetStatus } from '../../../../lib/features/fleet-status/serve-fleet-views';
 import { createOutlierEjection } from '../../../../lib/services/dispatch/outlier-ejection';
 import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
-import { toHttpRequest } from '../../../../lib/services/http/request';
-import { createBufferedSink } from '../../../../lib/services/http/response-sink';
+import { type HttpRequest, toHttpRequest } from '../../../../lib/services/http/request';
+import { createBufferedSink, type ResponseSink } from '../../../../lib/services/http/response-sink';
 import { makeHttpEvent } from '../../../helpers/events';
 import { makeQueueState } from '../../../helpers/factories';
 import { smallFleet } from '../../../helpers/small-fleet';
@@ -24,7 +24,7 @@ const snapshot = smallFleet();
 const freshness = { ageMs: 1200, refreshFailed: false };
 const routed: QueueState[] = [makeQueueState({ nodeId: 'gpu1', model: 'llama3.2:3b', pending: 2, inFlight: 1 })];
 
-function standIns(): FleetStatusDeps & { readonly asked: number[] } {
+function standIns(): FleetStatusDeps & FleetQueueDeps & { readonly asked: number[] } {
   const asked: number[] = [];
   return {
     asked,
@@ -34,10 +34,15 @@ function standIns(): FleetStatusDeps & { readonly asked: number[] } {
       return routed;
     },
     routing: { ejection: createOutlierEjection(), queues: createQueueManager() },
+    config: { queueMaxPending: 40, queueTimeoutMs: 90_000 },
   };
 }
 
-async function get(serve: typeof serveFleetStatus, deps: FleetStatusDeps, path: string) {
+async function get<Deps>(
+  serve: (deps: Deps, request: HttpRequest, response: ResponseSink) => Promise<void>,
+  deps: Deps,
+  path: string,
+) {
   const { sink, result } = createBufferedSink();
   await serve(deps, toHttpRequest(makeHttpEvent({ path })), sink);
   const reply = result();
@@ -55,7 +60,8 @@ describe('serveFleetQueue', () => {
     expect(deps.asked).toHaveLength(1);
     const now = deps.asked[0] ?? Number.NaN;
     const queues = mergeQueues(queuesFromSnapshot(snapshot), routed);
-    expect(reply).toEqual({ statusCode: 200, body: asJson(toFleetQueue(snapshot, queues, now)) });
+    const admission = { max_pending: 40, timeout_ms: 90_000 };
+    expect(reply).toEqual({ statusCode: 200, body: asJson(toFleetQueue(snapshot, queues, now, admission)) });
   });
 });
 

@@ -20,6 +20,9 @@ describe('loadConfig', () => {
       apiKeys: undefined,
       degradedAfterMs: 15_000,
       offlineAfterMs: 30_000,
+      // as patient as an Ollama alone (OLLAMA_MAX_QUEUE 512) and an SDK client (10 minutes)
+      queueMaxPending: 512,
+      queueTimeoutMs: 600_000,
       autoRoute: true,
       context: {
         clearTriggerTokens: 100_000,
@@ -116,8 +119,18 @@ describe('loadConfig', () => {
     ['FLEET_MODEL_MAP', '{"a": 1}'],
     ['FLEET_MODEL_MAP', '{not json'],
     ['FLEET_MAX_PROMPT_TOKENS', 'lots'],
+    ['FLEET_QUEUE_MAX_PENDING', '0'],
+    ['FLEET_QUEUE_TIMEOUT_MS', '999'],
+    ['FLEET_QUEUE_TIMEOUT_MS', '900001'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('reads the admission settings: how many may wait per node and model, and how long', () => {
+    expect(loadConfig({ FLEET_QUEUE_MAX_PENDING: '64', FLEET_QUEUE_TIMEOUT_MS: '30000' })).toMatchObject({
+      queueMaxPending: 64,
+      queueTimeoutMs: 30_000,
+    });
   });
 
   it('reads the first-byte deadline and the outlier ejection settings, with their defaults', () => {
