@@ -15,10 +15,11 @@ import { measureColdStarts } from './cold-start';
 import { startFastNode } from './fast-node';
 import { handlerCost } from './handler-cost';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
+import { onCpuOf, pinning, pinningText } from './pinning';
 import { processCpuMicros } from './process-cpu';
 import { startRole } from './processes';
 import { measureRankNodes } from './rank-nodes';
-import { routerBench } from './router-bench';
+import { defaultsBench, routerBench } from './router-bench';
 import { sequentialMedianMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
 import type { Verdict } from './verdict';
@@ -28,7 +29,8 @@ const SEQUENTIAL = Number(process.env['BENCH_SEQUENTIAL'] ?? 3000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
 
 async function startChild(): Promise<{ ports: OverheadPorts; pid: number; stop(): void }> {
-  const child = spawn(process.execPath, [__filename, 'serve-overhead'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, args] = onCpuOf('server', process.execPath, [__filename, 'serve-overhead']);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
@@ -176,10 +178,20 @@ async function main(): Promise<void> {
   // Ranking is timed first, before this process drives the load runs: timed after them it read up to
   // 114 µs for what ranks in ~60 µs in a router (fresh snapshots on long-lived queues, measured apart).
   const rank = rankVerdict();
-  const verdicts = [...(await routerBench()), rank, ...(await emulatorOverhead()), ...coldStarts()];
-  console.log('\nBudgets');
+  console.log(pinningText());
+  const verdicts = [
+    ...(await routerBench()),
+    await defaultsBench(),
+    rank,
+    ...(await emulatorOverhead()),
+    ...coldStarts(),
+  ];
+  const mark = pinning().unpinnedBecause === undefined ? '' : ' [unpinned]';
+  console.log(`\nBudgets (${pinningText()})`);
   for (const verdict of verdicts) {
-    console.log(`${verdict.ok ? 'PASS' : 'FAIL'}  ${verdict.what}: ${verdict.measured} (budget ${verdict.budget})`);
+    console.log(
+      `${verdict.ok ? 'PASS' : 'FAIL'}  ${verdict.what}: ${verdict.measured} (budget ${verdict.budget})${mark}`,
+    );
   }
   if (verdicts.some((verdict) => !verdict.ok)) process.exitCode = 1;
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { emulatorNodeFlags } from '../emulator/start-command';
+import { onCpuOf } from './pinning';
 
 export interface Started {
   readonly url: string;
@@ -38,11 +39,13 @@ function firstMatch(child: ChildProcess, pattern: RegExp, what: string): Promise
   });
 }
 
-/** This script again, in the role named by `args` (see main.ts). */
-export async function startRole(args: readonly string[]): Promise<Started> {
-  const child = spawn(process.execPath, [join(__dirname, 'main.js'), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/**
+ * This script again, in the role named by `args` (see main.ts), on the CPU of `cpu`: the server under
+ * test's, or the load's (./pinning).
+ */
+export async function startRole(args: readonly string[], cpu: 'server' | 'load' = 'load'): Promise<Started> {
+  const [command, commandArgs] = onCpuOf(cpu, process.execPath, [join(__dirname, 'main.js'), ...args]);
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await firstMatch(child, /^(http:\/\/\S+)$/, args[0] ?? 'role');
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
@@ -50,24 +53,28 @@ export async function startRole(args: readonly string[]): Promise<Started> {
 /** The router as `npm start` runs it (its Node flags included), polling one node, on a table in another process. */
 export interface RouterSettings {
   readonly nodes: string;
-  readonly concurrency: string;
+  /** FLEET_NODE_CONCURRENCY; undefined = the router's default (what the node reports, else 1). */
+  readonly concurrency: string | undefined;
   readonly dynamodbEndpoint: string;
 }
 
+/** The router on the server under test's CPU (./pinning). */
 export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
   const root = join(__dirname, '..', '..');
-  const child = spawn(process.execPath, [...emulatorNodeFlags(root), join(root, 'dist', 'emulator', 'main.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      FLEET_PORT: '0',
-      FLEET_NODES: settings.nodes,
-      FLEET_NODE_CONCURRENCY: settings.concurrency,
-      FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,
-      FLEET_POLL_INTERVAL_MS: '1000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const [command, args] = onCpuOf('server', process.execPath, [
+    ...emulatorNodeFlags(root),
+    join(root, 'dist', 'emulator', 'main.js'),
+  ]);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FLEET_PORT: '0',
+    FLEET_NODES: settings.nodes,
+    FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,
+    FLEET_POLL_INTERVAL_MS: '1000',
+  };
+  if (settings.concurrency === undefined) delete env['FLEET_NODE_CONCURRENCY'];
+  else env['FLEET_NODE_CONCURRENCY'] = settings.concurrency;
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await firstMatch(child, /listening on (http:\/\/\S+)/, 'router');
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
