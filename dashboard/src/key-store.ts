@@ -3,6 +3,7 @@
  * page asks for it once — when a call is refused with 401 — and keeps it in this browser's local storage
  * (per origin), so it is asked again only when the key stops working.
  */
+import { localStore } from './local-storage';
 import { createStore } from './store';
 
 const STORAGE_KEY = 'fleet-router.api-key';
@@ -17,18 +18,10 @@ export const keyRequest = createStore<KeyRequest | null>(null);
 
 let waiting: (() => void)[] = [];
 
-function storage(): Storage | undefined {
-  try {
-    return window.localStorage;
-  } catch {
-    return undefined;
-  }
-}
-
 let memoryKey: string | undefined;
 
 export function currentKey(): string | undefined {
-  return storage()?.getItem(STORAGE_KEY) ?? memoryKey;
+  return localStore()?.getItem(STORAGE_KEY) ?? memoryKey;
 }
 
 /** The header that carries the key, or none when no key was given. */
@@ -54,7 +47,7 @@ export function needKey(refusedKey: string | undefined): Promise<void> {
 /** Keeps the key the user entered and lets every waiting call go again. */
 export function submitKey(key: string): void {
   memoryKey = key;
-  storage()?.setItem(STORAGE_KEY, key);
+  localStore()?.setItem(STORAGE_KEY, key);
   keyRequest.set(null);
   const resume = waiting;
   waiting = [];
@@ -64,5 +57,5 @@ export function submitKey(key: string): void {
 /** Forgets the stored key (the settings view's "forget key"). */
 export function forgetKey(): void {
   memoryKey = undefined;
-  storage()?.removeItem(STORAGE_KEY);
+  localStore()?.removeItem(STORAGE_KEY);
 }

@@ -5,8 +5,10 @@
  * raised as a browser Notification naming it. Nodes offline in the first event the page sees were offline
  * before it opened: they are not news. The option is kept in this browser's local storage.
  */
+
 import type { FleetEvent } from './live';
 import { liveFeed } from './live';
+import { localStore } from './local-storage';
 import { createStore } from './store';
 
 const STORAGE_KEY = 'fleet-router.notify-offline';
@@ -26,19 +28,11 @@ export interface NotifyOption {
   readonly asking: boolean;
 }
 
-function storage(): Storage | undefined {
-  try {
-    return window.localStorage;
-  } catch {
-    return undefined;
-  }
-}
-
 const supported = () => typeof window.Notification === 'function';
 const permission = (): NotifyOption['permission'] => (supported() ? window.Notification.permission : 'unsupported');
 
 export const notifyOption = createStore<NotifyOption>({
-  enabled: storage()?.getItem(STORAGE_KEY) === 'on',
+  enabled: localStore()?.getItem(STORAGE_KEY) === 'on',
   permission: permission(),
   asking: false,
 });
@@ -48,7 +42,7 @@ export const offlineAlerts = createStore<readonly OfflineAlert[]>([]);
 
 /** Switches the option; switching it on asks for the browser's permission when it was not decided yet. */
 export async function setNotifyOffline(enabled: boolean): Promise<void> {
-  storage()?.setItem(STORAGE_KEY, enabled ? 'on' : 'off');
+  localStore()?.setItem(STORAGE_KEY, enabled ? 'on' : 'off');
   const asking = enabled && supported() && window.Notification.permission === 'default';
   notifyOption.set({ enabled, permission: permission(), asking });
   if (!asking) return;

@@ -13,8 +13,8 @@ import { Empty, WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
 import { useApi, useQueryState } from '../hooks';
+import { perDay, utcDayStarts } from '../utc-days';
 import { parseSort, type SortDirection, type SortKey, sortRows, sortText } from './models/sorting';
-import { perDay, utcDayStarts } from './models/utc-days';
 import './models.css';
 
 const REFRESH_MS = 60_000;

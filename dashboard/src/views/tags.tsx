@@ -12,7 +12,7 @@ import { Empty, WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
 import { type ApiRead, useApi } from '../hooks';
-import { perDay, utcDayStarts } from './models/utc-days';
+import { perDay, utcDayStarts } from '../utc-days';
 import './tags.css';
 
 const REFRESH_MS = 60_000;
