@@ -6,14 +6,12 @@
  * links from the top, and Enter on a view link shows that view. Written for whatever each view renders.
  * Behind FLEET_API_KEYS, the key prompt passes the same check and is answered with the keyboard alone.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { DASHBOARD_VIEWS } from '../../../lib/core/dashboard/views';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { launchBrowser, openPage, type WatchedPage } from './harness';
+import { launchBrowser, loadAxe, openPage, type WatchedPage } from './harness';
 
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** A laptop and a phone in the light scheme, and the laptop in the dark one (the page follows the system's). */
 const CASES = [
   [1280, 'light'],
@@ -152,7 +150,7 @@ describe.each(CASES)('the dashboard page at %i px wide, %s scheme', (width, colo
       const { page, errors } = watched;
       const before = errors.length;
       await openView(page, id, title);
-      await page.evaluate(AXE_SOURCE);
+      await loadAxe(page);
 
       const violations = (await page.evaluate(RUN_AXE)) as AxeViolation[];
       const overflow =
@@ -215,7 +213,7 @@ describe('the key prompt (FLEET_API_KEYS set)', () => {
     await page.goto(`${keyed.url}/dashboard/fleet`);
     const dialog = page.getByRole('dialog', { name: 'API key' });
     await dialog.waitFor();
-    await page.evaluate(AXE_SOURCE);
+    await loadAxe(page);
 
     const violations = (await page.evaluate(RUN_AXE)) as AxeViolation[];
     expect(serious(violations)).toEqual([]);

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot, sidewaysOverflowPx } from './harness';
 
 const BIG = 'qwen3:8b';
 const SMALL = 'llama3.2:3b';
@@ -94,7 +94,7 @@ async function checkPhone(view: string, ready: (page: Page) => Promise<void>): P
   const { page, errors, context } = await openPage(browser, { width: 390, height: 844 });
   await page.goto(`${router.url}/dashboard/${view}`);
   await ready(page);
-  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  const overflow = await sidewaysOverflowPx(page);
   expect(overflow).toBeLessThanOrEqual(0);
   expect(await accessibilityViolations(page)).toEqual([]);
   await screenshot(page, `${view}-phone`);

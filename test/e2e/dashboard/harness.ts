@@ -59,6 +59,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 const AXE_RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
+/** Puts axe-core (`window.axe`) into the page, evaluated: the page's CSP allows no inline script tag. */
+export async function loadAxe(page: Page): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+}
+
+/** How far the page reaches past the window's right edge, px (0 or less: nothing scrolls sideways). */
+export function sidewaysOverflowPx(page: Page): Promise<number> {
+  return page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+}
+
 /**
  * What axe-core finds wrong in `selector` (the view by default), one line per rule with its impact and
  * the elements; empty when nothing. axe is evaluated rather than added as a script tag: the page's
@@ -66,7 +76,7 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
  * without the DOM's types.
  */
 export async function accessibilityViolations(page: Page, selector = '#main'): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
+  await loadAxe(page);
   return page.evaluate<string[]>(
     `axe.run(${JSON.stringify(selector)}, { runOnly: ${JSON.stringify(AXE_RULES)} }).then((result) =>
       result.violations.map((violation) => violation.id + ' (' + violation.impact + '): ' + violation.help + ': ' +

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimAgent, startSimAgent } from '../../../emulator/sim';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot, sidewaysOverflowPx } from './harness';
 
 const NODE = 'lab';
 const PULLED = 'llama3.2:1b';
@@ -17,9 +17,6 @@ const DELETED = 'qwen3:8b';
 let browser: Browser;
 let router: RouterProcess;
 let agent: SimAgent;
-
-const overflowOf = (page: Page): Promise<number> =>
-  page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as Promise<number>;
 
 /** The names `/api/tags` lists across the fleet. */
 async function tags(): Promise<string[]> {
@@ -156,7 +153,7 @@ describe('the Model management view', () => {
     const { page, errors, context } = await openPage(browser, { width: 390 });
     await page.goto(`${router.url}/dashboard/model-management`);
     await page.getByRole('table', { name: `Models on ${NODE}` }).waitFor();
-    expect(await overflowOf(page)).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflowPx(page)).toBeLessThanOrEqual(0);
     await screenshot(page, 'model-management-phone');
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(errors).toEqual([]);

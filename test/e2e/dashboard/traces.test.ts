@@ -5,10 +5,10 @@
  * recommendations render per node — all with no console error.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { TraceView } from '../../../lib/core/analytics/trace-view';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
-import { accessibilityViolations, launchBrowser, openPage, screenshot } from './harness';
+import { accessibilityViolations, launchBrowser, openPage, screenshot, sidewaysOverflowPx } from './harness';
 
 const MODELS = ['llama3.2:3b', 'qwen3:8b'] as const;
 let browser: Browser;
@@ -16,9 +16,6 @@ let router: RouterProcess;
 let traces: TraceView[];
 
 /** How far the page is wider than the window, px (0 or less: no sideways scrolling). */
-const overflowOf = (page: Page): Promise<number> =>
-  page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as Promise<number>;
-
 async function chat(model: string): Promise<void> {
   const response = await fetch(`${router.url}/api/chat`, {
     method: 'POST',
@@ -123,7 +120,7 @@ describe('the Traces view', () => {
     const { page, errors, context } = await openPage(browser, { width: 390 });
     await page.goto(`${router.url}/dashboard/traces`);
     await page.getByRole('table', { name: /latest/ }).waitFor();
-    const overflow = await overflowOf(page);
+    const overflow = await sidewaysOverflowPx(page);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'traces-phone');
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -150,7 +147,7 @@ describe('the Recommendations view', () => {
           await expect(card.getByRole('rowheader', { name: new RegExp(`^${pick.model}`) }).count()).resolves.toBe(1);
         }
       }
-      const overflow = await overflowOf(page);
+      const overflow = await sidewaysOverflowPx(page);
       expect(overflow).toBeLessThanOrEqual(0);
       await screenshot(page, width === 390 ? 'recommendations-phone' : 'recommendations');
       expect(await accessibilityViolations(page)).toEqual([]);
