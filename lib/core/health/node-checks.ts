@@ -3,6 +3,7 @@
  * polls, ejected from routing, none left to route to, and a fleet snapshot this instance cannot refresh.
  * Each is silent while every node is online and answering. Pure.
  */
+import { silentForMs } from '../fleet/node-status';
 import { isPlaceable } from '../fleet/snapshot';
 import { finding, type HealthChecks } from './health-finding';
 
@@ -17,8 +18,8 @@ export const NODE_CHECKS: HealthChecks = {
       // A draining node is offline on purpose (it said so): node_draining speaks of it.
       .filter((node) => node.status === 'offline' && !node.draining)
       .map((node) => {
-        // A listed node that never answered has no last good contact (lastSeenAt 0), not one 56 years ago.
-        const seenAgo = node.lastSeenAt > 0 ? seconds(now - node.lastSeenAt) : null;
+        const silentMs = silentForMs(node, now);
+        const seenAgo = silentMs === undefined ? null : seconds(silentMs);
         return finding('node_offline', {
           severity: 'critical',
           title: `${node.id} is offline`,

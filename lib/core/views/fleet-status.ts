@@ -8,6 +8,7 @@
  */
 
 import type { FleetSnapshot, NodeView, Sidecar, SnapshotFreshness } from '../fleet/node';
+import { silentForMs } from '../fleet/node-status';
 import type { QueueEntry } from '../fleet/queue-entry';
 import { isPlaceable } from '../fleet/snapshot';
 
@@ -169,13 +170,11 @@ function nodeMetrics(node: NodeView): Pick<FleetNodeStatus, 'hardware' | 'memory
   };
 }
 
-/** A listed node that never answered is stored with `lastSeenAt: 0` (the poller's "never"). */
+/** Null for a listed node that never answered. */
 function lastSeen(node: NodeView, now: number): Pick<FleetNodeStatus, 'last_seen' | 'seconds_since_seen'> {
-  if (node.lastSeenAt <= 0) return { last_seen: null, seconds_since_seen: null };
-  return {
-    last_seen: new Date(node.lastSeenAt).toISOString(),
-    seconds_since_seen: Math.max(0, Math.round((now - node.lastSeenAt) / 100) / 10),
-  };
+  const silentMs = silentForMs(node, now);
+  if (silentMs === undefined) return { last_seen: null, seconds_since_seen: null };
+  return { last_seen: new Date(node.lastSeenAt).toISOString(), seconds_since_seen: Math.round(silentMs / 100) / 10 };
 }
 
 function ejectionEntry(health: NodeHealthEntry): FleetNodeEjection {
