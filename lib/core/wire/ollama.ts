@@ -9,6 +9,12 @@
  * Pure.
  */
 import { type InferLazy, lazySchema } from './lazy-schema';
+import {
+  isPlainOllamaChatChunk,
+  isPlainOllamaChatRequest,
+  isPlainOllamaGenerateChunk,
+  isPlainOllamaGenerateRequest,
+} from './ollama-shape';
 import { parseWith, type WireParseResult } from './parse-with';
 import * as z from './zod';
 
@@ -82,11 +88,15 @@ export const ollamaClientGenerateRequestSchema = lazySchema(() =>
 export type OllamaClientChatRequest = InferLazy<typeof ollamaClientChatRequestSchema>;
 export type OllamaClientGenerateRequest = InferLazy<typeof ollamaClientGenerateRequestSchema>;
 
+// Each parse below takes a value its hand check (./ollama-shape) accepts as it is; zod runs on the rest.
+
 export function parseOllamaClientChatRequest(body: unknown): WireParseResult<OllamaClientChatRequest> {
+  if (isPlainOllamaChatRequest(body)) return { ok: true, value: body as OllamaClientChatRequest };
   return parseWith(ollamaClientChatRequestSchema(), body, 'invalid request');
 }
 
 export function parseOllamaClientGenerateRequest(body: unknown): WireParseResult<OllamaClientGenerateRequest> {
+  if (isPlainOllamaGenerateRequest(body)) return { ok: true, value: body as OllamaClientGenerateRequest };
   return parseWith(ollamaClientGenerateRequestSchema(), body, 'invalid request');
 }
 
@@ -181,10 +191,12 @@ export type OllamaChatChunkToolCall = NonNullable<OllamaChatChunkMessage['tool_c
 export type OllamaGenerateChunk = InferLazy<typeof ollamaGenerateChunkSchema>;
 
 export function parseOllamaChatChunk(value: unknown): WireParseResult<OllamaChatChunk> {
+  if (isPlainOllamaChatChunk(value)) return { ok: true, value: value as OllamaChatChunk };
   return parseWith(ollamaChatChunkSchema(), value, 'invalid chunk');
 }
 
 export function parseOllamaGenerateChunk(value: unknown): WireParseResult<OllamaGenerateChunk> {
+  if (isPlainOllamaGenerateChunk(value)) return { ok: true, value: value as OllamaGenerateChunk };
   return parseWith(ollamaGenerateChunkSchema(), value, 'invalid chunk');
 }
 
