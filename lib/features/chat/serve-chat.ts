@@ -29,7 +29,7 @@ import { readNodeBody } from '../../services/node-client/node-stream';
 import { openChatStream } from '../../services/node-client/open-chat-stream';
 import { attemptContext, contextHeaders, withPlannedContext } from './attempt-context';
 import { ChatConverter, MAX_LINE_BYTES } from './chat-converter';
-import type { ChatOutput } from './chat-output';
+import type { ChatOutcome, ChatOutput } from './chat-output';
 
 /** What serving a routed chat needs: the exchange's, and the node's first-byte deadline. */
 export interface ServeChatDeps extends ExchangeDeps {
@@ -159,7 +159,17 @@ function traceFields<Chunk>(
   status: ExchangeEnd<void>['status'],
   failure: RouterError | undefined,
 ): Partial<Trace> {
-  const { nodeFirstTokenMs, ...outcome } = output.outcome();
+  const outcome = output.outcome();
+  const { nodeFirstTokenMs } = outcome;
+  // Set one by one, not spread or rest-destructured: see lib/core/merged.ts (a `{ x, ...rest }` pattern
+  // here cost as much as writing the whole trace's JSON).
+  const fields: { -readonly [K in keyof Trace]?: Trace[K] } = {};
+  if (context !== undefined) fields.context = context;
+  if (outcome.promptTokens !== undefined) fields.promptTokens = outcome.promptTokens;
+  if (outcome.completionTokens !== undefined) fields.completionTokens = outcome.completionTokens;
+  if (outcome.finishReason !== undefined) fields.finishReason = outcome.finishReason;
+  if (outcome.loadMs !== undefined) fields.loadMs = outcome.loadMs;
+  if (outcome.cachedTokens !== undefined) fields.cachedTokens = outcome.cachedTokens;
   // A one-object answer arrives whole: its first token came when the node says it did.
   const timeToFirstTokenMs = output.streaming
     ? converter.firstLineAt === undefined
@@ -168,13 +178,15 @@ function traceFields<Chunk>(
     : nodeFirstTokenMs === undefined
       ? undefined
       : served.sentAt - startedAt + nodeFirstTokenMs;
-  return {
-    ...(context !== undefined ? { context } : {}),
-    ...outcome,
-    ...(timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs: Math.round(timeToFirstTokenMs) } : {}),
-    ...(failure !== undefined && status !== 'client_disconnected' ? { error: traceError(failure) } : {}),
-  };
+  if (timeToFirstTokenMs !== undefined) fields.timeToFirstTokenMs = Math.round(timeToFirstTokenMs);
+  if (failure !== undefined && status !== 'client_disconnected') fields.error = traceError(failure);
+  return fields;
 }
+
+/** Every outcome field but the node's own TTFT goes into the trace as it is: a new one must be copied above. */
+type CopiedOutcome = 'promptTokens' | 'completionTokens' | 'finishReason' | 'loadMs' | 'cachedTokens';
+const outcomeCopied: Exclude<keyof ChatOutcome, CopiedOutcome | 'nodeFirstTokenMs'> extends never ? true : never = true;
+void outcomeCopied;
 
 /**
  * One answer for the client. An output that may have its whole answer before the node ends reads line by

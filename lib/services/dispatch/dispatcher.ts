@@ -13,7 +13,7 @@
 import type { FleetSnapshot } from '../../core/fleet/node';
 import type { ConcurrencyOverrides } from '../../core/scoring/concurrency-limit';
 import type { QueueDepths } from '../../core/scoring/load-signals';
-import { rankNodes } from '../../core/scoring/rank-nodes';
+import { type RankedCandidate, rankNodes } from '../../core/scoring/rank-nodes';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import type { ScoreBreakdown } from '../../core/scoring/score';
 import type { AbortSource } from '../../core/stream/abort-source';
@@ -140,7 +140,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (ejection !== undefined) ejectFromPolls(ejection, snapshot, queues, clock());
     const key = request.conversationKey;
     const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
-    const models = [...new Set([request.model, ...request.fallbackModels])];
+    const models =
+      request.fallbackModels.length === 0 ? [request.model] : [...new Set([request.model, ...request.fallbackModels])];
     const log = new DispatchLog();
     const tried: string[] = [];
 
@@ -160,17 +161,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       for (const candidate of ranking.ranked) {
         if (log.sendFailures > options.maxRetries) throw log.toError(snapshot, tried);
         if (log.isUnreachable(candidate.node.id)) continue;
-        const decision: RoutingDecision = {
-          nodeId: candidate.node.id,
-          score: candidate.score,
-          breakdown: candidate.breakdown,
-          retries: log.sendFailures,
-          ...(model !== request.model ? { fallbackModel: model } : {}),
-          ...(key !== undefined ? { affinity: pinnedNodeId === candidate.node.id ? 'matched' : 'new' } : {}),
-          requestedModel: request.model,
-          servedModel: candidate.model,
-          ...(log.skipped.length > 0 ? { skipped: [...log.skipped] } : {}),
-        };
+        const decision = routingDecision(candidate, model, request.model, log, key, pinnedNodeId);
         if (trail !== undefined) trail.decision = decision;
         const outcome = await tryCandidate(
           candidate,
@@ -189,10 +180,36 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
         const slot = timedSlot(outcome.slot, sentAt, options, clock);
         const failedAttempts = log.failures.filter(isSendFailure);
-        const served = log.skipped.length > 0 ? { ...decision, skipped: [...log.skipped] } : decision;
-        return { reply, attempt, slot, decision: served, failedAttempts, sentAt };
+        if (log.skipped.length > 0) decision.skipped = [...log.skipped];
+        return { reply, attempt, slot, decision, failedAttempts, sentAt };
       }
     }
     throw log.toError(snapshot, tried);
   };
+}
+
+/**
+ * The decision for one candidate, its optional fields set one by one (lib/core/merged.ts: a literal with
+ * spreads in the middle takes V8's slow path and a hidden class of its own).
+ */
+function routingDecision(
+  candidate: RankedCandidate,
+  model: string,
+  requestedModel: string,
+  log: DispatchLog,
+  key: string | undefined,
+  pinnedNodeId: string | undefined,
+): { -readonly [K in keyof RoutingDecision]: RoutingDecision[K] } {
+  const decision: { -readonly [K in keyof RoutingDecision]: RoutingDecision[K] } = {
+    nodeId: candidate.node.id,
+    score: candidate.score,
+    breakdown: candidate.breakdown,
+    retries: log.sendFailures,
+    requestedModel,
+    servedModel: candidate.model,
+  };
+  if (model !== requestedModel) decision.fallbackModel = model;
+  if (key !== undefined) decision.affinity = pinnedNodeId === candidate.node.id ? 'matched' : 'new';
+  if (log.skipped.length > 0) decision.skipped = [...log.skipped];
+  return decision;
 }
