@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { emulatorNodeFlags } from '../emulator/start-command';
+import { emulatorStart } from '../emulator/start-command';
 import { onCpuOf } from './pinning';
 
 export interface Started {
@@ -61,12 +61,14 @@ export interface RouterSettings {
 /** The router on the server under test's CPU (./pinning). */
 export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
   const root = join(__dirname, '..', '..');
+  const start = emulatorStart(root);
   const [command, args] = onCpuOf('server', process.execPath, [
-    ...emulatorNodeFlags(root),
+    ...start.nodeFlags,
     join(root, 'dist', 'emulator', 'main.js'),
   ]);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...start.env,
     FLEET_PORT: '0',
     FLEET_NODES: settings.nodes,
     FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,

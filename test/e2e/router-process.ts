@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { emulatorNodeFlags } from '../../emulator/start-command';
+import { emulatorStart } from '../../emulator/start-command';
 
 export interface RouterProcess {
   readonly url: string;
@@ -35,7 +35,9 @@ export function spawnRouter(
   options: StartOptions = {},
 ): ChildProcess {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`);
+  const start = emulatorStart(root);
   const variables: Record<string, string> = {
+    ...start.env,
     PATH: process.env['PATH'] ?? '',
     HOME: process.env['HOME'] ?? '',
     FLEET_PORT: '0',
@@ -46,7 +48,7 @@ export function spawnRouter(
     ...env,
   };
   for (const name of options.unset ?? []) delete variables[name];
-  return spawn(process.execPath, [...emulatorNodeFlags(root), ...(options.nodeFlags ?? []), entry, ...args], {
+  return spawn(process.execPath, [...start.nodeFlags, ...(options.nodeFlags ?? []), entry, ...args], {
     cwd: options.cwd ?? root,
     env: variables,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { emulatorNodeFlags } from '../../../emulator/start-command';
+import { emulatorStart } from '../../../emulator/start-command';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -12,24 +12,29 @@ function projectWith(scripts: Record<string, string>): string {
   return dir;
 }
 
-describe('emulatorNodeFlags', () => {
-  it('reads the Node flags between node and the emulator entry of the start script', () => {
-    const dir = projectWith({ start: 'node scripts/build.mjs && node --a=1 --b dist/emulator/main.js' });
-    expect(emulatorNodeFlags(dir)).toEqual(['--a=1', '--b']);
+describe('emulatorStart', () => {
+  it('reads the variables before node and the Node flags between node and the emulator entry', () => {
+    const dir = projectWith({ start: 'node scripts/build.mjs && A_B=1 C=x=y node --a=1 --b dist/emulator/main.js' });
+    expect(emulatorStart(dir)).toEqual({ env: { A_B: '1', C: 'x=y' }, nodeFlags: ['--a=1', '--b'] });
   });
 
-  it('is empty when the emulator runs with no flags, and throws when the script does not run it', () => {
-    expect(emulatorNodeFlags(projectWith({ start: 'node dist/emulator/main.js' }))).toEqual([]);
-    expect(() => emulatorNodeFlags(projectWith({ start: 'node other.js' }))).toThrow(/does not run/);
+  it('is empty when the emulator runs bare, and throws when the script does not run it', () => {
+    expect(emulatorStart(projectWith({ start: 'node dist/emulator/main.js' }))).toEqual({ env: {}, nodeFlags: [] });
+    expect(() => emulatorStart(projectWith({ start: 'node other.js' }))).toThrow(/does not run/);
   });
 
-  it('gives the demo the same heap settings as the router itself', () => {
-    const flags = emulatorNodeFlags(root);
-    expect(flags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-semi-space-size=\d+$/)]));
+  it('refuses a word before node that is not an assignment, rather than dropping it', () => {
+    expect(() => emulatorStart(projectWith({ start: 'nice -n 5 node dist/emulator/main.js' }))).toThrow(/"nice"/);
+  });
+
+  it('gives the demo the same heap and allocator settings as the router itself', () => {
+    const start = emulatorStart(root);
+    expect(start.nodeFlags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-semi-space-size=\d+$/)]));
+    expect(start.env).toEqual({ MALLOC_ARENA_MAX: '1' });
     const scripts = (
       JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
     const demo = projectWith({ start: scripts['demo'] ?? '' });
-    expect(emulatorNodeFlags(demo)).toEqual(flags);
+    expect(emulatorStart(demo)).toEqual(start);
   });
 });
