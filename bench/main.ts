@@ -24,6 +24,10 @@ import { sequentialMedianMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
 import type { Verdict } from './verdict';
 
+// The AWS SDK's notice about Node versions, printed by every party that makes a table client, would
+// interleave with the verdicts; the roles and the router inherit this.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const SEQUENTIAL = Number(process.env['BENCH_SEQUENTIAL'] ?? 3000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
