@@ -29,9 +29,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => undefined);
 
   let standIn: DynamoStandIn | undefined;
-  let parentGone = false;
+  let channelClosed = false;
   const stop = () => {
-    parentGone = true;
+    channelClosed = true;
     standIn?.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   // Listening before the start: a router that dies while the table starts must not leave it running.
   process.once('disconnect', stop);
   standIn = await startDynamo({ dataDir, port: Number(port) });
-  if (parentGone) stop();
+  if (channelClosed) stop();
   else await send({ type: 'ready', endpoint: standIn.endpoint });
 }
 
