@@ -1,14 +1,14 @@
 /**
- * The embedded DynamoDB stand-in (ARCHITECTURE.md §3.4): dynalite running in this process, on disk under
+ * The DynamoDB stand-in (ARCHITECTURE.md §3.4): dynalite running in the calling process, on disk under
  * the data dir so the emulator keeps its state across restarts, or in memory for tests. It only
- * serves the API; the emulator creates the table with `ensureTable` from lib/store.
+ * serves the API; the emulator creates the table with `ensureTable` from lib/store. The emulator runs
+ * it in a process of its own (table-process.ts, started by dynamo-process.ts); tests and the bench's
+ * table role call it directly.
  */
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createDynamoClient } from '../lib/services/store/client';
-import { dynamoSdk } from '../lib/services/store/sdk';
 
 /** The part of dynalite's options we use (the package ships no typings). */
 interface DynaliteOptions {
@@ -84,11 +84,50 @@ export async function startDynamo(options: StartDynamoOptions): Promise<DynamoSt
     updateTableMs: 0,
   });
   const port = await listen(server, options.port ?? 0);
-  const endpoint = `http://127.0.0.1:${port}`;
   // LevelDB opens in the background; the first request waits for it, so once this answers the data
   // folder's lock is ours and a second stand-in on the same folder fails in its own check.
-  await createDynamoClient({ dynamodbEndpoint: endpoint }).send(new (dynamoSdk().ListTablesCommand)({ Limit: 1 }));
-  return { endpoint, close: () => closeServer(server) };
+  try {
+    await listTables(port);
+  } catch (error) {
+    // The probe's failure is the one to report; closing what did open is only tidying up.
+    await closeServer(server).catch(() => undefined);
+    throw error;
+  }
+  return { endpoint: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}
+
+/**
+ * One ListTables over plain node:http, so the stand-in's process needs no AWS SDK (about 20 MB). dynalite
+ * checks that a signature is there and well formed, not what it signs.
+ */
+function listTables(port: number): Promise<void> {
+  const headers = {
+    'content-type': 'application/x-amz-json-1.0',
+    'x-amz-target': 'DynamoDB_20120810.ListTables',
+    'x-amz-date': '20240101T000000Z',
+    authorization:
+      'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+  };
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path: '/', headers, agent: false },
+      (reply) => {
+        let body = '';
+        reply.setEncoding('utf8');
+        reply.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        reply.once('error', reject);
+        reply.once('end', () =>
+          reply.statusCode === 200
+            ? resolve()
+            : reject(new Error(`dynalite answered ListTables with ${String(reply.statusCode)}: ${body}`)),
+        );
+      },
+    );
+    request.once('error', reject);
+    request.end('{"Limit":1}');
+  });
 }
 
 function listen(server: Server, port: number): Promise<number> {

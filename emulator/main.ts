@@ -1,6 +1,6 @@
 /**
- * `npm start` / `npm run demo`: the local emulator. Starts the embedded DynamoDB stand-in (unless
- * FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
+ * `npm start` / `npm run demo`: the local emulator. Starts the DynamoDB stand-in in a child process
+ * (unless FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
  * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
  * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, on the
  * demo's own defaults (demo-environment), and gentle client traffic through the router (demo-traffic), so
@@ -19,9 +19,10 @@ import { loadConfig } from '../lib/services/platform/config';
 import { runShutdownHooks } from '../lib/services/platform/shutdown-hooks';
 import { createDynamoClient } from '../lib/services/store/client';
 import { ensureTable } from '../lib/services/store/ensure-table';
+import { dynamoSdk } from '../lib/services/store/sdk';
 import { applyDemoEnvironment } from './demo-environment';
 import { demoTrafficEnabled, startDemoTraffic } from './demo-traffic';
-import { startDynamo } from './dynamo';
+import { startDynamoProcess } from './dynamo-process';
 import { listen } from './listen';
 import { readRouteTable } from './routes';
 import { startScheduler } from './scheduler';
@@ -44,8 +45,21 @@ async function main(): Promise<void> {
   const withTraffic = demo && demoTrafficEnabled(process.env);
   const root = join(__dirname, '..', '..');
 
-  const dynamo =
-    config.dynamodbEndpoint === undefined ? await startDynamo({ dataDir: config.dataDir, port: 0 }) : undefined;
+  // The stand-in runs in a process of its own, so the table's work never shares routing's event loop.
+  const starting =
+    config.dynamodbEndpoint === undefined
+      ? startDynamoProcess({
+          dataDir: config.dataDir,
+          port: 0,
+          onExit: (reason) => {
+            console.error(`Fleet Router stopped: ${reason}, and every table call would fail`);
+            process.exit(1);
+          },
+        })
+      : undefined;
+  // While the table process starts (on another core, where there is one), this one loads the AWS SDK.
+  dynamoSdk();
+  const dynamo = await starting;
   const endpoint = dynamo?.endpoint ?? config.dynamodbEndpoint;
   // The emulator is the functions' runtime: like Lambda, it hands them their environment.
   if (endpoint !== undefined) process.env['FLEET_DYNAMODB_ENDPOINT'] = endpoint;

@@ -100,6 +100,8 @@ const emulatorHandlersBuild = build({
 
 const toolBuilds = [
   ['emulator/main.ts', 'dist/emulator/main.js'],
+  // The emulator's DynamoDB stand-in runs in a process of its own (emulator/dynamo-process.ts).
+  ['emulator/table-process.ts', 'dist/emulator/table.js'],
   ['bench/main.ts', 'dist/bench/main.js'],
 ]
   .filter(([source]) => existsSync(join(root, source)))
