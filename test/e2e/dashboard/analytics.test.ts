@@ -178,6 +178,8 @@ describe('the analytics views', () => {
       await expect(row.getByRole('cell').first().textContent()).resolves.toBe(number(TAGGED[tag]));
     }
     const daily = page.getByRole('region', { name: 'Daily breakdown' });
+    // Its own read: rendered after the per-tag table at times (allTextContents does not wait).
+    await daily.getByRole('rowheader', { name: BETA, exact: true }).waitFor();
     await expect(daily.getByRole('rowheader').allTextContents()).resolves.toEqual(
       expect.arrayContaining([ALPHA, BETA]),
     );
