@@ -35,11 +35,19 @@ function isFlag(value: unknown): boolean {
   return isNullish(value) || typeof value === 'boolean';
 }
 
-function isStringList(value: unknown): boolean {
+function isListOf(value: unknown, check: (item: unknown) => boolean): boolean {
   if (isNullish(value)) return true;
   if (!Array.isArray(value)) return false;
-  for (const item of value) if (typeof item !== 'string') return false;
+  for (const item of value) if (!check(item)) return false;
   return true;
+}
+
+function isString(value: unknown): boolean {
+  return typeof value === 'string';
+}
+
+function isStringList(value: unknown): boolean {
+  return isListOf(value, isString);
 }
 
 function isNullishList(value: unknown): boolean {
@@ -88,13 +96,6 @@ function isClientMessage(value: unknown): boolean {
   return (
     isObject(value) && typeof value['role'] === 'string' && isText(value['content']) && isStringList(value['images'])
   );
-}
-
-function isListOf(value: unknown, check: (item: unknown) => boolean): boolean {
-  if (isNullish(value)) return true;
-  if (!Array.isArray(value)) return false;
-  for (const item of value) if (!check(item)) return false;
-  return true;
 }
 
 function isTool(value: unknown): boolean {
