@@ -142,7 +142,6 @@ async function probeHandlerCost(): Promise<void> {
         FLEET_NODES: `bench=${node.url}`,
         FLEET_NODE_CONCURRENCY: 'bench=256',
         FLEET_DYNAMODB_ENDPOINT: dynamo.url,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       },
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -51,11 +51,12 @@ export async function startDynamoProcess(options: StartDynamoProcessOptions): Pr
   const endpoint = await ready(child);
   const pid = child.pid ?? 0;
   let closing = false;
-  child.once('exit', (code, signal) => {
-    if (!closing) options.onExit?.(`the DynamoDB stand-in ${describeExit(pid, code, signal)}`);
-  });
+  // One listener: an exit `close()` asked for settles `exited`; any other is the caller's to hear of.
   const exited = new Promise<string | undefined>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code === 0 ? undefined : describeExit(pid, code, signal))),
+    child.once('exit', (code, signal) => {
+      if (!closing) options.onExit?.(`the DynamoDB stand-in ${describeExit(pid, code, signal)}`);
+      resolve(code === 0 ? undefined : describeExit(pid, code, signal));
+    }),
   );
   return {
     endpoint,

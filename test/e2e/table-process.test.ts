@@ -28,7 +28,6 @@ function freshDataDir(): string {
 
 async function router(env: Record<string, string>): Promise<RouterProcess> {
   const started = await startRouter(env);
-  // `stop` waits for an exit that a router killed by a signal has already had (it checks only the code).
   cleanups.push(() => started.stop());
   return started;
 }
