@@ -3,7 +3,8 @@
  * models only) or tools, an estimate of the prompt's size and the answer budget for context protection
  * (../context/context-window), and the
  * conversation key that pins a conversation to the node that served it (also what the context layers
- * remember cleared tool results by: `chatConversationKey`).
+ * remember cleared tool results by: `chatConversationKey`), and whether the conversation goes on (an
+ * assistant turn), so a pin another instance made is looked up.
  */
 
 import { conversationKey } from './conversation-key';
@@ -83,9 +84,11 @@ function structuredCharacters(input: ChatRoutingInput): number {
 export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
   let characters = 0;
   let images = 0;
+  let continues = false;
   for (const message of input.messages) {
     characters += message.content?.length ?? 0;
     images += message.images?.length ?? 0;
+    if (message.role === 'assistant') continues = true;
   }
   const key = chatConversationKey(input.model, input.tags, input.messages);
   const promptTokens =
@@ -101,5 +104,6 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
     promptTokens,
     ...(answer !== undefined && answer !== null ? { answerTokens: answer } : {}),
     ...(key !== undefined ? { conversationKey: key } : {}),
+    ...(key !== undefined && continues ? { continuesConversation: true } : {}),
   };
 }

@@ -26,6 +26,11 @@ export interface RoutingRequest {
   readonly answerTokens?: number;
   /** See `conversationKey` in ./affinity; absent where affinity does not apply (embeddings, rerank…). */
   readonly conversationKey?: string;
+  /**
+   * The request carries an earlier answer of the model (an assistant turn): its conversation may be pinned
+   * by another instance, worth a short wait for the table (lib/services/dispatch/affinity `recall`).
+   */
+  readonly continuesConversation?: boolean;
 }
 
 const MODEL_KIND: Readonly<Record<RoutingKind, ModelKind>> = {

@@ -27,6 +27,7 @@ import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import type { DescribeModels } from '../../services/node-client/describe-models';
 import { openNodeStream, readNodeBody } from '../../services/node-client/node-stream';
+import type { FleetConfig } from '../../services/platform/config';
 import type { FleetRegistry } from '../../services/registry/registry';
 import { createPullLockRepository, type PullLocks } from '../../services/store/pull-lock-repository';
 import type { Table } from '../../services/store/table';
@@ -37,11 +38,12 @@ import { canonicalPullName, pullNameOf } from './pull-name';
 import { pullNodeBody } from './pull-node-body';
 import { recordPulledModel } from './record-pulled-model';
 
-/** What a pull uses from the instance: the fleet, the table its locks live in, the traces. */
+/** What a pull uses from the instance: the fleet, the table its locks live in and their TTL, the traces. */
 export interface PullDeps {
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'recordModel'>;
   readonly describe: DescribeModels;
   readonly table: Pick<Table, 'putIfAbsent' | 'deleteItem'>;
+  readonly config: Pick<FleetConfig, 'pullLockTtlMs'>;
   readonly traces: TraceRecorder;
 }
 
@@ -125,7 +127,7 @@ export async function servePull(deps: PullDeps, request: HttpRequest, response: 
   const snapshot = await deps.registry.snapshot();
   const sidecarOnly = nonNativeModelMessage(name, snapshot);
   if (sidecarOnly !== undefined) throw new BadRequestError(sidecarOnly, 'name');
-  const locks = createPullLockRepository(deps.table);
+  const locks = createPullLockRepository(deps.table, { ttlMs: deps.config.pullLockTtlMs });
   const input: NamedNodeInput = {
     signal: response.clientGone,
     traced: { request, style: 'pull', requestedModel: name, tags: tagsOf(request, body) },

@@ -139,7 +139,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     throwIfAborted(signal);
     if (ejection !== undefined) ejectFromPolls(ejection, snapshot, queues, clock());
     const key = request.conversationKey;
-    const pinnedNodeId = key === undefined ? undefined : affinity.pinned(key);
+    // A conversation that goes on may have been pinned by another instance: worth a short wait (§3.6).
+    const pinnedNodeId =
+      key === undefined
+        ? undefined
+        : request.continuesConversation === true
+          ? await affinity.recall(key)
+          : affinity.pinned(key);
+    throwIfAborted(signal);
     const models =
       request.fallbackModels.length === 0 ? [request.model] : [...new Set([request.model, ...request.fallbackModels])];
     const log = new DispatchLog();

@@ -9,7 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { lockKey, prefixedKey } from './keys';
 import type { Table } from './table';
 
-/** How long a lock outlives a crashed holder. Lambda cuts a response stream at 15 minutes, well inside. */
+/**
+ * How long a lock outlives a crashed holder by default (`FLEET_PULL_LOCK_TTL_MS`). Lambda cuts a response stream
+ * at 15 minutes, well inside; the emulator has no such cut, and a large model pulls for longer.
+ */
 export const PULL_LOCK_TTL_MS = 2 * 60 * 60 * 1000;
 
 export interface PullLockHolder {

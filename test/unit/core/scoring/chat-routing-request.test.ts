@@ -29,4 +29,17 @@ describe('chatRoutingRequest', () => {
     const request = chatRoutingRequest({ ...base, messages, tools: [], promptTokens: 26_000, answerTokens: 1024 });
     expect(request).toMatchObject({ promptTokens: 26_000, answerTokens: 1024, needsTools: false });
   });
+
+  it('says a conversation goes on once it carries an earlier answer, not before', () => {
+    const first = chatRoutingRequest({ ...base, messages, tools: undefined });
+    const next = chatRoutingRequest({
+      ...base,
+      messages: [...messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'and then?' }],
+      tools: undefined,
+    });
+
+    expect(first.continuesConversation).toBeUndefined();
+    expect(next.continuesConversation).toBe(true);
+    expect(next.conversationKey).toBe(first.conversationKey);
+  });
 });

@@ -46,6 +46,7 @@ const deps = {
     },
     deleteItem: async () => true,
   },
+  config: { pullLockTtlMs: 90_000 },
   traces: {
     record: (trace: Trace) => {
       traces.push(trace);
@@ -90,6 +91,9 @@ describe('servePull', () => {
     expect(exchangeSpy).toHaveBeenCalledTimes(1);
     expect(exchangeSpy.mock.calls[0]?.[0]).toBe(namedNode);
     expect(locksTaken.map((item) => item.pk)).toEqual([expect.stringContaining('llama3:latest')]);
+    // The lock lapses FLEET_PULL_LOCK_TTL_MS after it was taken, should this router die mid-pull.
+    const taken = JSON.parse(String(locksTaken[0]?.doc ?? '{}')) as { startedAt: number };
+    expect(locksTaken[0]?.expiresAt).toBe(Math.ceil((taken.startedAt + 90_000) / 1000));
     expect(traces).toEqual([
       expect.objectContaining({
         style: 'pull',

@@ -129,4 +129,30 @@ describe('createAffinityTracker', () => {
     tracker.pin('conv:1', 'gpu1');
     expect(tracker.pinned('conv:1')).toBe('gpu1');
   });
+
+  it('waits for the store to recall a conversation that goes on, once, and answers from memory after', async () => {
+    const { store, loads } = memoryStore({ 'conv:1': { nodeId: 'gpu4', expiresAt: T0 + 60_000 } });
+    const tracker = createAffinityTracker({ clock: clockAt().clock, store });
+
+    expect(await tracker.recall('conv:1')).toBe('gpu4');
+    expect(await tracker.recall('conv:1')).toBe('gpu4');
+    expect(await tracker.recall('conv:2')).toBeUndefined();
+    expect(loads).toEqual(['conv:1', 'conv:2']);
+  });
+
+  it('recalls no longer than its bound from a store that hangs, and learns the late answer', async () => {
+    let answer: (pin: StoredPin) => void = () => {};
+    const store: AffinityStore = {
+      load: () => new Promise<StoredPin>((resolve) => (answer = resolve)),
+      save: () => {},
+    };
+    const tracker = createAffinityTracker({ clock: clockAt().clock, store, loadTimeoutMs: 20 });
+    const started = Date.now();
+
+    expect(await tracker.recall('conv:1')).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
+    answer({ nodeId: 'gpu4', expiresAt: T0 + 60_000 });
+    await flush();
+    expect(tracker.pinned('conv:1')).toBe('gpu4');
+  });
 });

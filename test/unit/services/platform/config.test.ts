@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       // as patient as an Ollama alone (OLLAMA_MAX_QUEUE 512) and an SDK client (10 minutes)
       queueMaxPending: 512,
       queueTimeoutMs: 600_000,
+      // a pull's lock outlives a router that died mid-pull by two hours
+      pullLockTtlMs: 7_200_000,
       autoRoute: true,
       context: {
         clearTriggerTokens: 100_000,
@@ -122,6 +124,7 @@ describe('loadConfig', () => {
     ['FLEET_QUEUE_MAX_PENDING', '0'],
     ['FLEET_QUEUE_TIMEOUT_MS', '999'],
     ['FLEET_QUEUE_TIMEOUT_MS', '900001'],
+    ['FLEET_PULL_LOCK_TTL_MS', '999'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
