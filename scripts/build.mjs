@@ -102,7 +102,7 @@ const toolBuilds = [
   ['emulator/main.ts', 'dist/emulator/main.js'],
   // The emulator's DynamoDB stand-in runs in a process of its own (emulator/dynamo-process.ts).
   ['emulator/table-process.ts', 'dist/emulator/table.js'],
-  // The side that starts it, for `serverless offline` (serverless/offline-table.js) to require.
+  // The side that starts it, for `serverless offline` (serverless/offline-setup.js) to require.
   ['emulator/dynamo-process.ts', 'dist/emulator/dynamo-process.js'],
   ['bench/main.ts', 'dist/bench/main.js'],
 ]

@@ -1,7 +1,7 @@
 /**
  * `npx serverless offline` (README "Running under serverless-offline"): started as a newcomer starts it on a
  * fresh clone — no dist/, no table, no AWS credentials, no FLEET_DYNAMODB_ENDPOINT — it builds, starts its
- * own DynamoDB stand-in (serverless/offline-table.js) and serves every function of serverless.yml, buffered.
+ * own DynamoDB stand-in (serverless/offline-setup.js) and serves every function of serverless.yml, buffered.
  * One node agent joins by heartbeat (the fleet function); one listed Ollama (FLEET_NODES, from the shell)
  * is polled by the poller, invoked through the Lambda Invoke API. Each function answers a route of its own
  * with the right body: streams come whole, images as bytes, uploads as multipart. Stopping the command ends
@@ -84,7 +84,7 @@ afterAll(async () => {
 
 describe('serverless offline on a fresh clone', () => {
   it('built the bundles and started its own DynamoDB stand-in', () => {
-    expect(offline.output()).toMatch(/offline-table: bundles built in \d+ ms/);
+    expect(offline.output()).toMatch(/offline-setup: bundles built in \d+ ms/);
     expect(offline.tablePid()).toEqual(expect.any(Number));
   });
 
@@ -190,6 +190,24 @@ describe('serverless offline on a fresh clone', () => {
       expect(overview.total_requests).toBeGreaterThanOrEqual(5);
     });
   });
+
+  it('dashboard: runs a benchmark as its own invocation, through the local Lambda API', async () => {
+    const started = await postJson('/dashboard/api/benchmarks/start', { duration: 2, model_types: ['llm'] });
+    const startedBody = (await started.json()) as { status: string; run_id: string };
+
+    expect(started.status).toBe(200);
+    expect(startedBody.status).toBe('started');
+    const done = await eventually(async () => {
+      const progress = (await (await fetch(`${offline.url}/dashboard/api/benchmarks/progress`)).json()) as {
+        run_id: string;
+        status: string;
+        requests_completed: number;
+      };
+      expect(progress).toEqual(expect.objectContaining({ run_id: startedBody.run_id, status: 'complete' }));
+      return progress;
+    }, 20_000);
+    expect(done.requests_completed).toBeGreaterThan(0);
+  }, 30_000);
 
   it('poller: one pass through the Lambda Invoke API lists the FLEET_NODES node online', async () => {
     const response = await fetch(`${offline.lambdaUrl}/2015-03-31/functions/fleet-router-dev-poller/invocations`, {
