@@ -40,7 +40,9 @@ class OfflineSetup {
     if (this.prepared) return;
     this.prepared = true;
     const root = this.serverless.serviceDir;
-    build(root, this.log);
+    // The Framework prints its own errors as one sentence, without a stack: these are the user's to act on.
+    const fail = (message) => new this.serverless.classes.Error(`offline-setup: ${message}`);
+    build(root, this.log, fail);
     const environment = this.serverless.service.provider.environment ?? {};
     this.serverless.service.provider.environment = environment;
     for (const [name, value] of Object.entries(process.env)) {
@@ -52,7 +54,7 @@ class OfflineSetup {
       this.log.notice(`offline-setup: the functions use the DynamoDB at ${given} (FLEET_DYNAMODB_ENDPOINT)`);
       return;
     }
-    environment.FLEET_DYNAMODB_ENDPOINT = await startTable(root, this.log);
+    environment.FLEET_DYNAMODB_ENDPOINT = await startTable(root, this.log, fail);
   }
 
   /** The variables that send the functions' Lambda calls to serverless-offline's Lambda API. */
@@ -71,20 +73,20 @@ class OfflineSetup {
 }
 
 /** Runs scripts/build.mjs in this terminal; a failed build stops the command with its reason. */
-function build(root, log) {
+function build(root, log, fail) {
   const started = Date.now();
   const run = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) {
     const how = run.error?.message ?? (run.signal === null ? `exit code ${run.status}` : `signal ${run.signal}`);
-    throw new Error(`offline-setup: building the bundles (npm run build) failed (${how}); nothing was started`);
+    throw fail(`building the bundles (npm run build) failed (${how}); nothing was started`);
   }
   log.notice(`offline-setup: bundles built in ${Date.now() - started} ms`);
 }
 
 /** Starts the emulator's table process and returns its endpoint; if it dies, so does this command. */
-async function startTable(root, log) {
+async function startTable(root, log, fail) {
   const module = join(root, 'dist', 'emulator', 'dynamo-process.js');
-  if (!existsSync(module)) throw new Error(`offline-setup: ${module} is missing after the build`);
+  if (!existsSync(module)) throw fail(`${module} is missing after the build`);
   const { startDynamoProcess } = require(module);
   const dataDir = process.env.FLEET_DATA_DIR ?? DEFAULT_DATA_DIR;
   const table = await startDynamoProcess({
@@ -93,6 +95,9 @@ async function startTable(root, log) {
       log.error(`offline-setup: stopped: ${reason}; every call to the table would fail`);
       process.exit(1);
     },
+  }).catch((error) => {
+    const hint = 'FLEET_DATA_DIR picks another folder (:memory: keeps nothing)';
+    throw fail(`the DynamoDB stand-in did not start: ${error.message}; ${hint}`);
   });
   const where = dataDir === ':memory:' ? 'in memory' : `data in ${dataDir}`;
   log.notice(`offline-setup: DynamoDB stand-in on ${table.endpoint} (${where}, pid ${table.pid})`);
