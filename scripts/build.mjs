@@ -102,6 +102,8 @@ const toolBuilds = [
   ['emulator/main.ts', 'dist/emulator/main.js'],
   // The emulator's DynamoDB stand-in runs in a process of its own (emulator/dynamo-process.ts).
   ['emulator/table-process.ts', 'dist/emulator/table.js'],
+  // The side that starts it, for `serverless offline` (serverless/offline-setup.js) to require.
+  ['emulator/dynamo-process.ts', 'dist/emulator/dynamo-process.js'],
   ['bench/main.ts', 'dist/bench/main.js'],
 ]
   .filter(([source]) => existsSync(join(root, source)))

@@ -3,8 +3,10 @@
  * (`AWS_LAMBDA_FUNCTION_NAME` set) a Lambda container may be frozen once its response is sent, so the run
  * is an invocation of its own: the dashboard function invokes itself asynchronously
  * (`InvocationType: 'Event'`) with `{"fleetBenchmark": {"runId"}}`, and that invocation runs the benchmark
- * to completion (./benchmark-invocation). Everywhere else (the emulator, serverless-offline, a plain
- * Node host) the same run goes on in the background of this process. The Lambda client is loaded on the
+ * to completion (./benchmark-invocation). serverless-offline sets that name too, and its functions' Lambda
+ * client is pointed at its local Lambda API (serverless/offline-setup.js), so there it is an invocation as
+ * well. Everywhere else (the emulator, a plain Node host) the same run goes on in the background of this
+ * process. The Lambda client is loaded on the
  * first launch, never at cold start. The function's role needs `lambda:InvokeFunction` on itself.
  */
 
