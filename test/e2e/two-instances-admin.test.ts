@@ -1,9 +1,9 @@
 /**
  * Two instances, one operator (issue 25 item 1; ARCHITECTURE.md §3.6): a runtime setting changed through
  * instance A is in force on instance B within a second, and a model pull through A locks the same pull
- * on B (409) until A's pull ends, however much longer than its lease it runs (A renews the lease) — or,
- * when A is killed mid-pull, until the lease A last renewed lapses (`FLEET_PULL_LEASE_MS`, shortened here
- * to 2 s from its minute). The node agents post their heartbeats to A only. The test that kills A runs last.
+ * on B (409) until A's pull ends, however much longer than its lease it runs (A renews the lease), or its
+ * client leaves — or, when A is killed mid-pull, until the lease A last renewed lapses
+ * (`FLEET_PULL_LEASE_MS`, shortened here to 2 s from its minute). The node agents post their heartbeats to A only. The test that kills A runs last.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, DEFAULT_IMAGE_MODELS, type SimAgent, startSimAgent } from '../../emulator/sim';
@@ -177,6 +177,32 @@ describe('two router instances on one table: settings and pulls', () => {
     expect(answered).toEqual([]);
     expect(refusedAt.length).toBeGreaterThanOrEqual(10);
     expect(refusedAt.at(-1)).toBeGreaterThan(3 * PULL_LEASE_MS - 1000);
+  }, 20_000);
+
+  it("frees the lock at once when the client of A's pull goes away, and A renews it no more", async () => {
+    const name = 'abandoned-pull:7b';
+    const pulling = await pullUnderWay(pair.a, name, 'slow');
+    // Past A's first renewal, so its renewals were running when the client left.
+    await sleep(PULL_LEASE_MS * 0.5);
+    await pulling.cancel();
+    const leftAt = Date.now();
+
+    let again = await pullWhole(pair.b, name, 'store');
+    let freedAfterMs = 0;
+    while (again.status === 409 && Date.now() - leftAt < PULL_LEASE_MS + 5000) {
+      await sleep(50);
+      freedAfterMs = Date.now() - leftAt;
+      again = await pullWhole(pair.b, name, 'store');
+    }
+    // Long enough for renewals A might have left running to come due (every third of the lease).
+    await sleep(PULL_LEASE_MS);
+    console.log(`pull lock of a pull whose client left taken on B ${freedAfterMs} ms after it left`);
+
+    expect(again).toEqual({ status: 200 });
+    // Released, not lapsed: a lease A renewed would hold for at least two thirds of one more.
+    expect(freedAfterMs).toBeLessThan((PULL_LEASE_MS * 2) / 3);
+    // A renewal left running would find the lease B now holds and report it lost.
+    expect(pair.a.output()).not.toContain('pull lock');
   }, 20_000);
 
   it('frees the lock of a pull whose instance was killed, within a lease of its last renewal', async () => {
