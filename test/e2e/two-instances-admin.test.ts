@@ -1,9 +1,9 @@
 /**
  * Two instances, one operator (issue 25 item 1; ARCHITECTURE.md §3.6): a runtime setting changed through
  * instance A is in force on instance B within a second, and a model pull through A locks the same pull
- * on B (409) until A's pull ends — or, when A is killed mid-pull, until the lock's TTL lapses
- * (`FLEET_PULL_LOCK_TTL_MS`, shortened here to 3 s from its two hours). The node agents post their
- * heartbeats to A only. The test that kills A runs last.
+ * on B (409) until A's pull ends, however much longer than its lease it runs (A renews the lease), or its
+ * client leaves — or, when A is killed mid-pull, until the lease A last renewed lapses
+ * (`FLEET_PULL_LEASE_MS`, shortened here to 2 s from its minute). The node agents post their heartbeats to A only. The test that kills A runs last.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, DEFAULT_IMAGE_MODELS, type SimAgent, startSimAgent } from '../../emulator/sim';
@@ -14,15 +14,18 @@ import { eventually, type RouterProcess } from './router-process';
 const SETTINGS_BOUND_MS = 1000;
 /** What the bound leaves out: the table read itself and this test's own polling. */
 const READ_ALLOWANCE_MS = 250;
-const PULL_LOCK_TTL_MS = 3000;
+const PULL_LEASE_MS = 2000;
+/** What the takeover of a dead owner's lease may take past the lease itself: this test's polling, a loaded machine. */
+const TAKEOVER_ALLOWANCE_MS = 1500;
 
 let pair: InstancePair;
 let painter: SimAgent;
 let store: SimAgent;
+let slow: SimAgent;
 
 beforeAll(async () => {
-  pair = await startInstancePair({ FLEET_PULL_LOCK_TTL_MS: String(PULL_LOCK_TTL_MS) });
-  [painter, store] = await Promise.all([
+  pair = await startInstancePair({ FLEET_PULL_LEASE_MS: String(PULL_LEASE_MS) });
+  [painter, store, slow] = await Promise.all([
     startSimAgent({
       nodeId: 'painter',
       routerUrl: pair.a.url,
@@ -37,15 +40,21 @@ beforeAll(async () => {
       totalGb: 192,
       ollamaOptions: { id: 'store', models: CATALOG.filter((entry) => entry.name === 'llama3.2:1b'), pullStepMs: 100 },
     }),
+    // A node whose pulls outlast the lease several times (a progress line every 500 ms: about 7 s a pull).
+    startSimAgent({
+      nodeId: 'slow',
+      routerUrl: pair.a.url,
+      ollamaOptions: { id: 'slow', models: [], pullStepMs: 500 },
+    }),
   ]);
   await eventually(async () => {
     const body = (await (await fetch(`${pair.b.url}/fleet/status`)).json()) as { nodes: { node_id: string }[] };
-    expect(body.nodes.map((node) => node.node_id).sort()).toEqual(['painter', 'store']);
+    expect(body.nodes.map((node) => node.node_id).sort()).toEqual(['painter', 'slow', 'store']);
   });
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([painter?.stop(), store?.stop()]);
+  await Promise.all([painter?.stop(), store?.stop(), slow?.stop()]);
   await pair?.stop();
 });
 
@@ -69,16 +78,30 @@ async function imageStatus(router: RouterProcess): Promise<number> {
   return response.status;
 }
 
-/** A pull through `router`, answered whole (`stream: false`): its status and error, if any. */
-async function pullWhole(router: RouterProcess, name: string): Promise<{ status: number; error?: unknown }> {
-  const response = await post(router, '/api/pull', { name, stream: false });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A pull through `router` (onto `nodeId`, or the node the router picks), answered whole (`stream: false`). */
+async function pullWhole(
+  router: RouterProcess,
+  name: string,
+  nodeId?: string,
+): Promise<{ status: number; error?: unknown }> {
+  const response = await post(router, '/api/pull', {
+    name,
+    stream: false,
+    ...(nodeId === undefined ? {} : { node_id: nodeId }),
+  });
   const body = (await response.json()) as { error?: unknown };
   return response.status === 200 ? { status: 200 } : { status: response.status, error: body.error };
 }
 
 /** Starts a pull through `router` and waits for its first progress line: the lock is held from here. */
-async function pullUnderWay(router: RouterProcess, name: string): Promise<ReadableStreamDefaultReader<Uint8Array>> {
-  const response = await post(router, '/api/pull', { name });
+async function pullUnderWay(
+  router: RouterProcess,
+  name: string,
+  nodeId?: string,
+): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  const response = await post(router, '/api/pull', { name, ...(nodeId === undefined ? {} : { node_id: nodeId }) });
   expect(response.status).toBe(200);
   const reader = response.body?.getReader();
   if (reader === undefined) throw new Error('the pull has no body');
@@ -109,46 +132,104 @@ describe('two router instances on one table: settings and pulls', () => {
 
   it('answers 409 on B while A pulls the model, and pulls it on B once A is done', async () => {
     const name = 'shared-pull:7b';
-    const startedAt = Date.now();
     const pulling = await pullUnderWay(pair.a, name);
 
     const locked = await pullWhole(pair.b, name.toUpperCase());
     for (let chunk = await pulling.read(); !chunk.done; chunk = await pulling.read()) {
       // A's pull to its end.
     }
-    const endedAfterMs = Date.now() - startedAt;
     const again = await pullWhole(pair.b, name);
 
     // The same model whatever its spelling; the message repeats the client's.
     expect(locked).toEqual({ status: 409, error: `model '${name.toUpperCase()}' is already being pulled` });
-    // Freed by A's release, not by the TTL: the lock could not have lapsed yet.
-    expect(endedAfterMs).toBeLessThan(PULL_LOCK_TTL_MS);
+    // Freed by A's release, not by a lapse: A renewed the lease while it pulled, so without the release
+    // the lock would hold for most of a lease after the end.
     expect(again).toEqual({ status: 200 });
   });
 
-  it('frees the lock of a pull whose instance was killed, once its TTL lapses', async () => {
-    const name = 'orphan-pull:7b';
+  it('keeps the lock of a pull three times longer than its lease: B is refused all along', async () => {
+    const name = 'long-pull:7b';
     const startedAt = Date.now();
-    await pullUnderWay(pair.a, name);
+    const pulling = await pullUnderWay(pair.a, name, 'slow');
+    let ended = false;
+    const drained = (async () => {
+      for (let chunk = await pulling.read(); !chunk.done; chunk = await pulling.read()) {
+        // A's pull to its end.
+      }
+      ended = true;
+    })();
+    // B asks for the same model on another node, every 200 ms while A's pull runs.
+    const refusedAt: number[] = [];
+    const answered: number[] = [];
+    while (!ended) {
+      const answer = await pullWhole(pair.b, name, 'store');
+      if (answer.status === 409) refusedAt.push(Date.now() - startedAt);
+      else if (!ended) answered.push(answer.status);
+      await sleep(200);
+    }
+    await drained;
+    const pulledMs = Date.now() - startedAt;
+    console.log(
+      `a ${pulledMs} ms pull on A under a ${PULL_LEASE_MS} ms lease: B refused ${refusedAt.length} times, the last ${refusedAt.at(-1)} ms in`,
+    );
+
+    expect(pulledMs).toBeGreaterThanOrEqual(3 * PULL_LEASE_MS);
+    expect(answered).toEqual([]);
+    expect(refusedAt.length).toBeGreaterThanOrEqual(10);
+    expect(refusedAt.at(-1)).toBeGreaterThan(3 * PULL_LEASE_MS - 1000);
+  }, 20_000);
+
+  it("frees the lock at once when the client of A's pull goes away, and A renews it no more", async () => {
+    const name = 'abandoned-pull:7b';
+    const pulling = await pullUnderWay(pair.a, name, 'slow');
+    // Past A's first renewal, so its renewals were running when the client left.
+    await sleep(PULL_LEASE_MS * 0.5);
+    await pulling.cancel();
+    const leftAt = Date.now();
+
+    let again = await pullWhole(pair.b, name, 'store');
+    let freedAfterMs = 0;
+    while (again.status === 409 && Date.now() - leftAt < PULL_LEASE_MS + 5000) {
+      await sleep(50);
+      freedAfterMs = Date.now() - leftAt;
+      again = await pullWhole(pair.b, name, 'store');
+    }
+    // Long enough for renewals A might have left running to come due (every third of the lease).
+    await sleep(PULL_LEASE_MS);
+    console.log(`pull lock of a pull whose client left taken on B ${freedAfterMs} ms after it left`);
+
+    expect(again).toEqual({ status: 200 });
+    // Released, not lapsed: a lease A renewed would hold for at least two thirds of one more.
+    expect(freedAfterMs).toBeLessThan((PULL_LEASE_MS * 2) / 3);
+    // A renewal left running would find the lease B now holds and report it lost.
+    expect(pair.a.output()).not.toContain('pull lock');
+  }, 20_000);
+
+  it('frees the lock of a pull whose instance was killed, within a lease of its last renewal', async () => {
+    const name = 'orphan-pull:7b';
+    await pullUnderWay(pair.a, name, 'slow');
+    // Past A's first renewals (every third of the lease), still mid-pull.
+    await sleep(PULL_LEASE_MS * 0.6);
     const died = new Promise((resolve) => pair.a.process.once('exit', resolve));
     pair.a.process.kill('SIGKILL');
     await died;
+    const killedAt = Date.now();
 
-    const orphaned = await pullWhole(pair.b, name);
+    const orphaned = await pullWhole(pair.b, name, 'store');
     let freed = orphaned;
     let freedAfterMs = 0;
-    while (freed.status === 409 && Date.now() - startedAt < PULL_LOCK_TTL_MS + 5000) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      freedAfterMs = Date.now() - startedAt;
-      freed = await pullWhole(pair.b, name);
+    while (freed.status === 409 && Date.now() - killedAt < PULL_LEASE_MS + 5000) {
+      await sleep(100);
+      freedAfterMs = Date.now() - killedAt;
+      freed = await pullWhole(pair.b, name, 'store');
     }
-    console.log(`pull lock of a killed instance (TTL ${PULL_LOCK_TTL_MS} ms) taken over ${freedAfterMs} ms after it`);
+    console.log(`pull lease of a killed instance (${PULL_LEASE_MS} ms) taken over ${freedAfterMs} ms after the kill`);
 
     expect(orphaned.status).toBe(409);
     expect(freed).toEqual({ status: 200 });
-    // The item's expiry is in whole seconds, rounded up, and a lock counts as lapsed from the next second on:
-    // taken over between one and two seconds after the TTL (plus this test's polling).
-    expect(freedAfterMs).toBeGreaterThanOrEqual(PULL_LOCK_TTL_MS + 1000);
-    expect(freedAfterMs).toBeLessThan(PULL_LOCK_TTL_MS + 2500);
+    // The lease lapses a lifetime after A's last renewal, which came at most a third of it before the kill;
+    // it is free from that millisecond on, not from a later whole second.
+    expect(freedAfterMs).toBeGreaterThan((PULL_LEASE_MS * 2) / 3 - 250);
+    expect(freedAfterMs).toBeLessThan(PULL_LEASE_MS + TAKEOVER_ALLOWANCE_MS);
   }, 20_000);
 });

@@ -4,8 +4,9 @@
  * In order: 400 missing name or a model that is not runtime-native (with install instructions), then the
  * exchange with the node (lib/services/dispatch/routed-exchange, reached as a named node:
  * lib/services/dispatch/named-node-reach): 404 unknown node, 503 no node can take it, 409 while the same
- * model is being pulled (a lock in the table, so it holds across router instances; the exchange holds it
- * and gives it back when the pull ends), then the node's stream (`relayPull`). On `success` the model is
+ * model is being pulled (a lease in the table, so it holds across router instances; the exchange holds it,
+ * ./keep-pull-lease renews it while the pull runs, and the exchange gives it back when the pull ends,
+ * whichever way), then the node's stream (`relayPull`). On `success` the model is
  * recorded on the node before the client hears it. The exchange writes one trace per pull, style `pull`.
  */
 
@@ -32,18 +33,19 @@ import type { FleetRegistry } from '../../services/registry/registry';
 import { createPullLockRepository, type PullLocks } from '../../services/store/pull-lock-repository';
 import type { Table } from '../../services/store/table';
 import { choosePullNode } from './choose-pull-node';
+import { keepPullLease } from './keep-pull-lease';
 import { knownNonNativeMessage, nonNativeModelMessage } from './non-native-model';
 import { relayPull } from './pull-converter';
 import { canonicalPullName, pullNameOf } from './pull-name';
 import { pullNodeBody } from './pull-node-body';
 import { recordPulledModel } from './record-pulled-model';
 
-/** What a pull uses from the instance: the fleet, the table its locks live in and their TTL, the traces. */
+/** What a pull uses from the instance: the fleet, the table its locks live in and their lease, the traces. */
 export interface PullDeps {
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'recordModel'>;
   readonly describe: DescribeModels;
-  readonly table: Pick<Table, 'putIfAbsent' | 'deleteItem'>;
-  readonly config: Pick<FleetConfig, 'pullLockTtlMs'>;
+  readonly table: Pick<Table, 'takeLease' | 'renewLease' | 'deleteItem'>;
+  readonly config: Pick<FleetConfig, 'pullLeaseMs'>;
   readonly traces: TraceRecorder;
 }
 
@@ -69,13 +71,22 @@ async function recordSuccess(deps: PullDeps, node: NodeView, name: string, layer
   }
 }
 
-/** The pull's lock on `name`, taken for `node` (409 while another pull holds it), as the exchange's hold. */
+/**
+ * The pull's lock on `name`, taken for `node` (409 while another pull holds it) and renewed until the
+ * exchange gives it back: its release stops the renewals, then deletes the lock.
+ */
 async function takePullLock(locks: PullLocks, name: string, node: NodeView): Promise<Hold> {
-  const lease = await locks.acquire(canonicalPullName(name), { nodeId: node.id });
+  const model = canonicalPullName(name);
+  const lease = await locks.acquire(model, { nodeId: node.id });
   if (lease === undefined) throw new ConflictError(`model '${name}' is already being pulled`);
+  const stopRenewing = keepPullLease({ lease, model });
   return {
-    release: () =>
-      lease.release().catch((error: unknown) => console.error(`releasing the pull lock failed: ${String(error)}`)),
+    release: () => {
+      stopRenewing();
+      return lease
+        .release()
+        .catch((error: unknown) => console.error(`releasing the pull lock failed: ${String(error)}`));
+    },
   };
 }
 
@@ -127,7 +138,7 @@ export async function servePull(deps: PullDeps, request: HttpRequest, response: 
   const snapshot = await deps.registry.snapshot();
   const sidecarOnly = nonNativeModelMessage(name, snapshot);
   if (sidecarOnly !== undefined) throw new BadRequestError(sidecarOnly, 'name');
-  const locks = createPullLockRepository(deps.table, { ttlMs: deps.config.pullLockTtlMs });
+  const locks = createPullLockRepository(deps.table, { leaseMs: deps.config.pullLeaseMs });
   const input: NamedNodeInput = {
     signal: response.clientGone,
     traced: { request, style: 'pull', requestedModel: name, tags: tagsOf(request, body) },

@@ -50,10 +50,10 @@ export interface FleetConfig {
   readonly queueMaxPending: number;
   readonly queueTimeoutMs: number;
   /**
-   * How long a model pull's lock in the table outlives a router that died mid-pull (`FLEET_PULL_LOCK_TTL_MS`):
-   * longer than the longest pull, so no second pull starts while one still runs.
+   * The lifetime of a model pull's lease on its lock in the table (`FLEET_PULL_LEASE_MS`): renewed every
+   * third of it while the pull runs, so it is at most how long a router that died mid-pull blocks the model.
    */
-  readonly pullLockTtlMs: number;
+  readonly pullLeaseMs: number;
   /** Node liveness (ARCHITECTURE.md §8.4): degraded after this long without a good poll or heartbeat… */
   readonly degradedAfterMs: number;
   /** …and offline after this long. */
@@ -153,7 +153,7 @@ const envSchema = lazySchema(() =>
     FLEET_NODE_CONCURRENCY: z._default(listText(), []),
     FLEET_QUEUE_MAX_PENDING: z._default(integerText(1, 100_000), 512),
     FLEET_QUEUE_TIMEOUT_MS: z._default(integerText(1000, 900_000), 600_000),
-    FLEET_PULL_LOCK_TTL_MS: z._default(integerText(1000, 86_400_000), 7_200_000),
+    FLEET_PULL_LEASE_MS: z._default(integerText(1000, 3_600_000), 60_000),
     FLEET_MODEL_MAP: z.optional(z.string()),
     FLEET_AUTO_ROUTE: z._default(booleanText(), true),
     FLEET_CONTEXT_CLEAR_TRIGGER_TOKENS: z._default(integerText(0, 10_000_000), 100_000),
@@ -293,7 +293,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),
     queueMaxPending: value.FLEET_QUEUE_MAX_PENDING,
     queueTimeoutMs: value.FLEET_QUEUE_TIMEOUT_MS,
-    pullLockTtlMs: value.FLEET_PULL_LOCK_TTL_MS,
+    pullLeaseMs: value.FLEET_PULL_LEASE_MS,
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
     snapshotMaxAgeMs: 1000,

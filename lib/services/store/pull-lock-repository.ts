@@ -1,19 +1,20 @@
 /**
  * Model-pull locks in the table (spec §4.4 `POST /api/pull` 409; ARCHITECTURE.md §3.6: what instances share
- * lives in the table): one item per model under `LOCK#PULL#<model>`, taken with a conditional put so two
- * router instances cannot pull the same model at once. The item carries a TTL, so the lock of an
- * instance that died mid-pull expires by itself (a later pull takes it over), and its `doc` names the
- * owner: only the holder's release deletes it.
+ * lives in the table): one item per model under `LOCK#PULL#<model>`, held as a lease (./lease-commands) so
+ * two router instances cannot pull the same model at once. A lease is taken for a short lifetime
+ * (`FLEET_PULL_LEASE_MS`) and its holder renews it while the pull runs (lib/features/pull/keep-pull-lease),
+ * so the lease of an instance that died mid-pull lapses within one lifetime and a later pull takes it
+ * over, however long pulls are. Its `doc` names the owner: only the holder renews or releases it.
  */
 import { randomUUID } from 'node:crypto';
 import { lockKey, prefixedKey } from './keys';
 import type { Table } from './table';
 
 /**
- * How long a lock outlives a crashed holder by default (`FLEET_PULL_LOCK_TTL_MS`). Lambda cuts a response stream
- * at 15 minutes, well inside; the emulator has no such cut, and a large model pulls for longer.
+ * A pull lease's lifetime by default (`FLEET_PULL_LEASE_MS`): how long a dead holder blocks the model at
+ * most. Renewed every third of it, so two renewals in a row may fail (a slow table) before it lapses.
  */
-export const PULL_LOCK_TTL_MS = 2 * 60 * 60 * 1000;
+export const PULL_LEASE_MS = 60_000;
 
 export interface PullLockHolder {
   /** Where the pull runs, for whoever reads the item. */
@@ -21,41 +22,50 @@ export interface PullLockHolder {
 }
 
 export interface PullLease {
+  /** The lease's lifetime; renew well within it. */
+  readonly leaseMs: number;
+  /**
+   * Moves the lease's end to a lifetime from now. False when the lock is no longer this lease's — taken
+   * over after it lapsed, or released — and then nothing is written: a lost lease is never taken back.
+   */
+  renew(): Promise<boolean>;
   /** Deletes the lock if this lease still holds it; safe to call more than once. */
   release(): Promise<void>;
 }
 
 export interface PullLocks {
-  /** The lease on `model`'s pull lock, or undefined while another pull holds it. */
+  /** The lease on `model`'s pull lock, or undefined while another pull's lease on it has not lapsed. */
   acquire(model: string, holder: PullLockHolder): Promise<PullLease | undefined>;
 }
 
 export interface PullLockOptions {
+  /** Epoch ms. */
   readonly now?: () => number;
-  readonly ttlMs?: number;
+  readonly leaseMs?: number;
   /** The owner id written into the lock; a fresh UUID per lease by default. */
   readonly ownerId?: () => string;
 }
 
 export function createPullLockRepository(
-  table: Pick<Table, 'putIfAbsent' | 'deleteItem'>,
+  table: Pick<Table, 'takeLease' | 'renewLease' | 'deleteItem'>,
   options: PullLockOptions = {},
 ): PullLocks {
   const now = options.now ?? Date.now;
-  const ttlMs = options.ttlMs ?? PULL_LOCK_TTL_MS;
+  const leaseMs = options.leaseMs ?? PULL_LEASE_MS;
   const ownerId = options.ownerId ?? randomUUID;
   return {
     async acquire(model, holder) {
       const { pk, sk } = lockKey(prefixedKey('PULL', model));
       const startedAt = now();
       const doc = JSON.stringify({ owner: ownerId(), nodeId: holder.nodeId, startedAt });
-      const taken = await table.putIfAbsent(
-        { pk, sk, doc, expiresAt: Math.ceil((startedAt + ttlMs) / 1000) },
-        { orExpiredBefore: Math.floor(startedAt / 1000) },
-      );
-      if (!taken) return undefined;
+      if (!(await table.takeLease({ pk, sk, doc }, startedAt + leaseMs, startedAt))) return undefined;
       let released = false;
       return {
+        leaseMs,
+        async renew() {
+          if (released) return false;
+          return table.renewLease(pk, sk, doc, now() + leaseMs);
+        },
         async release() {
           if (released) return;
           released = true;

@@ -1,7 +1,8 @@
 /**
  * A small typed wrapper over the real SDK for the one table (ARCHITECTURE.md §3.4 and §3.6): the
  * domain-neutral operations every repository needs — documents under keys, prefix queries that follow
- * pages and skip expired items, conditional puts for locks, `ADD` counters, batched puts. Only plain
+ * pages and skip expired items, conditional puts for locks, leases (./lease-commands: a lock its owner
+ * renews), `ADD` counters, batched puts. Only plain
  * item operations: no transactions, PartiQL or TTL administration (the stand-in lacks them).
  */
 import type { DynamoDBClient, QueryCommandInput } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,7 @@ import {
   type StoredItem,
   unmarshalItem,
 } from './item';
+import { renewLeaseCommand, takeLeaseCommand } from './lease-commands';
 import { createMaximaWriter } from './maxima-writer';
 import { dynamoSdk } from './sdk';
 import type { BatchWriteOutcome } from './store-errors';
@@ -56,6 +58,10 @@ export interface Table {
   deleteItem(pk: string, sk: string, options?: DeleteOptions): Promise<boolean>;
   /** Conditional put; false when an item holds the key (one that expired before `orExpiredBefore` does not). */
   putIfAbsent(item: DocItem, options?: PutIfAbsentOptions): Promise<boolean>;
+  /** Takes a lease on the item's key until `untilMs` (epoch ms); false while another lease there has not lapsed at `nowMs`. */
+  takeLease(item: Omit<DocItem, 'expiresAt'>, untilMs: number, nowMs: number): Promise<boolean>;
+  /** Extends the lease whose `doc` is exactly `ownerDoc` to `untilMs`; false when it is someone else's or gone. */
+  renewLease(pk: string, sk: string, ownerDoc: string, untilMs: number): Promise<boolean>;
   /**
    * `ADD` each counter (creating the item if needed), `SET` the extra fields and raise each of `maxima` to
    * at least its value, exactly and without a read (`raiseMaxima`). Resolves with the requests it took:
@@ -162,6 +168,18 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
         ExpressionAttributeNames: takeover === undefined ? { '#pk': 'pk' } : { '#pk': 'pk', '#expiresAt': 'expiresAt' },
         ...(takeover === undefined ? {} : { ExpressionAttributeValues: { ':now': { N: String(takeover) } } }),
       });
+      return (
+        (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
+      );
+    },
+    async takeLease(item, untilMs, nowMs) {
+      const command = new (dynamoSdk().PutItemCommand)(takeLeaseCommand(name, item, untilMs, nowMs));
+      return (
+        (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
+      );
+    },
+    async renewLease(pk, sk, ownerDoc, untilMs) {
+      const command = new (dynamoSdk().UpdateItemCommand)(renewLeaseCommand(name, { pk, sk }, ownerDoc, untilMs));
       return (
         (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
       );

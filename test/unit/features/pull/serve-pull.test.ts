@@ -16,7 +16,7 @@ import type { Table } from '../../../../lib/services/store/table';
 import { makeHttpEvent } from '../../../helpers/events';
 import { bareAgentNode, snapshotOf } from '../../../helpers/factories';
 
-type LockItem = Parameters<Table['putIfAbsent']>[0];
+type LockItem = Parameters<Table['takeLease']>[0];
 
 const EXCHANGE_MODULE = '../../../../lib/services/dispatch/routed-exchange';
 const real = jest.requireActual<typeof RoutedExchange>(EXCHANGE_MODULE);
@@ -31,7 +31,9 @@ beforeAll(async () => {
 
 let traces: Trace[];
 let lockHeld: boolean;
-let locksTaken: LockItem[];
+let locksTaken: { item: LockItem; untilMs: number; nowMs: number }[];
+let renewals: number;
+let releases: number;
 
 const deps = {
   registry: {
@@ -40,13 +42,20 @@ const deps = {
   },
   describe: async () => new Map(),
   table: {
-    putIfAbsent: async (item: LockItem) => {
-      locksTaken.push(item);
+    takeLease: async (item: LockItem, untilMs: number, nowMs: number) => {
+      locksTaken.push({ item, untilMs, nowMs });
       return !lockHeld;
     },
-    deleteItem: async () => true,
+    renewLease: async () => {
+      renewals += 1;
+      return true;
+    },
+    deleteItem: async () => {
+      releases += 1;
+      return true;
+    },
   },
-  config: { pullLockTtlMs: 90_000 },
+  config: { pullLeaseMs: 90_000 },
   traces: {
     record: (trace: Trace) => {
       traces.push(trace);
@@ -59,6 +68,8 @@ beforeEach(() => {
   traces = [];
   lockHeld = false;
   locksTaken = [];
+  renewals = 0;
+  releases = 0;
 });
 
 const pull = (body: object) => toHttpRequest(makeHttpEvent({ method: 'POST', path: '/api/pull', body }));
@@ -90,10 +101,12 @@ describe('servePull', () => {
     await expect(call).rejects.toMatchObject({ status: 409, message: "model 'llama3' is already being pulled" });
     expect(exchangeSpy).toHaveBeenCalledTimes(1);
     expect(exchangeSpy.mock.calls[0]?.[0]).toBe(namedNode);
-    expect(locksTaken.map((item) => item.pk)).toEqual([expect.stringContaining('llama3:latest')]);
-    // The lock lapses FLEET_PULL_LOCK_TTL_MS after it was taken, should this router die mid-pull.
-    const taken = JSON.parse(String(locksTaken[0]?.doc ?? '{}')) as { startedAt: number };
-    expect(locksTaken[0]?.expiresAt).toBe(Math.ceil((taken.startedAt + 90_000) / 1000));
+    expect(locksTaken.map((taken) => taken.item.pk)).toEqual([expect.stringContaining('llama3:latest')]);
+    // The lease lapses FLEET_PULL_LEASE_MS after it was taken unless renewed, should this router die mid-pull.
+    const taken = JSON.parse(String(locksTaken[0]?.item.doc ?? '{}')) as { startedAt: number };
+    expect(locksTaken[0]?.nowMs).toBe(taken.startedAt);
+    expect(locksTaken[0]?.untilMs).toBe(taken.startedAt + 90_000);
+    expect(releases).toBe(0);
     expect(traces).toEqual([
       expect.objectContaining({
         style: 'pull',
@@ -104,6 +117,23 @@ describe('servePull', () => {
       }),
     ]);
     expect(traces[0]).not.toHaveProperty('score');
+  });
+
+  it('releases the lease of a pull its node never answered, and renews it no more', async () => {
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const shortLease = { ...deps, config: { pullLeaseMs: 1000 } };
+
+    const call = servePull(shortLease, pull({ name: 'llama3', node_id: 'gpu1' }), createBufferedSink().sink);
+    await expect(call).rejects.toMatchObject({ status: 502 });
+    const releasedAtEnd = releases;
+    // Renewals would have come every third of the lease (333 ms).
+    await new Promise((resolve) => setTimeout(resolve, 700));
+
+    expect(locksTaken).toHaveLength(1);
+    expect(releasedAtEnd).toBe(1);
+    expect(renewals).toBe(0);
+    // Not even a renewal that finds the lease released and reports it lost: the timer is gone.
+    expect(logged.mock.calls.filter((call) => String(call[0]).includes('pull lock'))).toEqual([]);
   });
 
   it('refuses a body without a name before any exchange, leaving no trace', async () => {

@@ -23,8 +23,8 @@ describe('loadConfig', () => {
       // as patient as an Ollama alone (OLLAMA_MAX_QUEUE 512) and an SDK client (10 minutes)
       queueMaxPending: 512,
       queueTimeoutMs: 600_000,
-      // a pull's lock outlives a router that died mid-pull by two hours
-      pullLockTtlMs: 7_200_000,
+      // a pull's lease lasts a minute unless renewed: how long a router that died mid-pull blocks the model
+      pullLeaseMs: 60_000,
       autoRoute: true,
       context: {
         clearTriggerTokens: 100_000,
@@ -124,7 +124,8 @@ describe('loadConfig', () => {
     ['FLEET_QUEUE_MAX_PENDING', '0'],
     ['FLEET_QUEUE_TIMEOUT_MS', '999'],
     ['FLEET_QUEUE_TIMEOUT_MS', '900001'],
-    ['FLEET_PULL_LOCK_TTL_MS', '999'],
+    ['FLEET_PULL_LEASE_MS', '999'],
+    ['FLEET_PULL_LEASE_MS', '3600001'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
