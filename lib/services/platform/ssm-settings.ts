@@ -6,9 +6,10 @@
  * function's own role. Nothing is read when no such variable is set: the emulator and the tests keep
  * `FLEET_API_KEYS` and `FLEET_NODE_KEYS` in the environment, as before.
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { type AwsCredentials, signPost } from './sigv4';
+
+type Send = (url: URL, options: RequestOptions, answer: (incoming: IncomingMessage) => void) => ClientRequest;
 
 /** `<variable>_SSM` names the parameter that holds `<variable>`. */
 export const SSM_SETTINGS = {
@@ -115,7 +116,8 @@ async function withRetries<T>(call: () => Promise<T>, attempts: number, sleep: (
 }
 
 function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number) {
-  const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  // Loaded here, not at module load: only a container that reads SSM pays for TLS's module.
+  const send = (url.protocol === 'http:' ? require('node:http').request : require('node:https').request) as Send;
   return new Promise<GetParametersAnswer>((resolve, reject) => {
     const outgoing = send(url, { method: 'POST', headers, timeout: timeoutMs }, (incoming) => {
       const chunks: Buffer[] = [];
