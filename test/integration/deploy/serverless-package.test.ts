@@ -346,6 +346,7 @@ describe('serverless package', () => {
     expect(schedule?.Properties['ScheduleExpression']).toBe('rate(1 minute)');
     expect(poller?.['ReservedConcurrentExecutions']).toBe(2);
     expect(poller?.['Timeout']).toBeGreaterThanOrEqual(95);
+    expect(poller?.['MemorySize']).toBe(256);
   });
 
   it('keeps each log group two weeks and raises the alarms to the topic', () => {
