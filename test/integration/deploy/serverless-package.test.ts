@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
 import { readRouteTable } from '../../../emulator/routes';
 
 interface Resource {
@@ -418,6 +419,25 @@ describe('serverless package parameters', () => {
     },
     60_000,
   );
+
+  it("takes the README's deploy command as written, and its Commands row names the required parameters", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const deploy = /```sh\n(npx serverless deploy[^`]*)```/.exec(readme)?.[1] ?? '';
+    const params = [...deploy.matchAll(/--param="([^"]+)"/g)].map((match) => `--param=${match[1]}`);
+    const declared = Object.keys(
+      (parse(readFileSync(join(root, 'serverless.yml'), 'utf8')) as { params: { default: Record<string, string> } })
+        .params.default,
+    );
+    const packageRow = readme.split('\n').find((line) => line.startsWith('| `npx serverless package')) ?? '';
+
+    expect(params.length).toBeGreaterThanOrEqual(3);
+    for (const param of params) expect(declared).toContain(param.slice('--param='.length, param.indexOf('=', 8)));
+    for (const name of ['subnetIds', 'securityGroupIds', 'vpcEndpointIds']) {
+      expect(params.some((param) => param.startsWith(`--param=${name}=`))).toBe(true);
+      expect(packageRow).toContain(`--param="${name}=`);
+    }
+    expect((await printedVpc(params)).subnetIds).toEqual(SUBNETS);
+  }, 60_000);
 
   it('refuses to render without the ids, naming each missing parameter with an example', async () => {
     const failure = slsPackage([]);
