@@ -1,6 +1,7 @@
 /**
- * Serverless Framework v3 plugin: the deployment's parameters, read through `${deployParam:<name>}` so each
- * value is checked and put in the shape CloudFormation takes before anything is rendered.
+ * Serverless Framework v3 plugin: the deployment's parameters, read through `${deployParam:<name>}` (or
+ * `${deployParam:<name>:<kind>}`, a kind of KINDS below) so each value is checked and put in the shape
+ * CloudFormation takes before anything is rendered.
  *
  * - Id lists (`subnetIds`, `securityGroupIds`, `vpcEndpointIds`) are accepted as an operator types them:
  *   `--param="subnetIds=[subnet-a,subnet-b]"`, `subnet-a,subnet-b` or `["subnet-a","subnet-b"]`, and all
@@ -32,9 +33,7 @@ const KINDS = {
       ? undefined
       : 'is not an SNS topic ARN such as arn:aws:sns:eu-west-1:123456789012:fleet-alarms',
   nodes: (value) => {
-    const bad = splitList(value).find(
-      (entry) => !/^([A-Za-z0-9_.:-]+=)?(https?:\/\/)?[A-Za-z0-9.-]+(:\d{1,5})?$/.test(entry),
-    );
+    const bad = splitList(value).find((entry) => !isNodeEntry(entry));
     return bad === undefined ? undefined : `has "${bad}", which is not url or id=url (gpu1=http://10.0.1.10:11434)`;
   },
   int: (value) => (/^\d+$/.test(value) ? undefined : `is "${value}", not a whole number`),
@@ -42,20 +41,22 @@ const KINDS = {
   text: () => undefined,
 };
 
-let ParameterError = Error;
-
 class DeployParams {
   constructor(serverless) {
     const command = serverless.processedInput?.commands?.[0];
     const rendering = RENDERING_COMMANDS.has(command);
     // The framework's own error class: the message is shown without a stack trace.
-    ParameterError = serverless.classes.Error;
+    const fail = (message) => {
+      throw new serverless.classes.Error(message);
+    };
     this.configurationVariablesSources = {
       deployParam: {
         resolve: async ({ address, resolveVariable }) => {
           const [name, kind] = String(address).split(':');
           const raw = await resolveVariable(`param:${name}`);
-          return { value: ID_LISTS[name] ? idList(name, raw, rendering) : checked(name, kind ?? 'text', raw) };
+          return {
+            value: ID_LISTS[name] ? idList(name, raw, rendering, fail) : checked(name, kind ?? 'text', raw, fail),
+          };
         },
       },
     };
@@ -63,33 +64,42 @@ class DeployParams {
 }
 
 /** An id list in any of the three forms, each id checked; empty only when nothing renders. */
-function idList(name, raw, rendering) {
+function idList(name, raw, rendering, fail) {
   const { prefix, example } = ID_LISTS[name];
   const ids = toList(raw);
   const hint = `e.g. --param="${name}=${example}"`;
   if (ids.length === 0) {
     if (!rendering) return [];
-    throw new ParameterError(`parameter ${name} is required (no placeholder ids are deployed): ${hint}`);
+    fail(`parameter ${name} is required (no placeholder ids are deployed): ${hint}`);
   }
   const pattern = new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`);
   const bad = ids.filter((id) => !pattern.test(id));
   if (bad.length > 0)
-    throw new ParameterError(
-      `parameter ${name}: ${bad.map((id) => `"${id}"`).join(', ')} is not a ${prefix}- id: ${hint}`,
-    );
+    fail(`parameter ${name}: ${bad.map((id) => `"${id}"`).join(', ')} is not a ${prefix}- id: ${hint}`);
   return ids;
 }
 
 /** A scalar parameter: trimmed, checked for its kind; a list given to it is joined with commas. */
-function checked(name, kind, raw) {
+function checked(name, kind, raw, fail) {
   const check = KINDS[kind];
-  if (check === undefined)
-    throw new ParameterError(`deployParam:${name}:${kind}: no such kind (${Object.keys(KINDS).join(', ')})`);
+  if (check === undefined) fail(`deployParam:${name}:${kind}: no such kind (${Object.keys(KINDS).join(', ')})`);
   const value = Array.isArray(raw) ? raw.join(',') : String(raw ?? '').trim();
   if (value === '') return '';
   const problem = check(value);
-  if (problem !== undefined) throw new ParameterError(`parameter ${name} ${problem}`);
+  if (problem !== undefined) fail(`parameter ${name} ${problem}`);
   return kind === 'nodes' ? toList(value).join(',') : value;
+}
+
+/** `url` or `id=url`, the URL's scheme optional (http), as FLEET_NODES takes them (lib/services/platform/config). */
+function isNodeEntry(entry) {
+  const equals = entry.indexOf('=');
+  const url = equals > 0 && !entry.slice(0, equals).includes('/') ? entry.slice(equals + 1) : entry;
+  try {
+    const parsed = new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** `[a,b]`, `["a","b"]`, `a,b`, ` a , b ` or an array → `['a', 'b']`. */
