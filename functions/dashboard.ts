@@ -38,6 +38,7 @@ import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { withBenchmarkInvocations } from '../lib/services/benchmarks/benchmark-invocation';
 import { createHandler, publicRoute, type RouteTable } from '../lib/services/http/handler';
 import { createPageFiles, type PageFiles } from '../lib/services/page/page-files';
+import { configReady } from '../lib/services/platform/config';
 
 /**
  * The instance's health monitor (its cache outlives a request: one per container), made on first use
@@ -121,6 +122,7 @@ export const routes = (services: Services, page: PageFiles = createPageFiles(PAG
 export const handler = withBenchmarkInvocations(
   createHandler(() => routes(getServices()), handlerOptions),
   async (runId) => {
+    await configReady();
     const services = getServices();
     await runFleetBenchmark(services, runId);
     await services.writeBehind.flush();

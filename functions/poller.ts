@@ -2,10 +2,12 @@
 import type { Context } from 'aws-lambda';
 import { runPoller, type ScheduledEvent } from '../lib/features/poller/run-poller';
 import { getServices } from '../lib/instance';
+import { configReady } from '../lib/services/platform/config';
 
 export async function handler(
   event: ScheduledEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<void> {
+  await configReady();
   await runPoller(getServices(), event, context);
 }

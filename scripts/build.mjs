@@ -7,6 +7,10 @@
 // beside each handler that requires them. The handler requires them on first use (lib/services/store/sdk.ts,
 // lib/services/node-client/node-http.ts, lib/core/tokens/cl100k.ts, lib/services/http/multipart.ts), so a cold start parses and runs
 // only the code it needs, and Node finds them there with no node_modules of the project.
+//
+// Which of them a function ships is what it can reach at run time (`shippedPackages`), not what its bundle
+// mentions: every bundle mentions them all through lib/instance.ts, which builds every service for every
+// function. Each zip is measured against a bound in test/integration/deploy/serverless-package.test.ts.
 
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -58,25 +62,68 @@ await Promise.all(
   ),
 );
 
+/**
+ * The services lib/instance.ts builds for every function, and the packages they load when a route uses
+ * them: the table and the nodes' HTTP client serve every function; the Lambda client only the benchmark
+ * self-invocation (`POST /dashboard/api/benchmarks/start`, lib/services/benchmarks/benchmark-launcher).
+ */
+const INSTANCE_PACKAGES = {
+  '@aws-sdk/client-dynamodb': 'every',
+  undici: 'every',
+  '@aws-sdk/client-lambda': ['dashboard'],
+};
+
+/** The lazy packages a function's own routes reach: its bundle built again with lib/instance.ts left out. */
+async function reachedByRoutes(source) {
+  const { metafile } = await build({
+    ...common,
+    entryPoints: [source],
+    write: false,
+    sourcemap: false,
+    external: LAZY_PACKAGES,
+    metafile: true,
+    plugins: [
+      {
+        name: 'without-instance',
+        setup: (plugin) => plugin.onResolve({ filter: /\/instance$/ }, (args) => ({ path: args.path, external: true })),
+      },
+    ],
+  });
+  return new Set(Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path)));
+}
+
+/** What ships beside a handler: what its routes reach, plus what the instance's services load for it. */
+async function shippedPackages(name, source) {
+  const reached = await reachedByRoutes(source);
+  return LAZY_PACKAGES.filter((pkg) => {
+    const users = INSTANCE_PACKAGES[pkg];
+    return reached.has(pkg) || users === 'every' || (Array.isArray(users) && users.includes(name));
+  });
+}
+
 const functionBuilds = Object.entries(serverless.functions).map(async ([name, fn]) => {
   const source = join('functions', `${name}.ts`);
   if (!existsSync(join(root, source))) throw new Error(`serverless.yml lists ${name}, but ${source} does not exist`);
   const outfile = `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.js`;
-  const { metafile } = await build({
+  const directory = join(root, dirname(outfile));
+  // A bundle from an earlier build never ships: each function's directory holds only this build's files.
+  rmSync(join(directory, 'node_modules'), { recursive: true, force: true });
+  await build({
     ...common,
     entryPoints: [source],
     outfile,
     minify,
     legalComments: 'none',
     external: LAZY_PACKAGES,
-    metafile: true,
+    // The map keeps file:line in a stack trace (NODE_OPTIONS=--enable-source-maps in serverless.yml); the
+    // sources themselves are in the repository, and were ~70% of each map's bytes in every zip.
+    sourcesContent: false,
   });
-  // Ship a vendor bundle only beside a handler that requires it (the encoder's ranks are ~1 MB).
-  const required = new Set(Object.values(metafile.outputs).flatMap((output) => output.imports.map((i) => i.path)));
-  for (const name of LAZY_PACKAGES.filter((name) => required.has(name))) {
-    const target = join(root, dirname(outfile), 'node_modules', name, 'index.js');
+  // Ship a vendor bundle only beside a handler that can reach it (the encoder's ranks are ~1 MB).
+  for (const pkg of await shippedPackages(name, source)) {
+    const target = join(directory, 'node_modules', pkg, 'index.js');
     mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(vendorFile(name), target);
+    copyFileSync(vendorFile(pkg), target);
   }
 });
 

@@ -6,10 +6,11 @@
  * stand-in it started.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cp, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cloneProject } from '../helpers/project-copy';
 
 export interface OfflineProcess {
   /** `http://127.0.0.1:<httpPort>`: the API Gateway stand-in. */
@@ -33,20 +34,6 @@ export interface OfflineOptions {
   readonly startTimeoutMs?: number;
 }
 
-const root = join(__dirname, '..', '..');
-/** What a clone holds that the build and serverless.yml read; dist/ is left out on purpose. */
-const SOURCES = [
-  'functions',
-  'lib',
-  'dashboard',
-  'emulator',
-  'scripts',
-  'serverless',
-  'serverless.yml',
-  'package.json',
-  'tsconfig.json',
-];
-
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -56,16 +43,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** A copy of the sources in a new temporary folder, with the project's node_modules linked in. */
-export async function cloneProject(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-offline-'));
-  await Promise.all(SOURCES.map((name) => cp(join(root, name), join(dir, name), { recursive: true })));
-  await symlink(await realpath(join(root, 'node_modules')), join(dir, 'node_modules'), 'dir');
-  return dir;
-}
-
 export async function startOffline(options: OfflineOptions = {}): Promise<OfflineProcess> {
-  const dir = await cloneProject();
+  const dir = await cloneProject('fleet-offline-');
   await options.prepare?.(dir);
   const home = await mkdtemp(join(tmpdir(), 'fleet-offline-home-'));
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];

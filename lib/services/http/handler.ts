@@ -8,6 +8,7 @@
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../../core/errors';
+import { configReady } from '../platform/config';
 import { causeText, logger } from '../platform/logger';
 import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
 import { type CorsPolicy, corsSink, createCorsPolicy, preflightHeaders } from './cors';
@@ -198,6 +199,8 @@ function createServe(routes: RouteTableSource, source: HandlerOptionsSource) {
     let requestId: string | undefined;
     let out = sink;
     try {
+      // The settings kept in SSM, read once per container before anything builds the config (AWS only).
+      if (setup === undefined) await configReady();
       const current = resolve();
       options = current.options;
       // CORS (cors.ts): preflights are answered before any key check, and every reply carries its headers.
@@ -254,6 +257,9 @@ export function createHandler(
   options: HandlerOptionsSource = {},
 ): StreamingLambdaHandler | BufferedLambdaHandler {
   const serve = createServe(routes, options);
+  // Started while the function initialises, so the first request seldom waits for it; a failure here is
+  // the first request's to report (it tries again).
+  configReady()?.catch(() => {});
   const aws = awsLambdaGlobal();
   if (aws !== undefined && process.env['IS_OFFLINE'] !== 'true') {
     return aws.streamifyResponse(async (event, stream) => {

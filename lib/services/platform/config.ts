@@ -8,6 +8,7 @@ import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
 import { corsOriginProblem } from './cors-origin-entry';
 import { type ImageUrlAllow, parseImageUrlAllow } from './image-url-allow';
+import { readSsmSettings, ssmParameterNames } from './ssm-settings';
 
 export interface ListedNode {
   readonly id: string;
@@ -314,9 +315,41 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
 }
 
 let cached: FleetConfig | undefined;
+/** The settings read from SSM (./ssm-settings), once they are; the read under way before that. */
+let fromSsm: Readonly<Record<string, string>> | undefined;
+let readingSsm: Promise<void> | undefined;
 
-/** The process's config, read from `process.env` on first use (a Lambda cold start). */
+/**
+ * Resolves once the settings kept in SSM are read, so `getConfig` can build the config; undefined when
+ * there is nothing to wait for (none configured, as in the emulator and the tests, or already read).
+ * A failed read is tried again by the next caller.
+ */
+export function configReady(): Promise<void> | undefined {
+  if (cached !== undefined || fromSsm !== undefined) return undefined;
+  if (readingSsm !== undefined) return readingSsm;
+  if (ssmParameterNames(process.env).size === 0) return undefined;
+  readingSsm = readSsmSettings(process.env).then(
+    (settings) => {
+      fromSsm = settings;
+    },
+    (error: unknown) => {
+      readingSsm = undefined;
+      throw error;
+    },
+  );
+  return readingSsm;
+}
+
+/**
+ * The process's config, read from `process.env` on first use (a Lambda cold start), with the settings
+ * from SSM when the environment names any: those must be read first (`configReady`), and a config built
+ * without them — client routes open — is never built instead.
+ */
 export function getConfig(): FleetConfig {
-  cached ??= loadConfig();
+  if (cached !== undefined) return cached;
+  if (fromSsm === undefined && ssmParameterNames(process.env).size > 0) {
+    throw new Error('the settings kept in SSM are not read yet: await configReady() before getConfig()');
+  }
+  cached = loadConfig(fromSsm === undefined ? process.env : { ...process.env, ...fromSsm });
   return cached;
 }
