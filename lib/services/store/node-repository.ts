@@ -14,7 +14,6 @@ export interface NodeRepository {
   get(id: string): Promise<NodeRecord | undefined>;
   /** Every readable node record, sorted by id. */
   list(): Promise<NodeRecord[]>;
-  remove(id: string): Promise<void>;
 }
 
 export interface NodeRepositoryOptions {
@@ -93,10 +92,6 @@ export function createNodeRepository(table: Table, options: NodeRepositoryOption
     async list() {
       const items = await table.queryDocs(NODE_PARTITION);
       return items.flatMap((item) => read(item) ?? []);
-    },
-    async remove(id) {
-      const { pk, sk } = nodeKey(id);
-      await table.deleteItem(pk, sk);
     },
   };
 }

@@ -123,13 +123,9 @@ describe('node repository', () => {
     expect(logged).toHaveLength(1);
   });
 
-  it('overwrites a record on put and removes it', async () => {
+  it('overwrites a record on put', async () => {
     await repository.put(nodeRecord('studio-3'));
     await repository.put(nodeRecord('studio-3', { requestsActive: 7 }));
     expect((await repository.get('studio-3'))?.requestsActive).toBe(7);
-
-    await repository.remove('studio-3');
-
-    expect(await repository.get('studio-3')).toBeUndefined();
   });
 });
