@@ -9,7 +9,7 @@
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
 import { eventually, type RouterProcess, startRouter } from './router-process';
@@ -19,25 +19,46 @@ const MODEL = 'llama3.2:3b';
 const HOLD_MS = 150;
 const CLIENTS_PER_INSTANCE = 6;
 const LOAD_MS = 5000;
+/** Enough for each instance to publish (written behind, ≤ 1 s) and read the other's (every second). */
+const WARM_MS = 3000;
 
-/** Passes everything to `target` and counts the chats running at once (POSTs, until their reply ends). */
+/**
+ * Passes everything to `target` and counts the chats running at once (POSTs, until their reply ends):
+ * the most ever, and for how long more than `limit` ran.
+ */
 interface CountingProxy {
   readonly url: string;
   readonly server: Server;
+  limit: number;
   running: number;
   most: number;
   served: number;
+  overLimitMs: number;
 }
 
 async function startCountingProxy(target: string): Promise<CountingProxy> {
-  const proxy: CountingProxy = { url: '', server: createServer(), running: 0, most: 0, served: 0 };
+  const proxy: CountingProxy = {
+    url: '',
+    server: createServer(),
+    limit: 1,
+    running: 0,
+    most: 0,
+    served: 0,
+    overLimitMs: 0,
+  };
+  let changedAt = Date.now();
+  const count = (by: number) => {
+    const now = Date.now();
+    if (proxy.running > proxy.limit) proxy.overLimitMs += now - changedAt;
+    changedAt = now;
+    proxy.running += by;
+    proxy.most = Math.max(proxy.most, proxy.running);
+  };
   proxy.server.on('request', (req, res) => {
-    const counted = req.method === 'POST';
-    if (counted) {
-      proxy.running += 1;
-      proxy.most = Math.max(proxy.most, proxy.running);
+    if (req.method === 'POST') {
+      count(1);
       res.once('close', () => {
-        proxy.running -= 1;
+        count(-1);
         proxy.served += 1;
       });
     }
@@ -106,8 +127,12 @@ beforeAll(async () => {
   proxy = await startCountingProxy(node.url);
 }, 30_000);
 
-afterAll(async () => {
+afterEach(async () => {
   await Promise.all(routers.map((router) => router.stop()));
+  routers = [];
+});
+
+afterAll(async () => {
   await new Promise((resolve) => proxy?.server.close(resolve));
   await node?.close();
   await dynamo?.stop();
@@ -128,23 +153,29 @@ describe('one node limited across two instances on one table', () => {
         ),
       );
       await Promise.all(routers.map(nodeOnline));
-      // Each instance has routed once, alone, before the load (a warm pair): its queue is published.
+      // Each instance has routed once, alone, before the load, and has had a few seconds to publish its
+      // queue and read the other's (a warm pair; the first second of a new instance, before it has read
+      // the table once, is the documented exception: it acts alone).
       for (const [index, router] of routers.entries()) expect(await chat(router.url, -1 - index)).toBe(200);
-      proxy.most = 0;
-      proxy.served = 0;
+      await new Promise((resolve) => setTimeout(resolve, WARM_MS));
+      Object.assign(proxy, { limit, most: 0, served: 0, overLimitMs: 0 });
 
+      const started = Date.now();
       const statuses = await loadBoth(routers);
+      const loadedMs = Date.now() - started;
 
       console.log(
         `instance concurrency, limit ${limit}: ${statuses.length} requests through 2 instances ` +
-          `(${2 * CLIENTS_PER_INSTANCE} clients, ${LOAD_MS} ms), most at the node at once ${proxy.most}`,
+          `(${2 * CLIENTS_PER_INSTANCE} clients, ${loadedMs} ms); most at the node at once ${proxy.most}, ` +
+          `over the limit for ${proxy.overLimitMs} ms`,
       );
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
       expect(proxy.served).toBe(statuses.length);
       expect(proxy.most).toBeGreaterThanOrEqual(limit);
       expect(proxy.most).toBeLessThanOrEqual(limit + 1);
-      await Promise.all(routers.map((router) => router.stop()));
-      routers = [];
+      // One request beyond the limit is the worst case of a moment (both instances take a slot before
+      // either has seen the other ask for one), not the node's usual load.
+      expect(proxy.overLimitMs).toBeLessThan(loadedMs / 4);
     },
     60_000,
   );
