@@ -23,7 +23,6 @@ import { createLatencyStats, type LatencyStats } from './services/dispatch/laten
 import { createOutlierEjection, type OutlierEjection } from './services/dispatch/outlier-ejection';
 import { createQueueManager, type QueueManager, type QueueState } from './services/dispatch/queue-manager';
 import { createQueuePublisher } from './services/dispatch/queue-publisher';
-import { createSharedSlots, type SharedSlots } from './services/dispatch/shared-slots';
 import type { HandlerOptions } from './services/http/handler';
 import { createModelDescriber, type DescribeModels } from './services/node-client/describe-models';
 import { createShowModel, type ShowModel } from './services/node-client/show-model';
@@ -128,16 +127,12 @@ export function initServices(config: FleetConfig): Services {
   });
   const writeBehind = createWriteBehind(table);
   onShutdown(() => writeBehind.close());
-  // Every change of a depth or a claim publishes (throttled): a slot freed by any path shows in every
-  // instance's views, and a share given up reaches the instance that waits for it.
+  // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's views.
   let publishQueues = () => {};
-  let slots: SharedSlots | undefined;
   const queues = createQueueManager({
     maxPending: config.queueMaxPending,
     timeoutMs: config.queueTimeoutMs,
     onChange: () => publishQueues(),
-    onCreate: (queue) => slots?.prepare(queue),
-    onWait: (queue) => slots?.reconsider(queue),
   });
   const queueStates = createQueueStateRepository(table, writeBehind);
   publishQueues = createQueuePublisher({
@@ -146,25 +141,12 @@ export function initServices(config: FleetConfig): Services {
     states: queueStates,
     closed: () => writeBehind.isClosed(),
   });
-  // One read of every instance's publication feeds the scorer's depths and this instance's shares.
-  const depths = createFleetDepths(queues, {
-    loadOthers: async () => {
-      const instances = await queueStates.instances(Date.now());
-      slots?.update(instances);
-      return instances.flatMap((published) => (published.instanceId === INSTANCE_ID ? [] : published.entries));
-    },
-    maxAgeMs: QUEUE_STATE_TTL_MS,
-  });
-  slots = createSharedSlots({
-    instanceId: INSTANCE_ID,
-    queues,
-    refresh: () => depths.refresh(),
-    closed: () => writeBehind.isClosed(),
-    maxAgeMs: QUEUE_STATE_TTL_MS,
-  });
   const routing: RoutingState = {
     queues,
-    depths,
+    depths: createFleetDepths(queues, {
+      loadOthers: () => queueStates.live(Date.now(), { exceptInstanceId: INSTANCE_ID }),
+      maxAgeMs: QUEUE_STATE_TTL_MS,
+    }),
     latency: createLatencyStats(),
     affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
     ejection: createOutlierEjection(config.ejection),

@@ -22,9 +22,4 @@ export interface QueueState extends QueueEntry {
   /** Turned away because the queue was full. */
   readonly rejected: number;
   readonly timedOut: number;
-  /**
-   * Present when the router shares the node with other instances: the most this instance lets itself
-   * run there now, its claim on the node's slots (ARCHITECTURE.md §3.6). Absent: it runs up to `concurrency`.
-   */
-  readonly share?: number;
 }

@@ -2,11 +2,9 @@
  * Publishing this instance's queue depths for every instance's status views (ARCHITECTURE.md §3.6,
  * ../store/queue-state-repository). Called after every change of a depth: the state goes out at once,
  * or — within a second of the last publication — when that second is up, so a burst of changes costs
- * one write and the last change is never left unpublished. A change of a claim (./shared-slots) is a
- * change like any other. While anything is queued or in flight, or this instance shares a node's slots
- * with others, it goes out again every few seconds, so the state does not expire under a long stream
- * and an idle instance's claim stays counted (an expired one counts as gone, and the others would take
- * its slots). Holds a timer; the write itself is the repository's (written behind).
+ * one write and the last change is never left unpublished. While anything is queued or in flight it
+ * goes out again every few seconds, so the state does not expire under a long stream. Holds a timer; the
+ * write itself is the repository's (written behind).
  */
 import type { QueueStateRepository } from '../store/queue-state-repository';
 import type { QueueManager } from './queue-manager';
@@ -65,8 +63,7 @@ export function createQueuePublisher(options: QueuePublisherOptions): () => void
     last = now;
     const entries = options.queues.entries();
     options.states.publish(options.instanceId, entries, now);
-    const keep = entries.some((entry) => entry.pending + entry.inFlight > 0 || entry.share !== undefined);
-    if (keep) arm(now + REFRESH_INTERVAL_MS, now);
+    if (entries.some((entry) => entry.pending + entry.inFlight > 0)) arm(now + REFRESH_INTERVAL_MS, now);
   };
   return publish;
 }
