@@ -113,6 +113,9 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
     concurrency: options.batchConcurrency ?? 4,
     maxUnprocessedRounds: options.maxUnprocessedRounds ?? 8,
   };
+  /** Sends a conditional write: true once written, false when its condition fails (the key is held). */
+  const sentUnlessConditionFails = async (send: (abortSignal: AbortSignal) => Promise<unknown>): Promise<boolean> =>
+    (await conditional(call(send).then(() => true))) ?? false;
 
   const counterWriter = createMaximaWriter(async (pk, sk, update) => {
     const command = new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...update });
@@ -168,21 +171,15 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
         ExpressionAttributeNames: takeover === undefined ? { '#pk': 'pk' } : { '#pk': 'pk', '#expiresAt': 'expiresAt' },
         ...(takeover === undefined ? {} : { ExpressionAttributeValues: { ':now': { N: String(takeover) } } }),
       });
-      return (
-        (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
-      );
+      return sentUnlessConditionFails((abortSignal) => client.send(command, { abortSignal }));
     },
     async takeLease(item, untilMs, nowMs) {
       const command = new (dynamoSdk().PutItemCommand)(takeLeaseCommand(name, item, untilMs, nowMs));
-      return (
-        (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
-      );
+      return sentUnlessConditionFails((abortSignal) => client.send(command, { abortSignal }));
     },
     async renewLease(pk, sk, ownerDoc, untilMs) {
       const command = new (dynamoSdk().UpdateItemCommand)(renewLeaseCommand(name, { pk, sk }, ownerDoc, untilMs));
-      return (
-        (await conditional(call((abortSignal) => client.send(command, { abortSignal })).then(() => true))) ?? false
-      );
+      return sentUnlessConditionFails((abortSignal) => client.send(command, { abortSignal }));
     },
     addCounters: (pk, sk, counters, set = {}, maxima = {}) => counterWriter.write(pk, sk, counters, set, maxima),
     batchPut: (items) => batchPut(batchContext, items),
