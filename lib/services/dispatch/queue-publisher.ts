@@ -5,16 +5,27 @@
  * one write and the last change is never left unpublished. While anything is queued or in flight it
  * goes out again every few seconds, so the state does not expire under a long stream. Holds a timer; the
  * write itself is the repository's (written behind).
+ *
+ * One change goes out at once, whatever the second: a slot freed that the last publication showed
+ * running, while other instances are live. Another instance may be holding a request back for that very
+ * slot (./shared-slots), and would otherwise wait up to two seconds (the second here, the write-behind's
+ * second) — or, behind a Lambda container frozen after its invocation, until the state expires. A slot
+ * freed and taken again at once (a busy instance) changes nothing published and costs nothing; an
+ * instance alone never publishes early.
  */
 import type { QueueStateRepository } from '../store/queue-state-repository';
-import type { QueueManager } from './queue-manager';
+import type { NodeModelQueue, QueueManager } from './queue-manager';
 
 export interface QueuePublisherOptions {
   readonly instanceId: string;
-  readonly queues: Pick<QueueManager, 'entries'>;
+  readonly queues: Pick<QueueManager, 'entries' | 'forEachQueue'>;
   readonly states: Pick<QueueStateRepository, 'publish'>;
   /** True once the instance is shutting down: nothing more is published. */
   readonly closed: () => boolean;
+  /** Whether another instance is live (./shared-slots `hasPeers`): a slot freed here may be its turn. */
+  readonly peersLive?: () => boolean;
+  /** Sends what is written behind now: a freed slot must not wait for the write-behind's next flush. */
+  readonly flush?: () => void;
   readonly clock?: () => number;
   /** Runs `callback` after `ms`; returns a cancel. Default: an unref'd timer. */
   readonly schedule?: (callback: () => void, ms: number) => () => void;
@@ -31,9 +42,15 @@ const realSchedule = (callback: () => void, ms: number) => {
   return () => clearTimeout(timer);
 };
 
-export function createQueuePublisher(options: QueuePublisherOptions): () => void {
+/** Publishes after a change of `queue`'s depths (or of anything, without one). */
+export type QueuePublisher = (queue?: NodeModelQueue) => void;
+
+export function createQueuePublisher(options: QueuePublisherOptions): QueuePublisher {
   const clock = options.clock ?? Date.now;
   const schedule = options.schedule ?? realSchedule;
+  const peersLive = options.peersLive ?? (() => false);
+  /** What each queue ran at the last publication: what the other instances may believe it runs. */
+  const published = new WeakMap<NodeModelQueue, number>();
   let last = Number.NEGATIVE_INFINITY;
   let cancel: (() => void) | undefined;
   let armedAt = Number.POSITIVE_INFINITY;
@@ -53,17 +70,27 @@ export function createQueuePublisher(options: QueuePublisherOptions): () => void
     );
   };
 
-  const publish = (): void => {
-    if (options.closed()) return;
-    const now = clock();
-    if (now < last + PUBLISH_INTERVAL_MS) {
-      arm(last + PUBLISH_INTERVAL_MS, now);
-      return;
-    }
+  const publishNow = (now: number): void => {
     last = now;
     const entries = options.queues.entries();
     options.states.publish(options.instanceId, entries, now);
+    options.queues.forEachQueue((queue) => published.set(queue, queue.inFlight));
     if (entries.some((entry) => entry.pending + entry.inFlight > 0)) arm(now + REFRESH_INTERVAL_MS, now);
+  };
+
+  const publish = (queue?: NodeModelQueue): void => {
+    if (options.closed()) return;
+    const now = clock();
+    if (now < last + PUBLISH_INTERVAL_MS) {
+      if (queue !== undefined && queue.inFlight < (published.get(queue) ?? 0) && peersLive()) {
+        publishNow(now);
+        options.flush?.();
+        return;
+      }
+      arm(last + PUBLISH_INTERVAL_MS, now);
+      return;
+    }
+    publishNow(now);
   };
   return publish;
 }
