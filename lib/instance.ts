@@ -130,31 +130,35 @@ export function initServices(config: FleetConfig): Services {
   onShutdown(() => writeBehind.close());
   // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's
   // views; one another instance may be waiting for goes out at once (./services/dispatch/queue-publisher).
-  let publishQueues: QueuePublisher = () => {};
+  let publisher: QueuePublisher | undefined;
   let slots: SharedSlots | undefined;
   const queues = createQueueManager({
     maxPending: config.queueMaxPending,
     timeoutMs: config.queueTimeoutMs,
-    onChange: (queue) => publishQueues(queue),
+    onChange: (queue) => publisher?.changed(queue),
     onCreate: (queue) => slots?.prepare(queue),
     onWait: (queue) => slots?.reconsider(queue),
+    onIdle: (queue) => slots?.idle(queue),
   });
   const queueStates = createQueueStateRepository(table, writeBehind);
-  publishQueues = createQueuePublisher({
+  publisher = createQueuePublisher({
     instanceId: INSTANCE_ID,
     queues,
     states: queueStates,
     closed: () => writeBehind.isClosed(),
     peersLive: () => slots?.hasPeers() === true,
-    flush: () => {
-      writeBehind.flush().catch(() => {});
-    },
+    flush: () => writeBehind.flush(),
   });
+  const announce = publisher.announce;
   // One read of every instance's publication feeds the scorer's depths and this instance's shares.
   const depths = createFleetDepths(queues, {
     loadOthers: async () => {
-      const instances = await queueStates.instances(Date.now());
-      slots?.update(instances);
+      const readAt = Date.now();
+      const instances = await queueStates.instances(readAt).catch((error: unknown) => {
+        slots?.readFailed(readAt);
+        throw error;
+      });
+      slots?.update(instances, readAt);
       return instances.flatMap((published) => (published.instanceId === INSTANCE_ID ? [] : published.entries));
     },
     maxAgeMs: QUEUE_STATE_TTL_MS,
@@ -163,6 +167,7 @@ export function initServices(config: FleetConfig): Services {
     instanceId: INSTANCE_ID,
     queues,
     refresh: () => depths.refresh(),
+    announce,
     closed: () => writeBehind.isClosed(),
     maxAgeMs: QUEUE_STATE_TTL_MS,
   });

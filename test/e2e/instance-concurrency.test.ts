@@ -32,6 +32,8 @@ interface CountingProxy {
   limit: number;
   running: number;
   most: number;
+  /** When each chat reached the node. */
+  starts: number[];
   served: number;
   overLimitMs: number;
 }
@@ -45,6 +47,7 @@ async function startCountingProxy(target: string): Promise<CountingProxy> {
     most: 0,
     served: 0,
     overLimitMs: 0,
+    starts: [],
   };
   let changedAt = Date.now();
   const count = (by: number) => {
@@ -57,6 +60,7 @@ async function startCountingProxy(target: string): Promise<CountingProxy> {
   proxy.server.on('request', (req, res) => {
     if (req.method === 'POST') {
       count(1);
+      proxy.starts.push(Date.now());
       res.once('close', () => {
         count(-1);
         proxy.served += 1;
@@ -211,5 +215,36 @@ describe('one node limited across two instances on one table', () => {
     );
     // Held back until the other's slot is seen free: a read of the table (~100 ms), never seconds.
     expect(Math.max(...alternating)).toBeLessThan(median + 500);
+  }, 60_000);
+
+  it('lets a burst on one instance, the other idle, run the whole limit once its start is confirmed', async () => {
+    const limit = 4;
+    routers = await Promise.all(
+      ['a', 'b'].map(() =>
+        startRouter({
+          FLEET_NODES: `slow=${proxy.url}`,
+          FLEET_DYNAMODB_ENDPOINT: dynamo.endpoint,
+          FLEET_TABLE: 'fleet-slots-burst',
+          FLEET_NODE_CONCURRENCY: `slow=${limit}`,
+        }),
+      ),
+    );
+    await Promise.all(routers.map(nodeOnline));
+    for (const [index, router] of routers.entries()) expect(await chat(router.url, -1 - index)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, WARM_MS));
+    Object.assign(proxy, { limit, most: 0, served: 0, overLimitMs: 0, starts: [] });
+
+    const sent = Date.now();
+    const burst = 2 * limit;
+    const statuses = await Promise.all(Array.from({ length: burst }, (_, index) => chat(routers[0]?.url ?? '', index)));
+
+    const lags = proxy.starts.map((at) => at - sent);
+    console.log(
+      `burst of ${burst} on one instance, the other idle, limit ${limit}: at the node after ${lags.join(', ')} ms`,
+    );
+    expect(statuses).toEqual(Array(burst).fill(200));
+    // One at once; the rest once the start is confirmed (a write, 100 ms, a read): then the whole limit.
+    expect(proxy.most).toBe(limit);
+    expect(lags[limit - 1]).toBeLessThan(1000);
   }, 60_000);
 });

@@ -9,7 +9,7 @@
  * what the instance publishes through the table (./queue-publisher); the scorer reads depths through
  * the `QueueDepths` interface (lib/core/scoring/load-signals), which ./fleet-depths fills with the
  * others' published counts too; and each queue runs only this instance's share of the node's slots
- * when other instances route to the node (./shared-slots sets it, through `forEachQueue` and `onCreate`).
+ * when other instances are live (./shared-slots sets it, through `forEachQueue` and the hooks below).
  * Holds state; no I/O.
  */
 
@@ -61,6 +61,8 @@ export interface QueueManagerOptions {
    * instance's share of a node other instances use too: ./shared-slots re-computes it with the waiter).
    */
   readonly onWait?: (queue: NodeModelQueue) => void;
+  /** Called when a queue has nothing waiting or running any more (./shared-slots: its next start). */
+  readonly onIdle?: (queue: NodeModelQueue) => void;
 }
 
 const DEFAULT_MAX_PENDING = 32;
@@ -90,9 +92,9 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
         busy.set(queue.model, set);
       }
       set.add(queue);
-    } else if (set !== undefined) {
-      set.delete(queue);
+    } else if (set?.delete(queue) === true) {
       if (set.size === 0) busy.delete(queue.model);
+      options.onIdle?.(queue);
     }
   };
   const env = { clock: options.clock ?? Date.now, schedule: options.schedule ?? realSchedule, changed };

@@ -4,6 +4,7 @@ import {
   createQueuePublisher,
   PUBLISH_INTERVAL_MS,
   REFRESH_INTERVAL_MS,
+  URGENT_INTERVAL_MS,
 } from '../../../../lib/services/dispatch/queue-publisher';
 import { makeQueueState } from '../../../helpers/factories';
 import { manualTimers } from '../../../helpers/manual-timers';
@@ -18,11 +19,11 @@ function setup(options: { peers?: boolean } = {}) {
   const queue = { inFlight: 0 } as NodeModelQueue;
   /** [ms since start, in flight + pending] of every publication. */
   const published: [number, number][] = [];
-  const publish = createQueuePublisher({
+  const publisher = createQueuePublisher({
     instanceId: 'instance-1',
     queues: { entries: () => current, forEachQueue: (visit) => visit(queue) },
     peersLive: () => options.peers === true,
-    flush: () => {
+    flush: async () => {
       flushes += 1;
     },
     states: {
@@ -37,12 +38,12 @@ function setup(options: { peers?: boolean } = {}) {
   const change = (depth: number) => {
     current = [makeQueueState({ inFlight: depth })];
     queue.inFlight = depth;
-    publish(queue);
+    publisher.changed(queue);
   };
   const close = () => {
     closed = true;
   };
-  return { timers, change, published, close, flushes: () => flushes };
+  return { timers, change, published, close, flushes: () => flushes, announce: () => publisher.announce() };
 }
 
 describe('createQueuePublisher', () => {
@@ -150,6 +151,35 @@ describe('createQueuePublisher', () => {
         [300, 1],
       ]);
     });
+  });
+
+  it('sends slots freed in a burst together, URGENT_INTERVAL_MS after the last', () => {
+    const { timers, change, published } = setup({ peers: true });
+    change(3);
+    timers.advance(10);
+    change(2);
+    timers.advance(10);
+    change(1);
+    timers.advance(URGENT_INTERVAL_MS);
+
+    expect(published).toEqual([
+      [0, 3],
+      [URGENT_INTERVAL_MS + 20, 1],
+    ]);
+  });
+
+  it('announces at once, whatever the second, and settles once the write is sent', async () => {
+    const { timers, change, published, announce, flushes } = setup();
+    change(1);
+    timers.advance(10);
+    change(2);
+    await announce();
+
+    expect(published).toEqual([
+      [0, 1],
+      [10, 2],
+    ]);
+    expect(flushes()).toBe(1);
   });
 
   it('alone, holds a freed slot back with every other change', () => {
