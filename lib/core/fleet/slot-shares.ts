@@ -12,8 +12,8 @@
  *
  * - Shares are whole, never negative, and add up to `limit` whenever there is a claimant.
  * - Instances with no demand get nothing while any instance has some; when none has, the slots are
- *   split evenly between all of them (so an idle pair holds half each, and a burst on both at once
- *   starts from halves, not from the whole limit twice).
+ *   split evenly between all of them (./share-cap never asks then: it splits only a node another
+ *   instance wants).
  * - With more demanding instances than slots, the `limit` slots go to `limit` of them in turn: the
  *   round moves the starting instance on by `limit`, so each demanding instance holds a slot within
  *   ⌈demanding / limit⌉ rounds.
