@@ -22,7 +22,8 @@ import { createFleetDepths, type FleetDepths } from './services/dispatch/fleet-d
 import { createLatencyStats, type LatencyStats } from './services/dispatch/latency-stats';
 import { createOutlierEjection, type OutlierEjection } from './services/dispatch/outlier-ejection';
 import { createQueueManager, type QueueManager, type QueueState } from './services/dispatch/queue-manager';
-import { createQueuePublisher } from './services/dispatch/queue-publisher';
+import { createQueuePublisher, type QueuePublisher } from './services/dispatch/queue-publisher';
+import { createSharedSlots, type SharedSlots } from './services/dispatch/shared-slots';
 import type { HandlerOptions } from './services/http/handler';
 import { createModelDescriber, type DescribeModels } from './services/node-client/describe-models';
 import { createShowModel, type ShowModel } from './services/node-client/show-model';
@@ -127,26 +128,52 @@ export function initServices(config: FleetConfig): Services {
   });
   const writeBehind = createWriteBehind(table);
   onShutdown(() => writeBehind.close());
-  // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's views.
-  let publishQueues = () => {};
+  // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's
+  // views; one another instance may be waiting for goes out at once (./services/dispatch/queue-publisher).
+  let publisher: QueuePublisher | undefined;
+  let slots: SharedSlots | undefined;
   const queues = createQueueManager({
     maxPending: config.queueMaxPending,
     timeoutMs: config.queueTimeoutMs,
-    onChange: () => publishQueues(),
+    onChange: (queue) => publisher?.changed(queue),
+    onCreate: (queue) => slots?.prepare(queue),
+    onWait: (queue) => slots?.reconsider(queue),
+    onIdle: (queue) => slots?.idle(queue),
   });
   const queueStates = createQueueStateRepository(table, writeBehind);
-  publishQueues = createQueuePublisher({
+  publisher = createQueuePublisher({
     instanceId: INSTANCE_ID,
     queues,
     states: queueStates,
     closed: () => writeBehind.isClosed(),
+    peersLive: () => slots?.hasPeers() === true,
+    flush: () => writeBehind.flush(),
+  });
+  const announce = publisher.announce;
+  // One read of every instance's publication feeds the scorer's depths and this instance's shares.
+  const depths = createFleetDepths(queues, {
+    loadOthers: async () => {
+      const readAt = Date.now();
+      const instances = await queueStates.instances(readAt).catch((error: unknown) => {
+        slots?.readFailed(readAt);
+        throw error;
+      });
+      slots?.update(instances, readAt);
+      return instances.flatMap((published) => (published.instanceId === INSTANCE_ID ? [] : published.entries));
+    },
+    maxAgeMs: QUEUE_STATE_TTL_MS,
+  });
+  slots = createSharedSlots({
+    instanceId: INSTANCE_ID,
+    queues,
+    refresh: () => depths.refresh(),
+    announce,
+    closed: () => writeBehind.isClosed(),
+    maxAgeMs: QUEUE_STATE_TTL_MS,
   });
   const routing: RoutingState = {
     queues,
-    depths: createFleetDepths(queues, {
-      loadOthers: () => queueStates.live(Date.now(), { exceptInstanceId: INSTANCE_ID }),
-      maxAgeMs: QUEUE_STATE_TTL_MS,
-    }),
+    depths,
     latency: createLatencyStats(),
     affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
     ejection: createOutlierEjection(config.ejection),

@@ -9,8 +9,8 @@
  * instance knows answers from memory; an unknown one is read once — at most `loadTimeoutMs`, after which
  * the turn goes on as if nothing were remembered (its clearing is then a superset: everything older than
  * the newest results) and the late answer still fills the memory. Writes go behind, only when ids were
- * added or the stored expiry is past half its life. Across instances this is approximate, as queue
- * depths are (decision 6): an instance that knows a conversation does not re-read what another added.
+ * added or the stored expiry is past half its life. Across instances this is approximate (decision 6):
+ * an instance that knows a conversation does not re-read what another added.
  */
 import type { ClearedIdsStore } from '../store/cleared-tool-results-repository';
 import { createLruCache } from './lru-cache';

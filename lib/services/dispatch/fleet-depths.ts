@@ -3,8 +3,8 @@
  * queues, exact, plus what the other instances last published through the table, at most about a second
  * old. Another instance's published counts are re-read in the background when they are older than
  * `refreshMs`, never on the request's path; a failed read keeps the last good counts until they expire.
- * So a node that another Lambda container keeps busy scores as busy here too, while slots are still
- * enforced only by the instance that holds them (concurrency is approximate across instances).
+ * So a node that another Lambda container keeps busy scores as busy here too. The same read gives each
+ * queue its share of the node's slots (./shared-slots).
  */
 import type { QueueDepths } from '../../core/scoring/load-signals';
 

@@ -3,8 +3,10 @@
  * waiting in arrival order until a slot frees, their wait bounded in time, and a waiter whose client
  * went away removed at once. A slot is held until `release()` — the end of the node's stream — so in
  * flight is what the node is really running (the reference's queue released at once and limited
- * nothing: anchor §2.6). Counts what happened to every request for the status pages. Holds state; the
- * clock and the timer come in.
+ * nothing: anchor §2.6). When other instances route to the same node, this instance runs only its
+ * share of the slots (`setShare`, from ./shared-slots): a smaller share never cuts a running request, it
+ * only holds newcomers back. Counts what happened to every request for the status pages. Holds state;
+ * the clock and the timer come in.
  */
 import { ServiceUnavailableError } from '../../core/errors';
 import type { QueueState } from '../../core/fleet/queue-entry';
@@ -44,6 +46,10 @@ const MAX_RETRY_AFTER_SECONDS = 60;
 
 export class NodeModelQueue {
   limit = 1;
+  /** This instance's share of `limit` when it shares the node with other instances; undefined alone. */
+  share: number | undefined;
+  /** What may run here at once: the limit, or the share when smaller. The hot path reads only this. */
+  private allowed = 1;
   inFlight = 0;
   completed = 0;
   failed = 0;
@@ -71,12 +77,25 @@ export class NodeModelQueue {
   /** The limit follows what the node reports now; a raised one admits waiters at once, in order. */
   setLimit(limit: number): void {
     this.limit = Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : 1;
+    this.allowed = this.share === undefined ? this.limit : Math.min(this.limit, this.share);
     this.pump();
+  }
+
+  /**
+   * This instance's share of the slots (undefined: alone, the whole limit). A larger one admits waiters
+   * at once, and the manager hears of the depths that changed.
+   */
+  setShare(share: number | undefined): void {
+    if (share === this.share) return;
+    this.share = share;
+    this.allowed = share === undefined ? this.limit : Math.min(this.limit, share);
+    this.pump();
+    this.env.changed(this);
   }
 
   /** A slot now, when one is free and nobody is waiting before us. */
   takeIfFree(): Slot | undefined {
-    if (this.waiters.length > 0 || this.inFlight >= this.limit) return undefined;
+    if (this.waiters.length > 0 || this.inFlight >= this.allowed) return undefined;
     const slot = this.take();
     this.env.changed(this);
     return slot;
@@ -180,7 +199,7 @@ export class NodeModelQueue {
   }
 
   private pump(): void {
-    while (this.inFlight < this.limit) {
+    while (this.inFlight < this.allowed) {
       const next = this.waiters.shift();
       if (next === undefined) return;
       next.cleanup();

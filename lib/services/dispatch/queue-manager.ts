@@ -5,10 +5,12 @@
  * held until the caller releases it at the end of the stream. Depth = pending + in flight: the scorer
  * reads it, and `entries()` is what `/fleet/status` and `/fleet/queue` show.
  *
- * One instance per process, exact inside it (ARCHITECTURE.md §3.6). The seam for sharing across
- * instances: `entries()` is what an instance would publish through the table, and the scorer reads
- * depths only through the `QueueDepths` interface (lib/core/scoring/load-signals), so a view that adds the other
- * instances' published counts can stand in for this one without touching the scorer. Holds state; no I/O.
+ * One instance per process, exact inside it (ARCHITECTURE.md §3.6). Across instances: `entries()` is
+ * what the instance publishes through the table (./queue-publisher); the scorer reads depths through
+ * the `QueueDepths` interface (lib/core/scoring/load-signals), which ./fleet-depths fills with the
+ * others' published counts too; and each queue runs only this instance's share of the node's slots
+ * when other instances are live (./shared-slots sets it, through `forEachQueue` and the hooks below).
+ * Holds state; no I/O.
  */
 
 import type { QueueState } from '../../core/fleet/queue-entry';
@@ -18,7 +20,7 @@ import { NodeModelQueue, type Schedule, type Slot } from './node-model-queue';
 import { RequestAbortedError } from './request-aborted';
 
 export type { QueueState } from '../../core/fleet/queue-entry';
-export type { Schedule, Slot, SlotOutcome } from './node-model-queue';
+export type { NodeModelQueue, Schedule, Slot, SlotOutcome } from './node-model-queue';
 
 export interface QueueManager extends QueueDepths {
   /**
@@ -31,6 +33,8 @@ export interface QueueManager extends QueueDepths {
   tryAcquire(nodeId: string, model: string, limit: number): Slot | undefined;
   depth(nodeId: string, model: string): number;
   entries(): QueueState[];
+  /** Visits every queue (./shared-slots re-computes each one's share). */
+  forEachQueue(visit: (queue: NodeModelQueue) => void): void;
   /**
    * Rejects everyone waiting for a slot on `nodeId` for a model `which` accepts (all when absent) with
    * `error(model)` (the node, or its sidecar, was ejected); slots held stay held. Returns how many left.
@@ -49,7 +53,16 @@ export interface QueueManagerOptions {
    * Called after every change of a depth — a slot taken or released, a waiter in or out — whoever
    * caused it (a finished stream, a client that left while queued or mid-dispatch, a time-out).
    */
-  readonly onChange?: () => void;
+  readonly onChange?: (queue: NodeModelQueue) => void;
+  /** Called with a queue when it is made, before its first slot is taken (./shared-slots: its share). */
+  readonly onCreate?: (queue: NodeModelQueue) => void;
+  /**
+   * Called when a request starts waiting in a queue that holds newcomers back below its limit (its
+   * instance's share of a node other instances use too: ./shared-slots re-computes it with the waiter).
+   */
+  readonly onWait?: (queue: NodeModelQueue) => void;
+  /** Called when a queue has nothing waiting or running any more (./shared-slots: its next start). */
+  readonly onIdle?: (queue: NodeModelQueue) => void;
 }
 
 const DEFAULT_MAX_PENDING = 32;
@@ -71,7 +84,7 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
 
   const onChange = options.onChange ?? (() => {});
   const changed = (queue: NodeModelQueue): void => {
-    onChange();
+    onChange(queue);
     let set = busy.get(queue.model);
     if (queue.depth > 0) {
       if (set === undefined) {
@@ -79,14 +92,14 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
         busy.set(queue.model, set);
       }
       set.add(queue);
-    } else if (set !== undefined) {
-      set.delete(queue);
+    } else if (set?.delete(queue) === true) {
       if (set.size === 0) busy.delete(queue.model);
+      options.onIdle?.(queue);
     }
   };
   const env = { clock: options.clock ?? Date.now, schedule: options.schedule ?? realSchedule, changed };
 
-  const ensure = (nodeId: string, model: string): NodeModelQueue => {
+  const ensure = (nodeId: string, model: string, limit: number): NodeModelQueue => {
     let byNode = byModel.get(model);
     if (byNode === undefined) {
       byNode = new Map();
@@ -96,6 +109,8 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
     if (queue === undefined) {
       queue = new NodeModelQueue(nodeId, model, env);
       byNode.set(nodeId, queue);
+      queue.setLimit(limit);
+      options.onCreate?.(queue);
     }
     return queue;
   };
@@ -103,15 +118,17 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
   return {
     acquire(nodeId, model, limit, signal) {
       if (signal?.aborted === true) return Promise.reject(new RequestAbortedError());
-      const queue = ensure(nodeId, model);
+      const queue = ensure(nodeId, model, limit);
       queue.setLimit(limit);
       const slot = queue.takeIfFree();
       if (slot !== undefined) return Promise.resolve(slot);
       if (queue.pending >= maxPending) return Promise.reject(queue.reject());
-      return queue.wait(timeoutMs, signal);
+      const waiting = queue.wait(timeoutMs, signal);
+      if (queue.share !== undefined && queue.share < queue.limit) options.onWait?.(queue);
+      return waiting;
     },
     tryAcquire(nodeId, model, limit) {
-      const queue = ensure(nodeId, model);
+      const queue = ensure(nodeId, model, limit);
       queue.setLimit(limit);
       return queue.takeIfFree();
     },
@@ -128,6 +145,9 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
         evicted += queue.evictWaiters(() => error(model));
       }
       return evicted;
+    },
+    forEachQueue(visit) {
+      for (const byNode of byModel.values()) for (const queue of byNode.values()) visit(queue);
     },
     entries: () => [...byModel.values()].flatMap((byNode) => [...byNode.values()].map((queue) => queue.state())),
   };

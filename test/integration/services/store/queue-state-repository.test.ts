@@ -46,4 +46,23 @@ describe('createQueueStateRepository', () => {
 
     expect(live.filter((item) => item.nodeId === 'z').map((item) => item.inFlight)).toEqual([5]);
   });
+
+  it('gives every live instance its own publication, its own included, with what it published', async () => {
+    const now = Date.now();
+    const queue = createWriteBehind(store.table);
+    const states = createQueueStateRepository(store.table, queue);
+
+    states.publish('claims-self', [entry('y', 1)], now);
+    states.publish('claims-other', [entry('y', 3)], now - 500);
+    states.publish('claims-gone', [entry('y', 9)], now - 60_000);
+    await queue.close();
+
+    const instances = (await states.instances(now)).filter((published) => published.instanceId.startsWith('claims-'));
+
+    expect(instances.map((published) => [published.instanceId, published.at]).sort()).toEqual([
+      ['claims-other', now - 500],
+      ['claims-self', now],
+    ]);
+    expect(instances.find((published) => published.instanceId === 'claims-self')?.entries[0]?.inFlight).toBe(1);
+  });
 });
