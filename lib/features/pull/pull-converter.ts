@@ -31,6 +31,11 @@ export interface PullRelayInput {
   readonly headers: Readonly<Record<string, string>>;
   /** Runs once the node said `success`, before the client hears it; given the layers' total bytes. */
   readonly onSuccess: (layerBytes: number) => Promise<void>;
+  /**
+   * Gives the pull's lock back once the node is done, before the client hears the end, so a client that
+   * pulls the model again at once, through any instance, is not refused by the pull it just watched end.
+   */
+  readonly releaseLock: () => Promise<void>;
 }
 
 /** How the pull ended, for the trace: `failed` is a failure before the first byte, `incomplete` one after. */
@@ -109,7 +114,10 @@ async function relayStreaming(input: PullRelayInput, converter: PullConverter): 
   response.start({ statusCode: 200, headers: { ...input.headers, 'content-type': NDJSON_TYPE } });
   const relayed = await relayStream(response, input.reply, converter, {
     brokeOff: (error) => brokeOff(input.nodeId, error),
-    beforeEnd: () => (converter.succeeded && !converter.done() ? input.onSuccess(converter.layerBytes()) : undefined),
+    beforeEnd: async () => {
+      if (converter.succeeded && !converter.done()) await input.onSuccess(converter.layerBytes());
+      await input.releaseLock();
+    },
   });
   switch (relayed.status) {
     case 'client_disconnected':
@@ -141,6 +149,7 @@ async function relayBuffered(input: PullRelayInput, converter: PullConverter): P
   }
   converter.end();
   await input.onSuccess(converter.layerBytes());
+  await input.releaseLock();
   await sendJson(input.response, { status: 'success' }, 200, input.headers);
   return { status: 'completed' };
 }

@@ -109,6 +109,8 @@ async function settlePull(
     streaming: request.stream !== false,
     headers: { 'x-fleet-node': headerValue(node.id) },
     onSuccess: (layerBytes) => recordSuccess(deps, node, model, layerBytes),
+    // The exchange gives it back too, on every other way out; the second release does nothing.
+    releaseLock: () => served.hold.release(),
   });
   return outcome.status === 'failed' || outcome.status === 'incomplete'
     ? { status: outcome.status, value: undefined, fields: { error: outcome.error } }

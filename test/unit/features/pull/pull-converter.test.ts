@@ -70,6 +70,7 @@ function input(reply: NodeReply, sink: PullRelayInput['response'], overrides: Pa
     streaming: true,
     headers: { 'x-fleet-node': 'gpu1' },
     onSuccess: async () => undefined,
+    releaseLock: async () => undefined,
     ...overrides,
   };
 }
@@ -126,6 +127,26 @@ describe('relayPull', () => {
         ),
         { numRuns: 60 },
       );
+    });
+
+    it('gives the lock back before the client hears the end, so a pull again at once is not refused', async () => {
+      const { stream, sink } = streamingSink();
+      let seenAtRelease: string | undefined;
+      let endedAtRelease: boolean | undefined;
+
+      await relayPull(
+        input(replyOf(lines(...FULL)), sink, {
+          releaseLock: async () => {
+            seenAtRelease = stream.text();
+            endedAtRelease = stream.writableEnded;
+          },
+        }),
+      );
+
+      // Freed before the client hears success: whatever it does next, the lock is no longer there.
+      expect(seenAtRelease).toBe(lines(...FULL.slice(0, -1)).join(''));
+      expect(endedAtRelease).toBe(false);
+      expect(stream.text()).toBe(lines(...FULL).join(''));
     });
 
     it("runs the success hook before the client hears success, with the layers' bytes", async () => {
@@ -237,6 +258,23 @@ describe('relayPull', () => {
         'x-fleet-node': 'gpu1',
         'content-type': expect.stringContaining('json'),
       });
+    });
+
+    it('gives the lock back before it answers', async () => {
+      const { sink, result } = createBufferedSink();
+      let answeredAtRelease: string | undefined;
+
+      await relayPull(
+        input(replyOf(lines(...FULL)), sink, {
+          streaming: false,
+          releaseLock: async () => {
+            answeredAtRelease = result().body;
+          },
+        }),
+      );
+
+      expect(answeredAtRelease).toBe('');
+      expect(JSON.parse(result().body)).toEqual({ status: 'success' });
     });
 
     it("throws the node's error as a 502 before anything is written", async () => {
