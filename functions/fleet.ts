@@ -1,10 +1,10 @@
 /** Fleet management: status and queue views, and node agents' heartbeats (spec §4.6, ARCHITECTURE.md §8.2). */
 import { serveFleetQueue, serveFleetStatus } from '../lib/features/fleet-status/serve-fleet-views';
 import { serveHeartbeat } from '../lib/features/heartbeat/serve-heartbeat';
-import { getServices, handlerOptions, type Services } from '../lib/instance';
+import { type FleetServices, getFleetServices, handlerOptions } from '../lib/fleet-instance';
 import { createHandler, nodeRoute, type RouteTable } from '../lib/services/http/handler';
 
-export function routes(services: Services): RouteTable {
+export function routes(services: FleetServices): RouteTable {
   const heartbeat = nodeRoute((request, response) => serveHeartbeat(services, request, response));
   return {
     'GET /fleet/status': (request, response) => serveFleetStatus(services, request, response),
@@ -15,4 +15,4 @@ export function routes(services: Services): RouteTable {
   };
 }
 
-export const handler = createHandler(() => routes(getServices()), handlerOptions);
+export const handler = createHandler(() => routes(getFleetServices()), handlerOptions);

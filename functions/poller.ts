@@ -1,7 +1,7 @@
 /** Scheduled: polls the nodes listed in FLEET_NODES (ARCHITECTURE.md §8.1; see lib/features/poller/run-poller). */
 import type { Context } from 'aws-lambda';
 import { runPoller, type ScheduledEvent } from '../lib/features/poller/run-poller';
-import { getServices } from '../lib/instance';
+import { getFleetServices } from '../lib/fleet-instance';
 import { configReady } from '../lib/services/platform/config';
 
 export async function handler(
@@ -9,5 +9,5 @@ export async function handler(
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<void> {
   await configReady();
-  await runPoller(getServices(), event, context);
+  await runPoller(getFleetServices(), event, context);
 }

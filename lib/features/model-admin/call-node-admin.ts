@@ -24,10 +24,9 @@ export interface NodeAdminCall {
 }
 
 export async function callNodeAdmin(node: Pick<NodeView, 'id' | 'url'>, call: NodeAdminCall): Promise<NodeAdminAnswer> {
-  const { request, agent } = nodeHttp();
+  const { request } = nodeHttp();
   try {
     const response = await request(`${node.url}${call.path}`, {
-      dispatcher: agent,
       method: call.method,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(call.body),

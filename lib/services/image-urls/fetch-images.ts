@@ -13,7 +13,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { BadRequestError } from '../../core/errors';
-import { describeNetworkError } from '../node-client/node-http';
+import { describeNetworkError, type NodeRequest, requestThrough } from '../node-client/node-http';
 import { type ImageUrlAllow, NO_IMAGE_URL_ALLOW } from '../platform/image-url-allow';
 import { createImageAgent } from './image-agent';
 import { createImageDestination, type ResolveHost } from './image-destination';
@@ -79,17 +79,17 @@ function checkImage(contentType: string | string[] | undefined, bytes: Buffer): 
 }
 
 interface Fetcher {
-  readonly request: typeof import('undici').request;
-  readonly agent: Dispatcher;
+  /** GET through the image agent. */
+  readonly request: NodeRequest;
   readonly signal: AbortSignal;
   readonly maxBytes: number;
 }
 
 /** GET with redirects followed by hand, so each hop is a new connection the agent judges. */
 async function follow(url: string, fetcher: Fetcher): Promise<Dispatcher.ResponseData> {
-  const { request, agent, signal } = fetcher;
+  const { request, signal } = fetcher;
   let target = url;
-  let response = await request(target, { dispatcher: agent, method: 'GET', signal });
+  let response = await request(target, { method: 'GET', signal });
   for (let hops = 0; REDIRECT_STATUSES.has(response.statusCode); hops += 1) {
     await response.body.dump();
     const location = response.headers['location'];
@@ -97,7 +97,7 @@ async function follow(url: string, fetcher: Fetcher): Promise<Dispatcher.Respons
     if (hops === MAX_REDIRECTS) throw new Error(`redirected more than ${MAX_REDIRECTS} times`);
     target = new URL(location, target).href;
     if (!isHttpUrl(target)) throw new Error(`redirected to ${target.slice(0, LOGGED_URL_CHARS)}, not http(s)`);
-    response = await request(target, { dispatcher: agent, method: 'GET', signal });
+    response = await request(target, { method: 'GET', signal });
   }
   return response;
 }
@@ -163,8 +163,7 @@ export async function fetchImages(
     timeoutMs,
   );
   const fetcher: Fetcher = {
-    request: require('undici').request,
-    agent,
+    request: requestThrough(agent),
     signal: stop.signal,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
   };

@@ -41,11 +41,10 @@ async function requestJson(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const { request, agent } = nodeHttp();
+  const { request } = nodeHttp();
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
-      dispatcher: agent,
       method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
       headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),

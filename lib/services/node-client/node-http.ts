@@ -1,23 +1,38 @@
 /**
  * The one HTTP client to nodes (ARCHITECTURE.md §3.7): an undici Agent with keep-alive pools per node,
  * short connect time-outs (a dead node is known fast) and generous header/body time-outs (a model load
- * can take minutes before the first byte; callers bound their own waits). undici is half of a function
- * bundle, so it is loaded on the first call to a node, not at cold start.
+ * can take minutes before the first byte; callers bound their own waits). undici is loaded on the first
+ * call to a node, not at cold start, and only the part the router calls: in a Lambda bundle `undici` is
+ * scripts/vendor-undici.cjs (the Agent and the request API on it), not undici's index.
  */
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 
 type Undici = typeof import('undici');
 
+/** undici's `request(url, options)`, sent through the Agent's own `request` (no global dispatcher). */
+export type NodeRequest = (
+  url: string,
+  options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>,
+) => Promise<Dispatcher.ResponseData>;
+
 export interface NodeHttp {
-  readonly request: Undici['request'];
+  readonly request: NodeRequest;
   readonly agent: Agent;
+}
+
+/** What undici's top-level `request` does with a URL before it calls the dispatcher's `request`. */
+export function requestThrough(dispatcher: Dispatcher): NodeRequest {
+  return (url, options) => {
+    const target = new URL(url);
+    return dispatcher.request({ ...options, origin: target.origin, path: `${target.pathname}${target.search}` });
+  };
 }
 
 let client: NodeHttp | undefined;
 
 export function nodeHttp(): NodeHttp {
   if (client === undefined) {
-    const { Agent: UndiciAgent, request }: Undici = require('undici');
+    const { Agent: UndiciAgent }: Pick<Undici, 'Agent'> = require('undici');
     const agent = new UndiciAgent({
       connect: { timeout: 2000 },
       keepAliveTimeout: 30_000,
@@ -27,7 +42,7 @@ export function nodeHttp(): NodeHttp {
       connections: 256,
       pipelining: 1,
     });
-    client = { request, agent };
+    client = { request: requestThrough(agent), agent };
   }
   return client;
 }
