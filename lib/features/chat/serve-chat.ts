@@ -11,7 +11,6 @@ import type { RequestStyle, Trace } from '../../core/analytics/trace-record';
 import type { ContextPlan } from '../../core/context/plan-context';
 import { RouterError, toRouterError, UpstreamError, withHeaders } from '../../core/errors';
 import { nodeBrokeOff } from '../../core/fleet/node-failure';
-import { merged } from '../../core/merged';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { nodeErrorText } from '../../core/wire/node-error-text';
 import type { DispatchResult } from '../../services/dispatch/dispatcher';
@@ -55,6 +54,23 @@ export interface ServeChatInput<Chunk> {
 
 const JSON_CONTENT = { 'content-type': JSON_TYPE };
 
+/** The reply's headers by source, merged once, with what the reply adds, when the reply starts. */
+interface HeaderParts {
+  readonly own: Readonly<Record<string, string>> | undefined;
+  /** `X-Fleet-*`: they win over the route's own. */
+  readonly fleet: Readonly<Record<string, string>>;
+  readonly context: Readonly<Record<string, string>>;
+}
+
+/** One object of every part and up to two more sources (later wins): no intermediate merge per request. */
+function replyHeaders(
+  parts: HeaderParts,
+  more?: Readonly<Record<string, string>>,
+  last?: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return Object.assign({}, parts.own, parts.fleet, parts.context, more, last);
+}
+
 export function serveChat<Chunk>(deps: ServeChatDeps, input: ServeChatInput<Chunk>): Promise<void> {
   const { response, routing } = input;
   // The node request listens for the client leaving on the sink's cheap emitter (same moment as the signal).
@@ -86,7 +102,11 @@ async function settleChat<Chunk>(
 ): Promise<ExchangeEnd<void>> {
   const { response, routing } = input;
   const { reply, decision } = served;
-  const headers = merged<Record<string, string>>(input.headers, fleetHeaders(decision), contextHeaders(routing, plan));
+  const headers: HeaderParts = {
+    own: input.headers,
+    fleet: fleetHeaders(decision),
+    context: contextHeaders(routing, plan),
+  };
   const context = plan !== undefined ? plan.description : undefined;
 
   if (reply.status >= 400) {
@@ -112,7 +132,7 @@ async function settleChat<Chunk>(
   if (output.streaming) {
     response.start({
       statusCode: 200,
-      headers: merged<Record<string, string>>(headers, streamHeaders(output.contentType)),
+      headers: replyHeaders(headers, streamHeaders(output.contentType)),
     });
     const relayed = await relayStream(response, reply, converter, {
       brokeOff: (error) => nodeBrokeOff(decision.nodeId, error),
@@ -127,7 +147,7 @@ async function settleChat<Chunk>(
       failure = toRouterError(error);
       status = gone.aborted ? 'client_disconnected' : 'failed';
       // Before the first byte: the error goes out with the chosen node's X-Fleet-* headers.
-      if (!gone.aborted) rethrow = withHeaders(failure, headers);
+      if (!gone.aborted) rethrow = withHeaders(failure, replyHeaders(headers));
     }
   }
   // What went out failed without a throw: noted for the operator's one line about the request.
@@ -197,7 +217,7 @@ async function answerWhole<Chunk>(
   input: ServeChatInput<Chunk>,
   served: DispatchResult,
   converter: ChatConverter<Chunk>,
-  headers: Record<string, string>,
+  headers: HeaderParts,
 ): Promise<void> {
   const { reply, decision } = served;
   const gone = input.response.clientGone;
@@ -231,7 +251,7 @@ async function answerWhole<Chunk>(
   const end = converter.finish();
   input.response.start({
     statusCode: 200,
-    headers: merged<Record<string, string>>(headers, JSON_CONTENT, end.headers),
+    headers: replyHeaders(headers, JSON_CONTENT, end.headers),
   });
   await input.response.end(end.body);
 }
@@ -245,7 +265,7 @@ async function answerNodeRefusal<Chunk>(
   input: ServeChatInput<Chunk>,
   status: number,
   body: Buffer,
-  headers: Record<string, string>,
+  headers: HeaderParts,
 ): Promise<string> {
   // The node's own words for refusing (bounded): the client's to read, like Ollama's own 400s.
   const message = nodeErrorText(body) ?? `the node answered ${status}`;
@@ -255,7 +275,7 @@ async function answerNodeRefusal<Chunk>(
   );
   input.response.start({
     statusCode: rendered.statusCode,
-    headers: merged<Record<string, string>>(headers, rendered.headers),
+    headers: replyHeaders(headers, rendered.headers),
   });
   await input.response.end(rendered.body);
   return message;

@@ -11,7 +11,7 @@ import type { NodeView } from '../../core/fleet/node';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { NodeReply } from '../node-client/node-reply';
 import type { ExchangeRequest, Reach, Reached } from './reach';
-import type { TraceFn } from './request-trace';
+import type { TraceFieldsBuilder, TraceFn } from './request-trace';
 import type { ExchangeDeps } from './routed-exchange';
 
 /** What the work holds on its node until the exchange ends. */
@@ -54,11 +54,13 @@ async function open(_deps: unknown, input: NamedNodeInput, trace: TraceFn | unde
     }
   } catch (error) {
     const failure = toRouterError(error);
-    trace?.({
-      status: input.signal.aborted ? 'client_disconnected' : 'failed',
-      ...(node !== undefined ? { nodeId: node.id, servedModel: input.model } : {}),
-      error: failure.message,
-    });
+    const fields: TraceFieldsBuilder = { status: input.signal.aborted ? 'client_disconnected' : 'failed' };
+    if (node !== undefined) {
+      fields.nodeId = node.id;
+      fields.servedModel = input.model;
+    }
+    fields.error = failure.message;
+    trace?.(fields);
     throw failure;
   }
 }
@@ -66,7 +68,7 @@ async function open(_deps: unknown, input: NamedNodeInput, trace: TraceFn | unde
 export const namedNode: Reach<Pick<ExchangeDeps, 'traces'>, NamedNodeInput, NamedNodeServed> = {
   open,
   release: (served) => served.hold.release(),
-  traceFields: (served) => ({ nodeId: served.node.id, servedModel: served.model }),
+  traceFields: (served, status) => ({ status, nodeId: served.node.id, servedModel: served.model }),
   errorHeaders: () => NO_HEADERS,
   traceError: (error) => error.message,
 };

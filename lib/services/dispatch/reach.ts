@@ -8,12 +8,12 @@
  * request nothing. Pure types.
  */
 
-import type { Trace } from '../../core/analytics/trace-record';
+import type { TraceStatus } from '../../core/analytics/trace-record';
 import type { RouterError } from '../../core/errors';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { NodeReply } from '../node-client/node-reply';
 import type { SlotOutcome } from './queue-manager';
-import type { TracedRequest, TraceFn } from './request-trace';
+import type { TracedRequest, TraceFieldsBuilder, TraceFn } from './request-trace';
 
 /** What every exchange is given, whatever reaches its node. */
 export interface ExchangeRequest {
@@ -40,8 +40,8 @@ export interface Reach<D, I extends ExchangeRequest, S extends Reached> {
   open(deps: D, input: I, trace: TraceFn | undefined): Promise<S>;
   /** Gives back what `open` holds, by how the exchange ended; a promise when that takes a while. */
   release(served: S, outcome: SlotOutcome): Promise<void> | undefined;
-  /** What the trace says about where the request went. */
-  traceFields(served: S): Partial<Trace>;
+  /** What the trace says about where the request went, under `status`: a new object the exchange adds to. */
+  traceFields(served: S, status: TraceStatus): TraceFieldsBuilder;
   /** The headers an error carries once a node was reached. */
   errorHeaders(served: S): Readonly<Record<string, string>>;
   /** A failure as the trace keeps it. */

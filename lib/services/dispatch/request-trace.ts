@@ -15,11 +15,15 @@ import type { RoutingDecision } from './dispatcher';
 
 export type TraceFields = Partial<Trace> & { readonly status: TraceStatus };
 
+/** Trace fields being filled in, one by one: how the request path builds them (lib/core/merged.ts). */
+export type TraceFieldsBuilder = { -readonly [K in keyof Trace]?: Trace[K] } & { status: TraceStatus };
+
 /**
- * Records one trace of this request with `fields` over the request's own; its latency runs from the
- * request's arrival to `endedAt` (epoch ms), now when absent.
+ * Records one trace of this request with `fields`, then `more`, over the request's own; its latency
+ * runs from the request's arrival to `endedAt` (epoch ms), now when absent. Two sources rather than one
+ * merged by the caller: the record is the one object built, with no spread between (lib/core/merged.ts).
  */
-export type TraceFn = (fields: TraceFields, endedAt?: number) => void;
+export type TraceFn = (fields: TraceFields, endedAt?: number, more?: Partial<Trace>) => void;
 
 /** The client request a trace is about: what is known when it arrives. */
 export interface TracedRequest {
@@ -35,18 +39,21 @@ export interface TracedRequest {
 /** The request's trace recorder, written to `traces`; `startedAt` (epoch ms) is now when absent. */
 export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, startedAt = Date.now()): TraceFn {
   const requestedModel = input.requestedModel ?? input.routing?.model ?? '';
-  return (fields, endedAt = Date.now()) =>
-    traces.record({
-      requestId: input.request.requestId,
+  const { request, style, tags } = input;
+  return (fields, endedAt = Date.now(), more) => {
+    // A literal of plain properties, then the fields copied on: every trace shares one hidden class.
+    const record = {
+      requestId: request.requestId,
       startedAt,
-      style: input.style,
+      style,
       requestedModel,
       latencyMs: endedAt - startedAt,
       retries: 0,
-      tags: input.tags,
-      clientIp: input.request.sourceIp,
-      ...fields,
-    });
+      tags,
+      clientIp: request.sourceIp,
+    };
+    traces.record(Object.assign(record, fields, more) as Trace);
+  };
 }
 
 /** A failure as the trace keeps it: the client's words, then the technical cause the client was not shown. */
@@ -54,17 +61,22 @@ export function traceError(error: RouterError): string {
   return error.detail === undefined ? error.message : `${error.message} (${error.detail})`;
 }
 
-/** What the trace says about the routing: node, served model, score and its points per signal, retries, fallback. */
-export function routedTraceFields(decision: RoutingDecision): Partial<Trace> {
-  return {
+/**
+ * What the trace says about the routing (node, served model, score and its points per signal, retries,
+ * fallback) under `status`, set field by field for the caller to add to.
+ */
+export function routedTraceFields(decision: RoutingDecision, status: TraceStatus): TraceFieldsBuilder {
+  const fields: TraceFieldsBuilder = {
+    status,
     nodeId: decision.nodeId,
     servedModel: decision.servedModel,
     score: decision.score,
     scoreBreakdown: breakdownPoints(decision.breakdown),
     retries: decision.retries,
-    ...(decision.fallbackModel !== undefined ? { fallbackModel: decision.fallbackModel } : {}),
-    ...(decision.skipped !== undefined ? { skipped: decision.skipped } : {}),
   };
+  if (decision.fallbackModel !== undefined) fields.fallbackModel = decision.fallbackModel;
+  if (decision.skipped !== undefined) fields.skipped = decision.skipped;
+  return fields;
 }
 
 /**

@@ -27,7 +27,14 @@ import type { Dispatcher, DispatchResult, DispatchTrail, RoutingDecision } from 
 import { fleetHeaders } from './fleet-headers';
 import type { SlotOutcome } from './queue-manager';
 import type { ExchangeRequest, Reach, Reached } from './reach';
-import { createRequestTrace, routedTraceFields, type TraceFn, traceError, traceFailedAttempts } from './request-trace';
+import {
+  createRequestTrace,
+  routedTraceFields,
+  type TraceFieldsBuilder,
+  type TraceFn,
+  traceError,
+  traceFailedAttempts,
+} from './request-trace';
 import type { NodeAttempt, NodeTransport } from './transport';
 
 /** What an exchange needs that outlives the request: built once per instance (lib/instance.ts). */
@@ -88,18 +95,18 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
     served.reply.cancel();
     const released = reach.release(served, gone ? 'cancelled' : 'failed');
     if (released !== undefined) await released;
-    trace?.({
-      status: gone ? 'client_disconnected' : 'failed',
-      ...reach.traceFields(served),
-      error: reach.traceError(failure),
-    });
+    if (trace !== undefined) {
+      const fields = reach.traceFields(served, gone ? 'client_disconnected' : 'failed');
+      fields.error = reach.traceError(failure);
+      trace(fields);
+    }
     throw failure;
   }
   served.reply.cancel();
   const released = reach.release(served, SLOT_OUTCOME[end.status]);
   if (released !== undefined) await released;
-  // Starts with a plain property, never a spread (lib/core/merged.ts): traces share hidden classes.
-  trace?.({ status: end.status, ...reach.traceFields(served), ...end.fields });
+  // Where it went, then what the caller adds: copied once into the record, no spread (lib/core/merged.ts).
+  trace?.(reach.traceFields(served, end.status), undefined, end.fields);
   if (end.rethrow !== undefined) throw end.rethrow;
   return end.value;
 }
@@ -114,7 +121,7 @@ const dispatched: Reach<ExchangeDeps, ExchangeInput, DispatchResult> = {
     served.slot.release(outcome);
     return undefined;
   },
-  traceFields: (served) => routedTraceFields(served.decision),
+  traceFields: (served, status) => routedTraceFields(served.decision, status),
   errorHeaders: (served) => fleetHeaders(served.decision),
   traceError,
 };
@@ -148,11 +155,10 @@ async function dispatchTraced(
     // The last node's own failure, when it failed, is the request's trace below, not a retried one.
     const retried = last === undefined ? trail.failedAttempts : trail.failedAttempts.slice(0, last.retries);
     traceFailedAttempts(trace, requestId, retried);
-    trace({
-      status: input.signal.aborted ? 'client_disconnected' : 'failed',
-      ...(last !== undefined ? routedTraceFields(last) : {}),
-      error: traceError(routerError),
-    });
+    const status = input.signal.aborted ? 'client_disconnected' : 'failed';
+    const fields: TraceFieldsBuilder = last !== undefined ? routedTraceFields(last, status) : { status };
+    fields.error = traceError(routerError);
+    trace(fields);
     throw routerError;
   }
   traceFailedAttempts(trace, requestId, result.failedAttempts);
@@ -228,15 +234,11 @@ export async function exchangeWhole<T>(
         headers: fleetHeaders(decision),
         elapsedMs: Date.now() - startedAt,
       };
-      return {
-        status: 'completed',
-        value: result,
-        fields: {
-          ...(interpreted.promptTokens !== undefined ? { promptTokens: interpreted.promptTokens } : {}),
-          ...(interpreted.completionTokens !== undefined ? { completionTokens: interpreted.completionTokens } : {}),
-          ...(interpreted.loadMs !== undefined ? { loadMs: interpreted.loadMs } : {}),
-        },
-      };
+      const fields: { -readonly [K in keyof Trace]?: Trace[K] } = {};
+      if (interpreted.promptTokens !== undefined) fields.promptTokens = interpreted.promptTokens;
+      if (interpreted.completionTokens !== undefined) fields.completionTokens = interpreted.completionTokens;
+      if (interpreted.loadMs !== undefined) fields.loadMs = interpreted.loadMs;
+      return { status: 'completed', value: result, fields };
     } finally {
       unwatch();
     }

@@ -7,7 +7,6 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
-import { merged } from '../../core/merged';
 
 /**
  * The client leaving, as an event emitter: `abort` once, and `aborted` after. Listening on an
@@ -82,6 +81,8 @@ function firstOf(stream: Writable, events: readonly string[]): Promise<void> {
 
 const ENDED: Promise<void> = Promise.resolve();
 
+const OK: ResponseMeta = Object.freeze({ statusCode: 200 });
+
 /**
  * The streaming sink. A class, never an object literal with getters: V8 puts such a literal, made
  * afresh per request with its own closures, in dictionary mode, and with the sink built that way every
@@ -116,11 +117,10 @@ class StreamingSink implements ResponseSink {
     this.events?.fire();
   }
 
-  private open(meta: ResponseMeta = { statusCode: 200 }): Writable {
-    this.out ??=
-      this.withPrelude === undefined
-        ? this.raw
-        : this.withPrelude(this.raw, merged<ResponseMeta>(meta, { headers: merged(meta.headers) }));
+  // The route's meta is handed on as it is, not copied: every route builds its headers afresh, and the
+  // runtime serialises the prelude when it gets it (the emulator's stand-in reads it, never changes it).
+  private open(meta: ResponseMeta = OK): Writable {
+    this.out ??= this.withPrelude === undefined ? this.raw : this.withPrelude(this.raw, meta);
     return this.out;
   }
 

@@ -26,12 +26,12 @@ describe('routedTraceFields', () => {
   it('names the ejected nodes routing skipped, and why', () => {
     const skipped = ['a: node is ejected for 25 s more (no first byte in time: Headers Timeout Error)'];
 
-    const fields = routedTraceFields({ ...decision, skipped });
+    const fields = routedTraceFields({ ...decision, skipped }, 'completed');
 
     expect(fields).toMatchObject({ nodeId: 'b', skipped });
   });
 
   it('leaves skipped out when no node was', () => {
-    expect(routedTraceFields(decision)).not.toHaveProperty('skipped');
+    expect(routedTraceFields(decision, 'completed')).not.toHaveProperty('skipped');
   });
 });
