@@ -118,6 +118,28 @@ let node: SimNode;
 let proxy: CountingProxy;
 let routers: RouterProcess[] = [];
 
+/**
+ * Two instances on one table in front of the slow node, each having routed once and had a few seconds to
+ * publish its queue and read the other's: the warm pair of a real deployment. `limit` unset: the default, 1.
+ */
+async function warmPair(table: string, limit?: number): Promise<RouterProcess[]> {
+  const pair = await Promise.all(
+    ['a', 'b'].map(() =>
+      startRouter({
+        FLEET_NODES: `slow=${proxy.url}`,
+        FLEET_DYNAMODB_ENDPOINT: dynamo.endpoint,
+        FLEET_TABLE: table,
+        ...(limit === undefined ? {} : { FLEET_NODE_CONCURRENCY: `slow=${limit}` }),
+      }),
+    ),
+  );
+  routers = pair;
+  await Promise.all(pair.map(nodeOnline));
+  for (const [index, router] of pair.entries()) expect(await chat(router.url, -1 - index)).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, WARM_MS));
+  return pair;
+}
+
 beforeAll(async () => {
   dynamo = await startDynaliteProcess();
   node = await startSimNode({
@@ -146,22 +168,7 @@ describe('one node limited across two instances on one table', () => {
   it.each([1, 4])(
     'runs at most one request beyond a limit of %i, and serves every request',
     async (limit) => {
-      routers = await Promise.all(
-        ['a', 'b'].map(() =>
-          startRouter({
-            FLEET_NODES: `slow=${proxy.url}`,
-            FLEET_DYNAMODB_ENDPOINT: dynamo.endpoint,
-            FLEET_TABLE: `fleet-slots-${limit}`,
-            FLEET_NODE_CONCURRENCY: `slow=${limit}`,
-          }),
-        ),
-      );
-      await Promise.all(routers.map(nodeOnline));
-      // Each instance has routed once, alone, before the load, and has had a few seconds to publish its
-      // queue and read the other's (a warm pair; the first second of a new instance, before it has read
-      // the table once, is the documented exception: it acts alone).
-      for (const [index, router] of routers.entries()) expect(await chat(router.url, -1 - index)).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, WARM_MS));
+      await warmPair(`fleet-slots-${limit}`, limit);
       Object.assign(proxy, { limit, most: 0, served: 0, overLimitMs: 0 });
 
       const started = Date.now();
@@ -185,25 +192,12 @@ describe('one node limited across two instances on one table', () => {
   );
 
   it('lets a client that alternates between the instances go at once: a freed slot is seen in time', async () => {
-    routers = await Promise.all(
-      ['a', 'b'].map(() =>
-        startRouter({
-          FLEET_NODES: `slow=${proxy.url}`,
-          FLEET_DYNAMODB_ENDPOINT: dynamo.endpoint,
-          FLEET_TABLE: 'fleet-slots-alternating',
-        }),
-      ),
-    );
-    await Promise.all(routers.map(nodeOnline));
+    await warmPair('fleet-slots-alternating');
     const timed = async (url: string, index: number) => {
       const started = Date.now();
       expect(await chat(url, index)).toBe(200);
       return Date.now() - started;
     };
-    // Both instances have routed and read each other: the pair of a real deployment, limit 1 (the default).
-    for (const [index, router] of routers.entries()) await timed(router.url, -1 - index);
-    await new Promise((resolve) => setTimeout(resolve, WARM_MS));
-
     const same: number[] = [];
     for (let index = 0; index < 6; index += 1) same.push(await timed(routers[0]?.url ?? '', index));
     const alternating: number[] = [];
@@ -219,19 +213,7 @@ describe('one node limited across two instances on one table', () => {
 
   it('lets a burst on one instance, the other idle, run the whole limit once its start is confirmed', async () => {
     const limit = 4;
-    routers = await Promise.all(
-      ['a', 'b'].map(() =>
-        startRouter({
-          FLEET_NODES: `slow=${proxy.url}`,
-          FLEET_DYNAMODB_ENDPOINT: dynamo.endpoint,
-          FLEET_TABLE: 'fleet-slots-burst',
-          FLEET_NODE_CONCURRENCY: `slow=${limit}`,
-        }),
-      ),
-    );
-    await Promise.all(routers.map(nodeOnline));
-    for (const [index, router] of routers.entries()) expect(await chat(router.url, -1 - index)).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, WARM_MS));
+    await warmPair('fleet-slots-burst', limit);
     Object.assign(proxy, { limit, most: 0, served: 0, overLimitMs: 0, starts: [] });
 
     const sent = Date.now();
