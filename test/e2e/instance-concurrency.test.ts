@@ -184,9 +184,9 @@ describe('one node limited across two instances on one table', () => {
       expect(proxy.served).toBe(statuses.length);
       expect(proxy.most).toBeGreaterThanOrEqual(limit);
       expect(proxy.most).toBeLessThanOrEqual(limit + 1);
-      // One request beyond the limit is the worst case of a moment (both instances take a slot before
-      // either has seen the other ask for one), not the node's usual load.
-      expect(proxy.overLimitMs).toBeLessThan(loadedMs / 4);
+      // One request beyond the limit is the worst case of a moment (both instances start on their one
+      // request before either has seen the other ask: a write, 100 ms and a read), not the node's usual load.
+      expect(proxy.overLimitMs).toBeLessThan(loadedMs / 6);
     },
     60_000,
   );

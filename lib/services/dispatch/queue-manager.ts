@@ -57,8 +57,8 @@ export interface QueueManagerOptions {
   /** Called with a queue when it is made, before its first slot is taken (./shared-slots: its share). */
   readonly onCreate?: (queue: NodeModelQueue) => void;
   /**
-   * Called when a request starts waiting in a queue that holds newcomers back below its limit (its
-   * instance's share of a node other instances use too: ./shared-slots re-computes it with the waiter).
+   * Called when a request starts waiting in a queue with a share (its node has other instances' traffic
+   * to reckon with: ./shared-slots re-computes the share with the waiter, and makes the others see it).
    */
   readonly onWait?: (queue: NodeModelQueue) => void;
   /** Called when a queue has nothing waiting or running any more (./shared-slots: its next start). */
@@ -124,7 +124,7 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
       if (slot !== undefined) return Promise.resolve(slot);
       if (queue.pending >= maxPending) return Promise.reject(queue.reject());
       const waiting = queue.wait(timeoutMs, signal);
-      if (queue.share !== undefined && queue.share < queue.limit) options.onWait?.(queue);
+      if (queue.share !== undefined) options.onWait?.(queue);
       return waiting;
     },
     tryAcquire(nodeId, model, limit) {

@@ -10,8 +10,9 @@
  * With other instances live, a queue's cap is:
  * - while it starts — from idle, until a read of the table that began `settleMs` after this instance
  *   announced the start (published it and sent it) — at most one request: a start the others cannot
- *   have seen yet. A queue held back by it announces at once. So instances that start on a node together
- *   add at most one request each beyond what the others are seen to run;
+ *   have seen yet. A queue where requests wait announces at once. So instances that start on a node
+ *   together add at most one request each beyond what the others are seen to run, and see each other
+ *   within a write, `settleMs` and a read;
  * - once started, the share rule of lib/core/fleet/share-cap, or the whole limit when no other instance
  *   wants the node:model. The start's confirming read is followed by one more publication, so the
  *   others see what this instance then runs.
@@ -183,17 +184,20 @@ export function createSharedSlots(options: SharedSlotsOptions): SharedSlots {
   const apply = (queue: NodeModelQueue, now: number, coming: number): void => {
     queue.setShare(capOf(queue, now, coming));
     if (queue.share !== undefined) startTicking();
-    if (!heldBack(queue)) return;
+    if (queue.pending === 0) return;
     let start = starts.get(queue);
     if (start === undefined) {
       start = { announcing: false, confirmed: false };
       starts.set(queue, start);
     }
+    // Requests wait at a queue whose start the others have not seen: they must see it, whether the one
+    // request it runs holds them back (a limit above 1) or the limit does (a limit of 1, where two
+    // starting instances run one each until each sees the other asking).
     if (!start.confirmed && start.announcedAt === undefined && livePeers(now)) {
       if (!start.announcing) announce(start);
       return;
     }
-    rereadSoon();
+    if (heldBack(queue)) rereadSoon();
   };
 
   // While a busy queue is shared: re-compute when the rotation moves on, and read the table every tick.

@@ -125,6 +125,27 @@ describe('createSharedSlots', () => {
     expect(granted).toHaveLength(2);
   });
 
+  it('announces a start at a limit of 1 once requests wait, and gives way once it sees the other asking', async () => {
+    const { queues, other, publish, announcements, pass } = setup();
+    publish([other('b', 0, 0)]);
+    const granted: Slot[] = [];
+    for (let i = 0; i < 3; i += 1) void queues.acquire('gpu1', MODEL, 1).then((slot) => granted.push(slot));
+    await settle();
+    // One runs; the others wait for the limit, and the start is announced for b to see.
+    expect(granted).toHaveLength(1);
+    expect(announcements).toHaveLength(1);
+
+    // b started too, on its one request, and asks for more: the rotation gives this round's slot to one.
+    publish([other('b', 3, 1)], false);
+    await pass(SETTLE_MS + REREAD_MS);
+    const share = queues.entries()[0]?.inFlight;
+    granted[0]?.release();
+    await pass(REREAD_MS);
+    // b still runs its request: nothing more starts here whatever the split says.
+    expect(granted).toHaveLength(1);
+    expect(share).toBe(1);
+  });
+
   it('starts anew, with one request, after its queue went idle', async () => {
     const { queues, other, publish, pass, announcements } = setup();
     publish([other('b', 0, 0)]);
