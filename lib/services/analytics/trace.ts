@@ -5,6 +5,13 @@
  * counters per node and model and per tag. Nothing here waits for the table (ARCHITECTURE.md §3.5) and
  * nothing is dropped: the write-behind queue retries until the table takes it.
  *
+ * A trace is recorded at once and written at the end of its turn of the event loop, with the others
+ * recorded in that turn, or when the queue drains, whichever comes first. The router serves requests
+ * from many connections per turn (about 20 at c=64), and their traces written one after another take
+ * 8–11 µs each inside the running router, against 19–25 µs when each was written amid its own request:
+ * the serialiser and the rollups' code and maps stay warm in the caches. A trace waits at most one turn,
+ * so it still dies young, and nothing that drains can miss it.
+ *
  * Traces are written in pages: the recorder copies each trace's JSON into the page filling up
  * (./trace-pages) and, whenever the queue drains (at least once a second, and before a Lambda
  * invocation ends), hands the write-behind one item per page of up to `maxPageBytes` —
@@ -25,6 +32,7 @@
  */
 
 import type { Trace } from '../../core/analytics/trace-record';
+import { causeText, logger } from '../platform/logger';
 import type { DocItem } from '../store/item';
 import { tracePageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
@@ -49,6 +57,8 @@ export interface TraceRecorderOptions {
   readonly instanceId: string;
   /** UTF-8 bytes of trace JSON per page, at most `MAX_PAGE_BYTES`. Default 256 KB. */
   readonly maxPageBytes?: number;
+  /** Runs the write of a turn's traces at the end of that turn of the event loop. Default `setImmediate`. */
+  readonly defer?: (write: () => void) => void;
 }
 
 /**
@@ -67,25 +77,51 @@ export function createTraceRecorder(
   const pages = new TracePages(maxPageBytes);
   const rollups = createRollupAccumulator();
   let sequence = 0;
+  const defer = options.defer ?? setImmediate;
+  // Recorded this turn of the event loop, written to the pages and rollups together at its end.
+  let recorded: Trace[] = [];
+  const writeRecorded = (): void => {
+    const batch = recorded;
+    if (batch.length === 0) return;
+    recorded = [];
+    for (const trace of batch) {
+      try {
+        write(trace);
+      } catch (error) {
+        // Not expected (every field is bounded); one bad trace must not cost the others their pages.
+        logger().limited('trace-record', 'warn', 'a trace could not be written', { cause: causeText(error) });
+      }
+    }
+  };
+  const write = (raw: Trace): void => {
+    const trace = boundedTrace(raw);
+    pages.add(trace.startedAt, JSON.stringify(trace));
+    if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
+  };
   const source: ItemSource = {
-    hasPending: () => pages.hasPending() || rollups.hasPending(),
-    drainCounters: () => rollups.drain(),
-    drain: () =>
-      pages.take().map(
+    hasPending: () => recorded.length > 0 || pages.hasPending() || rollups.hasPending(),
+    drainCounters: () => {
+      writeRecorded();
+      return rollups.drain();
+    },
+    drain: () => {
+      writeRecorded();
+      return pages.take().map(
         ({ newestStartedAt, doc }): DocItem => ({
           ...tracePageKey(newestStartedAt, options.instanceId, sequence++),
           expiresAt: Math.floor(newestStartedAt / 1000) + TRACE_RETENTION_SECONDS,
           doc,
         }),
-      ),
+      );
+    },
   };
   queue.addSource(source);
 
   return {
-    record(recorded) {
-      const trace = boundedTrace(recorded);
-      pages.add(trace.startedAt, JSON.stringify(trace));
-      if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
+    record(trace) {
+      recorded.push(trace);
+      if (recorded.length > 1) return;
+      defer(writeRecorded);
       queue.touch();
     },
   };
