@@ -78,6 +78,12 @@ export function createTraceRecorder(
   const rollups = createRollupAccumulator();
   let sequence = 0;
   const defer = options.defer ?? setImmediate;
+  /** One trace into its page and, unless it is benchmark or pull traffic, its rollups. */
+  const write = (raw: Trace): void => {
+    const trace = boundedTrace(raw);
+    pages.add(trace.startedAt, JSON.stringify(trace));
+    if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
+  };
   // Recorded this turn of the event loop, written to the pages and rollups together at its end.
   let recorded: Trace[] = [];
   const writeRecorded = (): void => {
@@ -92,11 +98,6 @@ export function createTraceRecorder(
         logger().limited('trace-record', 'warn', 'a trace could not be written', { cause: causeText(error) });
       }
     }
-  };
-  const write = (raw: Trace): void => {
-    const trace = boundedTrace(raw);
-    pages.add(trace.startedAt, JSON.stringify(trace));
-    if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
   };
   const source: ItemSource = {
     hasPending: () => recorded.length > 0 || pages.hasPending() || rollups.hasPending(),
