@@ -3,11 +3,13 @@
  * (research: serverless-stack §2–3): `awslambda.streamifyResponse` marks a handler as streaming with the
  * runtime's own symbol; `awslambda.HttpResponseStream.from` attaches the prelude (status, headers,
  * cookies), which goes out only on the first write — a stream ended with no write sends no prelude.
- * `LambdaResponseStream` is the Writable a handler writes to: each chunk goes to the socket as written,
- * with back-pressure, and the stream is destroyed when the client goes away.
+ * `LambdaResponseStream` is the Writable a handler writes to: each chunk goes to the socket by the end of
+ * the turn of the event loop it was written in, with back-pressure, and the stream is destroyed when the
+ * client goes away.
  */
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
+import { EndOfTurn } from './end-of-turn';
 
 export const STREAMING_SYMBOL = Symbol.for('aws.lambda.runtime.handler.streaming');
 
@@ -63,13 +65,16 @@ function withLength(headers: Headers | undefined, length: number): Headers {
   return Object.assign({ 'content-length': String(length) }, headers);
 }
 
-/** Streams corked during this turn of the event loop; `uncorkAll` empties it. */
-let corkedThisTurn: LambdaResponseStream[] = [];
+/** Streams corked during this turn of the event loop, written to their sockets at its end. */
+const corkedThisTurn = new EndOfTurn<LambdaResponseStream>((stream) => stream.uncorkNow());
 
-function uncorkAll(): void {
-  const streams = corkedThisTurn;
-  corkedThisTurn = [];
-  for (const stream of streams) stream.uncorkNow();
+type FinalCallback = (error?: Error | null) => void;
+
+/** A reply written whole in one turn, waiting for the end of it to go out with the turn's others. */
+interface WholeReply {
+  readonly chunk: Buffer | string;
+  readonly encoding: BufferEncoding;
+  readonly callback: FinalCallback;
 }
 
 export class LambdaResponseStream extends Writable {
@@ -78,7 +83,14 @@ export class LambdaResponseStream extends Writable {
   private contentType = 'application/octet-stream';
   private firstWriteDone = false;
 
-  constructor(response: ServerResponse) {
+  /**
+   * `inCompany`: whether other invocations are in flight. A reply written whole then goes out at the end
+   * of its turn with the turn's others (`_final`); alone, it goes out at once.
+   */
+  constructor(
+    response: ServerResponse,
+    private readonly inCompany: () => boolean = () => false,
+  ) {
     // Strings go to the socket as strings: no Buffer copy per chunk.
     super({ decodeStrings: false });
     this.response = response;
@@ -86,6 +98,8 @@ export class LambdaResponseStream extends Writable {
     response.on('close', () => {
       if (!response.writableFinished && !this.destroyed) this.destroy(new Error('client disconnected'));
     });
+    // Gone already (it left while its handler waited for the end of a turn): the handler hears it at once.
+    if (response.destroyed) this.destroy(new Error('client disconnected'));
   }
 
   setContentType(contentType: string): void {
@@ -122,28 +136,60 @@ export class LambdaResponseStream extends Writable {
 
   /**
    * Coalesces what the handler writes in one turn of the event loop (headers, a chunk, the end) into one
-   * socket write; it goes out before the loop next waits for I/O, so no chunk is held back. One immediate
-   * uncorks every response corked in that turn, not one immediate per response.
+   * socket write; it goes out before the loop next waits for I/O, so no chunk is held back. The responses
+   * corked in a turn are written together at its end (./end-of-turn), not one immediate per response.
    */
   private corkForTick(): void {
     if (this.corked) return;
     this.corked = true;
     this.response.cork();
-    corkedThisTurn.push(this);
-    if (corkedThisTurn.length === 1) setImmediate(uncorkAll);
+    corkedThisTurn.add(this);
   }
 
-  /** Called by `uncorkAll`. */
+  /** Called at the end of the turn in which this stream was corked. */
   uncorkNow(): void {
     this.corked = false;
-    this.flushHeld();
+    const whole = this.whole;
+    if (whole !== undefined) {
+      this.whole = undefined;
+      this.sendWhole(whole);
+      return;
+    }
+    try {
+      this.flushHeld();
+    } catch (error) {
+      // Headers Node refuses: the handler's stream fails, as a throw in `_write` would make it.
+      this.destroy(error as Error);
+    }
     this.response.uncork();
+  }
+
+  /** A reply written whole in this turn: it goes out with the turn's others (`_final`). */
+  private whole: WholeReply | undefined;
+
+  /** Prelude and body in one socket write, with the body's length; the stream finishes once it is out. */
+  private sendWhole({ chunk, encoding, callback }: WholeReply): void {
+    // The client left: the response's 'close' destroys this stream, which fails the pending end.
+    if (this.response.destroyed) return;
+    if (this.response.writableEnded) {
+      // The invocation timed out in this turn and the emulator answered it.
+      callback(new Error('the reply was already answered'));
+      return;
+    }
+    try {
+      this.sendHeaders(typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength);
+      if (typeof chunk === 'string') this.response.end(chunk, encoding, () => callback());
+      else this.response.end(chunk, () => callback());
+    } catch (error) {
+      callback(error as Error);
+    }
   }
 
   /**
    * The first chunk, held to the end of its turn of the loop. The runtime's `end` takes no chunk, so a
-   * reply written whole arrives as `write(body)` then `end()`: ended in the same turn, it goes out as
-   * one `response.end(body)` with its length (`_final`); otherwise it goes out when the turn ends.
+   * reply written whole arrives as `write(body)` then `end()`: ended in the same turn, it goes out at
+   * the end of that turn as one `response.end(body)` with its length (`_final`, `sendWhole`), with the
+   * other replies of the turn; otherwise it goes out when the turn ends.
    */
   private held: { readonly chunk: Buffer | string; readonly encoding: BufferEncoding } | undefined;
 
@@ -213,17 +259,20 @@ export class LambdaResponseStream extends Writable {
     return super.end((typeof second === 'function' ? second : third) as (() => void) | undefined);
   }
 
-  override _final(callback: (error?: Error | null) => void): void {
+  override _final(callback: FinalCallback): void {
     // Ending without a single write sends no prelude in AWS: status and headers are lost. Mirror it.
     if (!this.firstWriteDone) this.prelude = undefined;
     const held = this.held;
     if (held !== undefined && !this.response.headersSent) {
-      // Written whole in one turn: prelude and body in one socket write, with the body's length.
+      // Written whole in one turn: in company, sent at the end of it with the others (`uncorkNow`).
       this.held = undefined;
-      const { chunk, encoding } = held;
-      this.sendHeaders(typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength);
-      if (typeof chunk === 'string') this.response.end(chunk, encoding, () => callback());
-      else this.response.end(chunk, () => callback());
+      const whole = { chunk: held.chunk, encoding: held.encoding, callback };
+      if (!this.inCompany()) {
+        this.sendWhole(whole);
+        return;
+      }
+      this.whole = whole;
+      if (!this.corked) this.corkForTick();
       return;
     }
     this.flushHeld();

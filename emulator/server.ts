@@ -13,6 +13,7 @@ import { renderError } from '../lib/services/http/render-error';
 import { MAX_BODY_BYTES } from '../lib/services/http/request';
 import { normalizePath } from '../lib/services/http/route-pattern';
 import { createDeadlines, type Deadlines } from './deadlines';
+import { TurnGate } from './end-of-turn';
 import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
 import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
@@ -259,6 +260,11 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
       .filter((route) => !route.pattern.template.includes('{'))
       .map((route) => [`${route.method} ${route.pattern.template}`, route] as const),
   );
+  // Invocations in flight: with more than one, handlers start and whole replies go out at the end of
+  // their turn of the loop, together (./end-of-turn).
+  let invocations = 0;
+  const inCompany = () => invocations > 1;
+  const handlerTurn = new TurnGate();
   const handlerFor = (fn: EmulatorFunction) => {
     let handler = handlers.get(fn.name);
     if (handler === undefined) {
@@ -287,11 +293,28 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     }
     const body = await readBody(request, response, path, bodyDeadline);
     if (body === undefined) return;
+    invocations += 1;
+    try {
+      // In company, a handler starts at the end of the turn its request arrived in, with the turn's others
+      // (./end-of-turn); a lone request starts at once.
+      if (invocations > 1) await handlerTurn.next();
+      await invokeHandler(request, response, found, { path, search, body });
+    } finally {
+      invocations -= 1;
+    }
+  };
+
+  const invokeHandler = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    found: FoundRoute,
+    target: { readonly path: string; readonly search: URLSearchParams | undefined; readonly body: Buffer },
+  ) => {
     const event = buildLambdaEvent({
       request,
-      body,
-      path,
-      search,
+      body: target.body,
+      path: target.path,
+      search: target.search,
       resource: found.route.pattern.template,
       pathParameters: found.params,
       isBinary,
@@ -306,7 +329,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     });
     try {
       if (isStreamingHandler(handler)) {
-        const stream = new LambdaResponseStream(response);
+        const stream = new LambdaResponseStream(response, inCompany);
         stream.on('error', () => undefined);
         await (handler as StreamingFn)(event, stream, context);
         if (!stream.writableFinished && !stream.destroyed) {
