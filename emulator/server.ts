@@ -294,40 +294,28 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     const body = await readBody(request, response, path, bodyDeadline);
     if (body === undefined) return;
     invocations += 1;
+    let done: (() => void) | undefined;
     try {
       // In company, a handler starts at the end of the turn its request arrived in, with the turn's others
       // (./end-of-turn); a lone request starts at once.
       if (invocations > 1) await handlerTurn.next();
-      await invokeHandler(request, response, found, { path, search, body });
-    } finally {
-      invocations -= 1;
-    }
-  };
-
-  const invokeHandler = async (
-    request: IncomingMessage,
-    response: ServerResponse,
-    found: FoundRoute,
-    target: { readonly path: string; readonly search: URLSearchParams | undefined; readonly body: Buffer },
-  ) => {
-    const event = buildLambdaEvent({
-      request,
-      body: target.body,
-      path: target.path,
-      search: target.search,
-      resource: found.route.pattern.template,
-      pathParameters: found.params,
-      isBinary,
-      stage,
-    });
-    const fn = found.route.function;
-    const context = new EmulatorContext(fn, event.requestContext.requestId);
-    const handler = handlerFor(fn);
-    const done = deadlines.add(Date.now() + fn.timeoutSeconds * 1000, () => {
-      log(`${fn.name}: Task timed out after ${fn.timeoutSeconds} seconds`);
-      integrationFailure(response, 504, 'Endpoint request timed out');
-    });
-    try {
+      const event = buildLambdaEvent({
+        request,
+        body,
+        path,
+        search,
+        resource: found.route.pattern.template,
+        pathParameters: found.params,
+        isBinary,
+        stage,
+      });
+      const fn = found.route.function;
+      const context = new EmulatorContext(fn, event.requestContext.requestId);
+      const handler = handlerFor(fn);
+      done = deadlines.add(Date.now() + fn.timeoutSeconds * 1000, () => {
+        log(`${fn.name}: Task timed out after ${fn.timeoutSeconds} seconds`);
+        integrationFailure(response, 504, 'Endpoint request timed out');
+      });
       if (isStreamingHandler(handler)) {
         const stream = new LambdaResponseStream(response, inCompany);
         stream.on('error', () => undefined);
@@ -340,7 +328,8 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
         writeBufferedResult(response, await (handler as BufferedFn)(event, context));
       }
     } finally {
-      done();
+      done?.();
+      invocations -= 1;
     }
   };
 
