@@ -4,8 +4,8 @@
  * twenty at c=64); run one after another from start to finish, each request walks the whole path — the
  * handler, routing, undici, the socket write — and finds every part of it cold in the CPU's caches. Done
  * phase by phase instead (every handler of the turn, then every reply's socket write), each part's code
- * and data are still warm for the next request (ARCHITECTURE.md §6.1). A lone request waits for nothing:
- * the end of its turn comes as soon as the loop has run what is ready now.
+ * and data are still warm for the next request (ARCHITECTURE.md §6.1). The emulator batches only in
+ * company, with more than one invocation in flight (./server); a lone request waits for nothing.
  *
  * `run` must not throw: what it does for one item is its own to answer for, and the turn's other items
  * still run.

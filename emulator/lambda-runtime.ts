@@ -187,9 +187,9 @@ export class LambdaResponseStream extends Writable {
 
   /**
    * The first chunk, held to the end of its turn of the loop. The runtime's `end` takes no chunk, so a
-   * reply written whole arrives as `write(body)` then `end()`: ended in the same turn, it goes out at
-   * the end of that turn as one `response.end(body)` with its length (`_final`, `sendWhole`), with the
-   * other replies of the turn; otherwise it goes out when the turn ends.
+   * reply written whole arrives as `write(body)` then `end()`: ended in the same turn, it goes out as one
+   * `response.end(body)` with its length (`_final`, `sendWhole`), at once when alone, else at the end of
+   * the turn with the turn's other replies; not ended in its turn, it goes out when the turn ends.
    */
   private held: { readonly chunk: Buffer | string; readonly encoding: BufferEncoding } | undefined;
 
