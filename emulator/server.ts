@@ -12,8 +12,8 @@ import { familyForPath } from '../lib/services/http/family';
 import { renderError } from '../lib/services/http/render-error';
 import { MAX_BODY_BYTES } from '../lib/services/http/request';
 import { normalizePath } from '../lib/services/http/route-pattern';
+import { TurnGate } from '../lib/services/platform/end-of-turn';
 import { createDeadlines, type Deadlines } from './deadlines';
-import { TurnGate } from './end-of-turn';
 import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
 import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
@@ -261,7 +261,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
       .map((route) => [`${route.method} ${route.pattern.template}`, route] as const),
   );
   // Invocations in flight: with more than one, handlers start and whole replies go out at the end of
-  // their turn of the loop, together (./end-of-turn).
+  // their turn of the loop, together (lib/services/platform/end-of-turn).
   let invocations = 0;
   const inCompany = () => invocations > 1;
   const handlerTurn = new TurnGate();
@@ -297,7 +297,7 @@ export function createEmulatorServer(options: EmulatorServerOptions): Server {
     let done: (() => void) | undefined;
     try {
       // In company, a handler starts at the end of the turn its request arrived in, with the turn's others
-      // (./end-of-turn); a lone request starts at once.
+      // (lib/services/platform/end-of-turn); a lone request starts at once.
       if (invocations > 1) await handlerTurn.next();
       const event = buildLambdaEvent({
         request,

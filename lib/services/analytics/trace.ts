@@ -32,6 +32,7 @@
  */
 
 import type { Trace } from '../../core/analytics/trace-record';
+import { EndOfTurn } from '../platform/end-of-turn';
 import { causeText, logger } from '../platform/logger';
 import type { DocItem } from '../store/item';
 import { tracePageKey } from '../store/keys';
@@ -77,7 +78,6 @@ export function createTraceRecorder(
   const pages = new TracePages(maxPageBytes);
   const rollups = createRollupAccumulator();
   let sequence = 0;
-  const defer = options.defer ?? setImmediate;
   /** One trace into its page and, unless it is benchmark or pull traffic, its rollups. */
   const write = (raw: Trace): void => {
     const trace = boundedTrace(raw);
@@ -85,28 +85,22 @@ export function createTraceRecorder(
     if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
   };
   // Recorded this turn of the event loop, written to the pages and rollups together at its end.
-  let recorded: Trace[] = [];
-  const writeRecorded = (): void => {
-    const batch = recorded;
-    if (batch.length === 0) return;
-    recorded = [];
-    for (const trace of batch) {
-      try {
-        write(trace);
-      } catch (error) {
-        // Not expected (every field is bounded); one bad trace must not cost the others their pages.
-        logger().limited('trace-record', 'warn', 'a trace could not be written', { cause: causeText(error) });
-      }
+  const recorded = new EndOfTurn<Trace>((trace) => {
+    try {
+      write(trace);
+    } catch (error) {
+      // Not expected (every field is bounded); one bad trace must not cost the others their pages.
+      logger().limited('trace-record', 'warn', 'a trace could not be written', { cause: causeText(error) });
     }
-  };
+  }, options.defer);
   const source: ItemSource = {
-    hasPending: () => recorded.length > 0 || pages.hasPending() || rollups.hasPending(),
+    hasPending: () => recorded.pending || pages.hasPending() || rollups.hasPending(),
     drainCounters: () => {
-      writeRecorded();
+      recorded.flush();
       return rollups.drain();
     },
     drain: () => {
-      writeRecorded();
+      recorded.flush();
       return pages.take().map(
         ({ newestStartedAt, doc }): DocItem => ({
           ...tracePageKey(newestStartedAt, options.instanceId, sequence++),
@@ -120,10 +114,7 @@ export function createTraceRecorder(
 
   return {
     record(trace) {
-      recorded.push(trace);
-      if (recorded.length > 1) return;
-      defer(writeRecorded);
-      queue.touch();
+      if (recorded.add(trace)) queue.touch();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { EndOfTurn, TurnGate } from '../../../emulator/end-of-turn';
+import { EndOfTurn, TurnGate } from '../../../../lib/services/platform/end-of-turn';
 
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -21,6 +21,25 @@ describe('EndOfTurn', () => {
     await endOfTurn();
 
     expect(ran).toEqual(['a', 'b', 'c']);
+  });
+
+  it('runs what it has gathered on a flush, and the turn then ends with nothing to run', async () => {
+    const ran: string[] = [];
+    const turn = new EndOfTurn<string>((item) => ran.push(item));
+
+    expect(turn.add('a')).toBe(true);
+    expect(turn.add('b')).toBe(false);
+    expect(turn.pending).toBe(true);
+
+    turn.flush();
+
+    expect(ran).toEqual(['a', 'b']);
+    expect(turn.pending).toBe(false);
+
+    await endOfTurn();
+
+    expect(ran).toEqual(['a', 'b']);
+    expect(turn.add('c')).toBe(true);
   });
 
   it('runs what the end of a turn adds at the end of the next one', async () => {
