@@ -137,7 +137,8 @@ export class LambdaResponseStream extends Writable {
   /**
    * Coalesces what the handler writes in one turn of the event loop (headers, a chunk, the end) into one
    * socket write; it goes out before the loop next waits for I/O, so no chunk is held back. The responses
-   * corked in a turn are written together at its end (lib/services/platform/end-of-turn), not one immediate per response.
+   * corked in a turn are written together at its end (lib/services/platform/end-of-turn), not one
+   * immediate per response.
    */
   private corkForTick(): void {
     if (this.corked) return;
