@@ -94,9 +94,14 @@ export class LambdaResponseStream extends Writable {
     // Strings go to the socket as strings: no Buffer copy per chunk.
     super({ decodeStrings: false });
     this.response = response;
-    // The client went away before the reply was complete: the handler's stream errors, as in AWS.
+    // The client went away before the reply was complete: the handler's stream errors, as in AWS. So does a
+    // stream still waiting for the response's 'finish' (`whenSent`): a client that leaves as its reply goes
+    // out fails the socket's write, and Node then never emits 'finish', though the response reads as ended
+    // and flushed. Waiting on for it would hold the invocation open for good.
     response.on('close', () => {
-      if (!response.writableFinished && !this.destroyed) this.destroy(new Error('client disconnected'));
+      if ((!response.writableFinished || this.awaitingSend) && !this.destroyed) {
+        this.destroy(new Error('client disconnected'));
+      }
     });
     // Gone already (it left while its handler waited for the end of a turn): the handler hears it at once.
     if (response.destroyed) this.destroy(new Error('client disconnected'));
@@ -113,6 +118,18 @@ export class LambdaResponseStream extends Writable {
   /** True once the status line and headers went to the client. */
   get headersSent(): boolean {
     return this.response.headersSent;
+  }
+
+  /** The stream ended and waits for the response's 'finish' to finish in turn. */
+  private awaitingSend = false;
+
+  /** `callback`, to run on the response's 'finish'; until then a 'close' fails this stream. */
+  private whenSent(callback: FinalCallback): () => void {
+    this.awaitingSend = true;
+    return () => {
+      this.awaitingSend = false;
+      callback();
+    };
   }
 
   /** `length`: the body's bytes when the whole body is known now (a reply ended whole). */
@@ -179,8 +196,8 @@ export class LambdaResponseStream extends Writable {
     }
     try {
       this.sendHeaders(typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength);
-      if (typeof chunk === 'string') this.response.end(chunk, encoding, () => callback());
-      else this.response.end(chunk, () => callback());
+      if (typeof chunk === 'string') this.response.end(chunk, encoding, this.whenSent(callback));
+      else this.response.end(chunk, this.whenSent(callback));
     } catch (error) {
       callback(error as Error);
     }
@@ -281,10 +298,10 @@ export class LambdaResponseStream extends Writable {
     if (this.response.writableEnded) {
       // Ended by the whole-reply path of `end`; a client that leaves first destroys this stream instead.
       if (this.response.writableFinished) callback();
-      else this.response.once('finish', () => callback());
+      else this.response.once('finish', this.whenSent(callback));
       return;
     }
     this.corkForTick();
-    this.response.end(() => callback());
+    this.response.end(this.whenSent(callback));
   }
 }

@@ -11,6 +11,8 @@ class FakeResponse extends EventEmitter {
   writableFinished = false;
   destroyed = false;
   refuseHeaders = false;
+  /** The socket's write fails as the client leaves: Node reads the reply as ended and flushed, never 'finish'. */
+  failWrite = false;
 
   constructor(private readonly name: string) {
     super();
@@ -30,8 +32,14 @@ class FakeResponse extends EventEmitter {
     this.writableEnded = true;
     this.calls.push(`${this.name} end ${chunk}`);
     const callback = typeof encoding === 'function' ? encoding : done;
+    if (this.failWrite) {
+      this.writableFinished = true;
+      return this;
+    }
     setImmediate(() => {
       this.writableFinished = true;
+      // As Node's server does for every response: its own 'finish' listener, the first, closes it a tick later.
+      process.nextTick(() => this.emit('close'));
       callback?.();
     });
     return this;
@@ -45,8 +53,7 @@ class FakeResponse extends EventEmitter {
 }
 
 /** A reply written whole; `inCompany`: other invocations are in flight. */
-function whole(name: string, inCompany = true) {
-  const response = new FakeResponse(name);
+function whole(name: string, inCompany = true, response = new FakeResponse(name)) {
   const stream = new LambdaResponseStream(response as unknown as ServerResponse, () => inCompany);
   stream.setPrelude({ statusCode: 200, headers: { 'content-type': 'application/json' } });
   const errors: string[] = [];
@@ -101,6 +108,32 @@ describe('LambdaResponseStream, a reply written whole', () => {
 
     await expect(reply.ended).resolves.toBe('failed: client disconnected');
     expect(reply.response.calls).toEqual([]);
+    expect(reply.stream.destroyed).toBe(true);
+  });
+
+  it('finishes, not fails, when the response closes after it went out', async () => {
+    for (const inCompany of [false, true]) {
+      const reply = whole('sent', inCompany);
+      const closed = new Promise((resolve) => reply.response.once('close', resolve));
+
+      await expect(reply.ended).resolves.toBe('finished');
+      await closed;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(reply.errors).toEqual([]);
+    }
+  });
+
+  it('fails its stream, not holds it open, when the client leaves as the reply goes out', async () => {
+    const response = new FakeResponse('cut');
+    response.failWrite = true;
+    const reply = whole('cut', false, response);
+    await new Promise((resolve) => setImmediate(resolve));
+    response.leave();
+    // Before a few turns are out: a stream that waits on a 'finish' Node never emits never ends.
+    const turns = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 50));
+
+    await expect(Promise.race([reply.ended, turns])).resolves.toBe('failed: client disconnected');
+    expect(response.calls).toEqual(['cut head 200 12', 'cut end {"cut":true}']);
     expect(reply.stream.destroyed).toBe(true);
   });
 
