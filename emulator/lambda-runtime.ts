@@ -97,7 +97,7 @@ export class LambdaResponseStream extends Writable {
     // The client went away before the reply was complete: the handler's stream errors, as in AWS. So does a
     // stream still waiting for the response's 'finish' (`whenSent`): a client that leaves as its reply goes
     // out fails the socket's write, and Node then never emits 'finish', though the response reads as ended
-    // and flushed. Waiting on for it would hold the invocation open for good.
+    // and flushed. Waiting for it would hold the invocation open for good.
     response.on('close', () => {
       if ((!response.writableFinished || this.awaitingSend) && !this.destroyed) {
         this.destroy(new Error('client disconnected'));

@@ -129,7 +129,7 @@ describe('LambdaResponseStream, a reply written whole', () => {
     const reply = whole('cut', false, response);
     await new Promise((resolve) => setImmediate(resolve));
     response.leave();
-    // Before a few turns are out: a stream that waits on a 'finish' Node never emits never ends.
+    // A stream that waits for a 'finish' Node never emits would still be open when the timer fires.
     const turns = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 50));
 
     await expect(Promise.race([reply.ended, turns])).resolves.toBe('failed: client disconnected');
