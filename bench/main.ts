@@ -118,10 +118,15 @@ function rankVerdict(): Verdict {
 
 function coldStarts(): Verdict[] {
   const root = join(__dirname, '..', '..');
-  const { baselineMs, bundles } = measureColdStarts(root);
+  const { baselineMs, bundles, hostBaselineMs } = measureColdStarts(root);
   console.log(
     `\nCold start (node -e "require(bundle)", median of 9 interleaved rounds; bare node -e 0: ${formatNumber(baselineMs)} ms)`,
   );
+  if (hostBaselineMs !== undefined) {
+    console.log(
+      `  started without this host's NODE_EXTRA_CA_CERTS, as a Lambda is; with it, bare node -e 0 takes ${formatNumber(hostBaselineMs)} ms`,
+    );
+  }
   return bundles.map((bundle) => ({
     what: `cold start, ${bundle.name}`,
     measured: `${formatNumber(bundle.ms)} ms (+${formatNumber(bundle.ms - baselineMs)} over bare node)`,
