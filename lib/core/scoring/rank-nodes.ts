@@ -58,11 +58,17 @@ export interface Ranking {
 
 export const DEFAULT_TOP = 16;
 
-/** Kept best-first: placement index, total, depth. */
+/** Kept best-first: placement index, total, depth, in the first `count` places of each array. */
 interface Best {
+  count: number;
   readonly index: number[];
   readonly total: number[];
   readonly depth: number[];
+}
+
+/** Plain arrays, grown as they fill: a lone node's ranking allocates no typed arrays for one entry. */
+function emptyBest(): Best {
+  return { count: 0, index: [], total: [], depth: [] };
 }
 
 /** True when placement a (total, depth) ranks before placement b: score, depth, free memory, node id. */
@@ -83,22 +89,26 @@ function before(
   return (table.idOrder[a] ?? 0) < (table.idOrder[b] ?? 0);
 }
 
+/** Inserts the placement at its place among the best, the last one falling off when they are `top`. */
 function keep(best: Best, top: number, table: PlacementTable, index: number, total: number, depth: number): void {
-  let slot = best.index.length;
+  let slot = best.count;
   while (slot > 0) {
     const at = slot - 1;
     if (!before(table, index, total, depth, best.index[at] ?? 0, best.total[at] ?? 0, best.depth[at] ?? 0)) break;
     slot = at;
   }
   if (slot >= top) return;
-  best.index.splice(slot, 0, index);
-  best.total.splice(slot, 0, total);
-  best.depth.splice(slot, 0, depth);
-  if (best.index.length > top) {
-    best.index.pop();
-    best.total.pop();
-    best.depth.pop();
+  // Shift the ones after it down by one, in place (a full list drops its last).
+  const last = Math.min(best.count, top - 1);
+  for (let at = last; at > slot; at -= 1) {
+    best.index[at] = best.index[at - 1] ?? 0;
+    best.total[at] = best.total[at - 1] ?? 0;
+    best.depth[at] = best.depth[at - 1] ?? 0;
   }
+  best.index[slot] = index;
+  best.total[slot] = total;
+  best.depth[slot] = depth;
+  best.count = last + 1;
 }
 
 /** Context-fit points per distinct loaded window, for what this request needs (prompt and answer reserve). */
@@ -122,20 +132,26 @@ function totals(
   now: number,
   top: number,
 ) {
-  const best: Best = { index: [], total: [], depth: [] };
+  const best = emptyBest();
+  // The arrays read once here, not through the table on every pass: `keep` is a call the compiler cannot
+  // see through, so it reloaded each of them per placement.
+  const { warmUntil, thermalWarm, thermalCold, memoryFit, roleAffinity, windowOf } = table;
+  const { queue, wait, session, depth } = load;
   const size = table.placements.length;
   for (let index = 0; index < size; index += 1) {
     if (out[index] === 1) continue;
-    const thermal = now <= (table.warmUntil[index] ?? 0) ? table.thermalWarm[index] : table.thermalCold[index];
+    const thermal = now <= (warmUntil[index] ?? 0) ? thermalWarm[index] : thermalCold[index];
     const total =
       (thermal ?? 0) +
-      (table.memoryFit[index] ?? 0) +
-      (load.queue[index] ?? 0) +
-      (load.wait[index] ?? 0) +
-      (table.roleAffinity[index] ?? 0) +
-      (context[table.windowOf[index] ?? 0] ?? 0) +
-      (load.session[index] ?? 0);
-    keep(best, top, table, index, total, load.depth[index] ?? 0);
+      (memoryFit[index] ?? 0) +
+      (queue[index] ?? 0) +
+      (wait[index] ?? 0) +
+      (roleAffinity[index] ?? 0) +
+      (context[windowOf[index] ?? 0] ?? 0) +
+      (session[index] ?? 0);
+    // Below the last of a full `best` it cannot get in, whatever the tie-breaks: what `keep` would decide.
+    if (best.count === top && total < (best.total[top - 1] ?? Number.NEGATIVE_INFINITY)) continue;
+    keep(best, top, table, index, total, depth[index] ?? 0);
   }
   return best;
 }
@@ -220,10 +236,12 @@ export function rankNodes(
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);
     const best = totals(table, profile.out, table.scratch, contextPoints(table, need), context.now, top);
-    const ranked = best.index.map((index, position): RankedCandidate => {
+    const ranked: RankedCandidate[] = [];
+    for (let position = 0; position < best.count; position += 1) {
+      const index = best.index[position] ?? 0;
       const input = loadInput(table, index, best.depth[position] ?? 0, need, context);
       const { total, breakdown } = scoreCandidate(input);
-      return {
+      ranked.push({
         node: input.node,
         placement: input.placement,
         model: input.model,
@@ -232,8 +250,8 @@ export function rankNodes(
         depth: input.depth,
         limit: input.limit,
         ejected: panic && context.ejected?.has(targetKey(input.node.id, input.placement.backend)) === true,
-      };
-    });
+      });
+    }
     return { model, ranked, eliminated: profile.eliminated, eligible: profile.eligible };
   } finally {
     if (load !== undefined) clearLoad(load);
