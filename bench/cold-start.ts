@@ -3,7 +3,7 @@
  * `node -e "require('<bundle>')"`, median of several rounds, next to bare `node -e 0`.
  *
  * Node starts as a Lambda starts it: without the host's `NODE_EXTRA_CA_CERTS`. Node reads and parses that
- * file before any code runs (+85–95 ms on every start on a host that points it at the system's CA list,
+ * file before any code runs (+50–95 ms on every start on a host that points it at the system's CA list,
  * measured 2026-11-26), and a Lambda on Node 20 sets it only when the function's own configuration does;
  * ours does not (serverless.yml), as it does not call out over TLS with a private CA.
  */

@@ -133,8 +133,7 @@ function totals(
   top: number,
 ) {
   const best = emptyBest();
-  // The arrays read once here, not through the table on every pass: `keep` is a call the compiler cannot
-  // see through, so it reloaded each of them per placement.
+  // The arrays are read once here, not through the table for every placement.
   const { warmUntil, thermalWarm, thermalCold, memoryFit, roleAffinity, windowOf } = table;
   const { queue, wait, session, depth } = load;
   const size = table.placements.length;
