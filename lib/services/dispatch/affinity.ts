@@ -10,7 +10,9 @@
  * but that this instance has not seen was likely pinned by another instance — the usual case in AWS, where
  * each turn may land on another container — so the store is waited for, at most `loadTimeoutMs`: answered
  * from memory, the turn would go to any node and re-pin the conversation there. One read per conversation
- * and instance, as the context layers' cleared ids (lib/services/context-layers/sticky-cleared-ids). Holds
+ * and instance, as the context layers' cleared ids (lib/services/context-layers/sticky-cleared-ids): a
+ * read that found no pin is remembered too, for `missTtlMs`, so a conversation no node has served yet
+ * (a model no node has, a request that keeps failing) does not read the table on every request. Holds
  * state; the store is the only I/O, behind an interface.
  */
 import type { AffinityStore } from '../store/affinity-repository';
@@ -33,6 +35,11 @@ export interface AffinityTrackerOptions {
   readonly ttlMs?: number;
   /** Longest wait for the store in `recall`. Default 200 ms, as the fleet snapshot's (`snapshotWaitMs`). */
   readonly loadTimeoutMs?: number;
+  /**
+   * How long a store read that found no pin is taken as the answer (default 30 s). A pin made here ends it
+   * at once; one another instance makes in that time is seen after it.
+   */
+  readonly missTtlMs?: number;
   readonly clock?: () => number;
   readonly store?: AffinityStore;
   readonly log?: (line: string) => void;
@@ -49,14 +56,18 @@ export function createAffinityTracker(options: AffinityTrackerOptions = {}): Aff
   const maxEntries = options.maxEntries ?? 2000;
   const ttlMs = options.ttlMs ?? 900_000;
   const loadTimeoutMs = options.loadTimeoutMs ?? 200;
+  const missTtlMs = options.missTtlMs ?? 30_000;
   const clock = options.clock ?? Date.now;
   const log = options.log ?? ((line: string) => console.error(line));
   const { store } = options;
   /** Insertion order = pin order: the first entry is the oldest pin (and the first to expire). */
   const entries = new Map<string, Entry>();
   const loading = new Map<string, Promise<void>>();
+  /** Keys the store had no live pin for, and until when that answer stands; oldest first, bounded as `entries`. */
+  const missed = new Map<string, number>();
 
   const remember = (key: string, entry: Entry) => {
+    missed.delete(key);
     entries.delete(key);
     entries.set(key, entry);
     for (const oldest of entries.keys()) {
@@ -65,16 +76,36 @@ export function createAffinityTracker(options: AffinityTrackerOptions = {}): Aff
     }
   };
 
+  const noteMiss = (key: string) => {
+    missed.delete(key);
+    missed.set(key, clock() + missTtlMs);
+    for (const oldest of missed.keys()) {
+      if (missed.size <= maxEntries) break;
+      missed.delete(oldest);
+    }
+  };
+
+  /** True while a read that found nothing still stands for `key`. */
+  const recentlyMissed = (key: string): boolean => {
+    const until = missed.get(key);
+    if (until === undefined) return false;
+    if (until > clock()) return true;
+    missed.delete(key);
+    return false;
+  };
+
   /** Reads the store's pin into memory once per miss; the read under way when one is. */
   const learn = (key: string): Promise<void> => {
     const pending = loading.get(key);
     if (store === undefined || pending !== undefined) return pending ?? Promise.resolve();
+    if (recentlyMissed(key)) return Promise.resolve();
     const read = store
       .load(key)
       .then((stored) => {
         // A pin made here while the store answered is newer than the store's.
-        if (stored === undefined || entries.has(key) || stored.expiresAt <= clock()) return;
-        remember(key, { nodeId: stored.nodeId, expiresAt: stored.expiresAt, storedUntil: stored.expiresAt });
+        if (entries.has(key)) return;
+        if (stored === undefined || stored.expiresAt <= clock()) noteMiss(key);
+        else remember(key, { nodeId: stored.nodeId, expiresAt: stored.expiresAt, storedUntil: stored.expiresAt });
       })
       .catch((error: unknown) => log(`affinity: loading pin ${key} failed: ${String(error)}`))
       .finally(() => loading.delete(key));

@@ -155,4 +155,49 @@ describe('createAffinityTracker', () => {
     await flush();
     expect(tracker.pinned('conv:1')).toBe('gpu4');
   });
+
+  it('reads the store once for a conversation it has no pin for, until the miss is 30 s old', async () => {
+    const time = clockAt();
+    const { store, loads } = memoryStore();
+    const tracker = createAffinityTracker({ clock: time.clock, store });
+    // A conversation no node serves (a model no node has): every request asks for its pin.
+    for (let request = 0; request < 5; request += 1) {
+      expect(tracker.pinned('conv:1')).toBeUndefined();
+      await flush();
+    }
+    expect(await tracker.recall('conv:1')).toBeUndefined();
+    expect(loads).toEqual(['conv:1']);
+    time.advance(29_999);
+    tracker.pinned('conv:1');
+    await flush();
+    expect(loads).toEqual(['conv:1']);
+    time.advance(1);
+    tracker.pinned('conv:1');
+    await flush();
+    expect(loads).toEqual(['conv:1', 'conv:1']);
+  });
+
+  it('ends a remembered miss when it pins the conversation itself, and reads again once that pin expires', async () => {
+    const time = clockAt();
+    const { store, loads } = memoryStore();
+    const tracker = createAffinityTracker({ clock: time.clock, store, ttlMs: 10_000 });
+    tracker.pinned('conv:1');
+    await flush();
+    tracker.pin('conv:1', 'gpu2');
+    expect(tracker.pinned('conv:1')).toBe('gpu2');
+    time.advance(10_000);
+    expect(tracker.pinned('conv:1')).toBeUndefined();
+    await flush();
+    expect(loads).toEqual(['conv:1', 'conv:1']);
+  });
+
+  it('remembers at most as many misses as pins, the oldest forgotten first', async () => {
+    const { store, loads } = memoryStore();
+    const tracker = createAffinityTracker({ clock: clockAt().clock, store, maxEntries: 2 });
+    for (const key of ['a', 'b', 'c', 'a', 'c']) {
+      tracker.pinned(key);
+      await flush();
+    }
+    expect(loads).toEqual(['a', 'b', 'c', 'a']);
+  });
 });
