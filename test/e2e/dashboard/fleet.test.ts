@@ -123,7 +123,9 @@ describe('the Fleet view', () => {
     const queue = page.getByRole('article', { name: `${servedBy} · qwen3:8b`, exact: true });
     await queue.waitFor();
     // The card shows "—" until the page's own read of today's usage answers (slower on a loaded machine).
-    await figure(page, queue, 'Completed today').filter({ hasText: /^[1-9]\d*$/ }).waitFor();
+    await figure(page, queue, 'Completed today')
+      .filter({ hasText: /^[1-9]\d*$/ })
+      .waitFor();
     await expect(figure(page, queue, 'Completed today').textContent()).resolves.toMatch(/^[1-9]\d*$/);
     expect(await figure(page, queue, 'Limit').textContent()).toMatch(/^[1-9]\d*$/);
     await expect(page.getByText(/^As of /).isVisible()).resolves.toBe(true);
