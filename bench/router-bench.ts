@@ -2,9 +2,11 @@
  * The router against the floor (ARCHITECTURE.md §6, issue: npm run bench): the fast node called directly,
  * behind a bare Node proxy, and behind the router, measured side by side and interleaved. Sequential
  * added latency (median of round medians), closed-loop throughput at c=16 and c=64, streaming first
- * byte and lines in vs out, and the router's peak memory. Beside each c=64 run it reads the CPU time
- * the proxy or router process used per request. The proxy and the router run on one core, the load,
- * the node and the table on the other (./pinning), so how a host shares its cores decides no ratio.
+ * byte and lines in vs out, and the router's peak memory. The sequential requests take turns in blocks
+ * of 50 (./sequential-probe), so a spell of the host falls on the three targets alike. Beside each c=64
+ * run it reads the CPU time the proxy or router process used per request. The proxy and the router run
+ * on one core, the load, the node and the table on the other (./pinning), so how a host shares its cores
+ * decides no ratio.
  * Then the router on its defaults — the node's own concurrency, the default queue — at c=64: it must
  * turn away nothing an Ollama alone would have queued (issue 24 item 1).
  */
@@ -12,7 +14,7 @@ import autocannon from 'autocannon';
 import { BENCH_MODEL, STREAM_LINES } from './fast-node';
 import { processCpuMicros } from './process-cpu';
 import { peakRssMb, startRole, startRouterProcess } from './processes';
-import { sequentialMedianMicros } from './sequential-probe';
+import { interleavedSequentialMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
 import { streamProbe } from './stream-probe';
 import type { Verdict } from './verdict';
@@ -74,8 +76,12 @@ export async function routerBench(): Promise<Verdict[]> {
     }
     for (let round = 0; round < ROUNDS; round += 1) {
       const order = targets.map((_, index) => targets[(index + round) % targets.length] as Target);
-      for (const target of order)
-        latency[target].push(await sequentialMedianMicros(`${urls[target]}/api/chat`, SEQUENTIAL, chatBody(false)));
+      const sequential = await interleavedSequentialMicros(
+        order.map((target) => [target, `${urls[target]}/api/chat`] as const),
+        SEQUENTIAL,
+        chatBody(false),
+      );
+      for (const target of targets) latency[target].push(sequential.get(target) ?? Number.NaN);
       for (const [connections, results] of [
         [16, c16],
         [64, c64],
