@@ -27,17 +27,9 @@ function once(url: URL, body: string | undefined): Promise<void> {
   });
 }
 
-/** Median microseconds per request over `count` sequential requests (after a short warm-up). */
+/** Median microseconds per request over `count` sequential requests to one target (after 200 uncounted). */
 export async function sequentialMedianMicros(target: string, count: number, body?: string): Promise<number> {
-  const url = new URL(target);
-  for (let index = 0; index < 200; index += 1) await once(url, body);
-  const samples: number[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const started = process.hrtime.bigint();
-    await once(url, body);
-    samples.push(Number(process.hrtime.bigint() - started) / 1000);
-  }
-  return median(samples);
+  return (await interleavedSequentialMicros([['only', target]], count, body)).get('only') ?? Number.NaN;
 }
 
 /** Requests a target gets in a row before the next target's turn. */
