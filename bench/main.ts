@@ -20,7 +20,7 @@ import { processCpuMicros } from './process-cpu';
 import { startRole } from './processes';
 import { measureRankNodes } from './rank-nodes';
 import { defaultsBench, routerBench } from './router-bench';
-import { sequentialMedianMicros } from './sequential-probe';
+import { interleavedSequentialMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
 import type { Verdict } from './verdict';
 
@@ -59,7 +59,11 @@ async function emulatorOverhead(): Promise<Verdict[]> {
     for (let round = 0; round < ROUNDS; round += 1) {
       // Rotate the order so no target always runs first (warm caches) or last (tired machine).
       const order = names.map((_, index) => names[(index + round) % names.length] as keyof typeof targets);
-      for (const name of order) latency[name]?.push(await sequentialMedianMicros(targets[name], SEQUENTIAL));
+      const sequential = await interleavedSequentialMicros(
+        order.map((name) => [name, targets[name]] as const),
+        SEQUENTIAL,
+      );
+      for (const name of order) latency[name]?.push(sequential.get(name) ?? Number.NaN);
       for (const name of order) {
         const before = processCpuMicros(pid);
         const result = await autocannon({ url: targets[name], connections: 10, duration: SECONDS });

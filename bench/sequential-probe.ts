@@ -27,11 +27,6 @@ function once(url: URL, body: string | undefined): Promise<void> {
   });
 }
 
-/** Median microseconds per request over `count` sequential requests to one target (after 200 uncounted). */
-export async function sequentialMedianMicros(target: string, count: number, body?: string): Promise<number> {
-  return (await interleavedSequentialMicros([['only', target]], count, body)).get('only') ?? Number.NaN;
-}
-
 /** Requests a target gets in a row before the next target's turn. */
 export const SEQUENTIAL_BLOCK = 50;
 
