@@ -66,24 +66,22 @@ export function createAffinityTracker(options: AffinityTrackerOptions = {}): Aff
   /** Keys the store had no live pin for, and until when that answer stands; oldest first, bounded as `entries`. */
   const missed = new Map<string, number>();
 
-  const remember = (key: string, entry: Entry) => {
-    missed.delete(key);
-    entries.delete(key);
-    entries.set(key, entry);
-    for (const oldest of entries.keys()) {
-      if (entries.size <= maxEntries) break;
-      entries.delete(oldest);
+  /** Sets `key` as the newest of `map`, the oldest dropped past `maxEntries`. */
+  const setNewest = <Value>(map: Map<string, Value>, key: string, value: Value) => {
+    map.delete(key);
+    map.set(key, value);
+    for (const oldest of map.keys()) {
+      if (map.size <= maxEntries) break;
+      map.delete(oldest);
     }
   };
 
-  const noteMiss = (key: string) => {
+  const remember = (key: string, entry: Entry) => {
     missed.delete(key);
-    missed.set(key, clock() + missTtlMs);
-    for (const oldest of missed.keys()) {
-      if (missed.size <= maxEntries) break;
-      missed.delete(oldest);
-    }
+    setNewest(entries, key, entry);
   };
+
+  const noteMiss = (key: string) => setNewest(missed, key, clock() + missTtlMs);
 
   /** True while a read that found nothing still stands for `key`. */
   const recentlyMissed = (key: string): boolean => {
