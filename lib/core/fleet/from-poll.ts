@@ -130,7 +130,13 @@ export function nodeFromPoll(poll: PollResult): NodeRecord {
   };
 }
 
+/** A failed poll, as the operator reads it (`detail`) and as a client may (`words`). */
+export interface PollFailure {
+  readonly detail: string;
+  readonly words: string;
+}
+
 /** A failed poll: everything is kept and `lastSeenAt` does not move, so the node ages to degraded, then offline. */
-export function pollFailed(previous: NodeRecord, error: string, now: number): NodeRecord {
-  return { ...previous, lastErrorAt: now, lastError: error };
+export function pollFailed(previous: NodeRecord, failure: PollFailure, now: number): NodeRecord {
+  return { ...previous, lastErrorAt: now, lastError: failure.detail, lastErrorWords: failure.words };
 }

@@ -72,6 +72,22 @@ export function nodeFailureWords(error: unknown, timeoutMs?: number): string {
   return 'could not be reached';
 }
 
+/**
+ * A failed node call in words a client may read, whatever threw it: the node's failure said without "the
+ * node" ("closed the connection", "failed (HTTP 500)"), or, for a reply the caller could not use, that.
+ * An `UpstreamError`'s message is written for the client; anything else may hold a URL or a code.
+ */
+export function nodeCallWords(error: unknown, timeoutMs?: number): string {
+  if (error instanceof NodeUnreachableError) return error.failure;
+  if (error instanceof UpstreamError) {
+    if (error.message.startsWith("the node's ")) return `its ${error.message.slice("the node's ".length)}`;
+    if (error.message.startsWith('the node ')) return error.message.slice('the node '.length);
+    return error.message;
+  }
+  if (errorCode(error) !== undefined) return nodeFailureWords(error, timeoutMs);
+  return 'sent a reply the router could not read';
+}
+
 /** `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:11434`: the operator's words for the same failure. */
 export function technicalCause(error: unknown): string {
   if (error instanceof UpstreamError && error.detail !== undefined) return error.detail;

@@ -124,9 +124,11 @@ export interface NodeRecord {
   readonly firstSeenAt: number;
   /** Epoch ms of the last good poll or heartbeat; liveness is computed from it. */
   readonly lastSeenAt: number;
-  /** Epoch ms and text of the last failed poll since the last good one. */
+  /** Epoch ms and text of the last failed poll since the last good one: the operator's words, URL and code included. */
   readonly lastErrorAt?: number;
   readonly lastError?: string;
+  /** The same failure in words a client may read ("closed the connection"): no URL, no code. */
+  readonly lastErrorWords?: string;
   /** A draining node takes no new work (it said so, or it is shutting down). */
   readonly draining: boolean;
   readonly hardware: NodeHardware;

@@ -200,7 +200,8 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
           continue;
         }
         pollsJudged.set(node.id, failedAt);
-        const detail = node.lastError ?? 'no answer';
+        // The reason reaches clients (a 503 names ejected nodes): the failure's words, never `lastError`'s URL.
+        const detail = node.lastErrorWords ?? 'no usable answer';
         const ejection = tracker.recordFailure({ nodeId: node.id, backend: 'ollama' }, 'poll', detail, now);
         if (ejection !== undefined) ejected.push(ejection);
       }

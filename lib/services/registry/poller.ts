@@ -7,7 +7,7 @@
 
 import { nodeFromPoll, pollFailed, type ShowInfo } from '../../core/fleet/from-poll';
 import type { NodeRecord } from '../../core/fleet/node';
-import { technicalCause } from '../../core/fleet/node-failure';
+import { nodeCallWords, technicalCause } from '../../core/fleet/node-failure';
 import { parseOllamaPs, parseOllamaTags, parseOllamaVersion } from '../../core/wire/ollama-node';
 import type { DescribeModels } from '../node-client/describe-models';
 import { callNodeJson } from '../node-client/node-client';
@@ -79,9 +79,10 @@ export async function pollNode(
     return nodeFromPoll({ id: listed.id, url: listed.url, tags, ps, version, shows, previous, now: options.now() });
   } catch (error) {
     // The node's record is the operator's view (/fleet/status): the technical cause, URL and code included.
-    const message = technicalCause(error);
+    // Its words are what a client may read of it, in a 503 that names the node as ejected.
+    const failure = { detail: technicalCause(error), words: nodeCallWords(error, options.timeoutMs ?? 5000) };
     const now = options.now();
-    return pollFailed(previous ?? neverSeen(listed, now), message, now);
+    return pollFailed(previous ?? neverSeen(listed, now), failure, now);
   }
 }
 

@@ -155,6 +155,7 @@ describe('nodeFromPoll', () => {
       version: '0.12.5',
       lastErrorAt: T0 - 1_000,
       lastError: 'timeout',
+      lastErrorWords: 'did not answer in time',
     });
 
     const record = nodeFromPoll({
@@ -169,6 +170,7 @@ describe('nodeFromPoll', () => {
 
     expect(record).toMatchObject({ firstSeenAt: T0 - 500_000, numParallel: 4, version: '0.12.5', lastSeenAt: T0 });
     expect(record).not.toHaveProperty('lastError');
+    expect(record).not.toHaveProperty('lastErrorWords');
   });
 
   it('diffs recentlyUnloaded against the previous poll', () => {
@@ -209,10 +211,13 @@ describe('pollFailed', () => {
   it('keeps everything, records the error and does not move lastSeenAt', () => {
     const previous = makeNodeRecord({ lastSeenAt: T0 - 4_000 });
 
-    expect(pollFailed(previous, 'connect ECONNREFUSED 10.0.0.5:11434', T0)).toEqual({
+    const failure = { detail: 'connect ECONNREFUSED 10.0.0.5:11434', words: 'refused the connection' };
+
+    expect(pollFailed(previous, failure, T0)).toEqual({
       ...previous,
       lastErrorAt: T0,
       lastError: 'connect ECONNREFUSED 10.0.0.5:11434',
+      lastErrorWords: 'refused the connection',
     });
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   formatWait,
+  nodeCallWords,
+  nodeFailedStatus,
   nodeFailureWords,
   nodeUnreachable,
   saidOfNode,
@@ -48,6 +50,26 @@ describe('nodeUnreachable', () => {
     expect(error.detail).toBe('http://10.0.0.5:11434/api/chat: connect ECONNREFUSED 10.0.0.5:11434');
     expect(technicalCause(error)).toBe(error.detail);
     expect(saidOfNode('gpu1', error)).toBe('node gpu1 refused the connection');
+  });
+});
+
+describe('nodeCallWords', () => {
+  const url = 'http://10.0.0.5:11434/api/ps';
+
+  it.each([
+    ['an unreachable node', nodeUnreachable(coded('ECONNRESET', 'read ECONNRESET'), url), 'closed the connection'],
+    ['a 5xx', nodeFailedStatus(500, url, 'panic at 10.0.0.5'), 'failed (HTTP 500)'],
+    ['a bare socket error', coded('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.5:11434'), 'refused the connection'],
+    [
+      'a reply that did not parse',
+      new Error(`${url}: models expected an array`),
+      'sent a reply the router could not read',
+    ],
+  ])('says %s without its URL or code', (_case, error, words) => {
+    const said = nodeCallWords(error);
+
+    expect(said).toBe(words);
+    expect(said).not.toContain('10.0.0.5');
   });
 });
 

@@ -480,17 +480,24 @@ describe('createDispatcher with outlier ejection', () => {
     await settle();
     expect(queues.depth('a', MODEL)).toBe(2);
 
-    nextSnapshot([hot('a', { lastErrorAt: T0 - 500, lastError: 'timed out after 5000 ms' }), roomy]);
+    nextSnapshot([
+      hot('a', {
+        lastErrorAt: T0 - 500,
+        lastError: 'http://10.0.0.1:11434/api/ps: UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error',
+        lastErrorWords: 'did not answer within 5 s',
+      }),
+      roomy,
+    ]);
     const next = await run();
     const moved = await queued;
 
     expect(calls).toEqual([`b/${MODEL}`, `b/${MODEL}`]);
     expect(moved.decision.nodeId).toBe('b');
     expect(moved.decision.skipped).toEqual([
-      "a: node 'a' was ejected for 30 s (its last poll failed: timed out after 5000 ms) while waiting to run 'llama3.2:3b'",
+      "a: node 'a' was ejected for 30 s (its last poll failed: did not answer within 5 s) while waiting to run 'llama3.2:3b'",
     ]);
     expect(next.decision.skipped).toEqual([
-      'a: node is ejected for 30 s more (its last poll failed: timed out after 5000 ms)',
+      'a: node is ejected for 30 s more (its last poll failed: did not answer within 5 s)',
     ]);
     busy.release();
     moved.slot.release();

@@ -156,7 +156,11 @@ describe('createOutlierEjection fed by polls', () => {
 
   it('ejects a node whose latest poll failed, once per failed poll', () => {
     const health = createOutlierEjection(options);
-    const failed = polled({ lastErrorAt: T0 - 1000, lastError: 'poll timed out after 5000 ms' });
+    const failed = polled({
+      lastErrorAt: T0 - 1000,
+      lastError: 'http://10.0.0.5:11434/api/ps: UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error',
+      lastErrorWords: 'did not answer within 5 s',
+    });
 
     const first = health.fromPolls([failed], T0);
     const sameSnapshot = health.fromPolls([failed], T0 + 10);
@@ -168,13 +172,25 @@ describe('createOutlierEjection fed by polls', () => {
         backend: 'ollama',
         at: T0,
         until: T0 + 30_000,
-        reason: 'its last poll failed: poll timed out after 5000 ms',
+        // The reason reaches clients in a 503: the poll's words, not the URL and code the operator reads.
+        reason: 'its last poll failed: did not answer within 5 s',
         level: 1,
         cause: 'poll',
       },
     ]);
     expect(sameSnapshot).toEqual([]);
     expect(samePollAfterEnd).toEqual([]);
+  });
+
+  it('says a failed poll that has no words on record without its technical detail', () => {
+    const health = createOutlierEjection(options);
+
+    const [ejection] = health.fromPolls(
+      [polled({ lastErrorAt: T0 - 1000, lastError: 'http://10.0.0.5:11434/api/ps: read ECONNRESET' })],
+      T0,
+    );
+
+    expect(ejection?.reason).toBe('its last poll failed: no usable answer');
   });
 
   it('lets a node ejected for its polls back at its next good poll', () => {
