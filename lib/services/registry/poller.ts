@@ -13,6 +13,9 @@ import type { DescribeModels } from '../node-client/describe-models';
 import { callNodeJson } from '../node-client/node-client';
 import type { ListedNode } from '../platform/config';
 
+/** Each call to a node, unless the options say otherwise. */
+const POLL_TIMEOUT_MS = 5000;
+
 export interface PollOptions {
   readonly now: () => number;
   readonly describe: DescribeModels;
@@ -28,7 +31,7 @@ async function getParsed<T>(
   body?: unknown,
 ): Promise<T> {
   const reply = await callNodeJson(url, path, {
-    timeoutMs: options.timeoutMs ?? 5000,
+    timeoutMs: options.timeoutMs ?? POLL_TIMEOUT_MS,
     ...(body === undefined ? {} : { body }),
   });
   const parsed = parse(reply);
@@ -80,7 +83,10 @@ export async function pollNode(
   } catch (error) {
     // The node's record is the operator's view (/fleet/status): the technical cause, URL and code included.
     // Its words are what a client may read of it, in a 503 that names the node as ejected.
-    const failure = { detail: technicalCause(error), words: nodeCallWords(error, options.timeoutMs ?? 5000) };
+    const failure = {
+      detail: technicalCause(error),
+      words: nodeCallWords(error, options.timeoutMs ?? POLL_TIMEOUT_MS),
+    };
     const now = options.now();
     return pollFailed(previous ?? neverSeen(listed, now), failure, now);
   }
