@@ -85,25 +85,39 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
   let characters = 0;
   let images = 0;
   let continues = false;
+  // The first system and first user message's text: what `chatConversationKey` finds, in the same pass.
+  let system: ChatMessages[number] | undefined;
+  let firstUser: ChatMessages[number] | undefined;
   for (const message of input.messages) {
     characters += message.content?.length ?? 0;
     images += message.images?.length ?? 0;
     if (message.role === 'assistant') continues = true;
+    else if (message.role === 'system') system ??= message;
+    else if (message.role === 'user') firstUser ??= message;
   }
-  const key = chatConversationKey(input.model, input.tags, input.messages);
+  const key = conversationKey({
+    model: input.model,
+    tags: input.tags,
+    systemPrompt: system?.content ?? undefined,
+    firstUserTurn: firstUser?.content ?? undefined,
+  });
   const promptTokens =
     input.promptTokens ??
     Math.ceil((characters + structuredCharacters(input)) / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
   const answer = input.answerTokens;
-  return {
+  // Optional fields set one by one, not spread into the literal (lib/core/merged.ts).
+  const request: { -readonly [K in keyof RoutingRequest]: RoutingRequest[K] } = {
     model: input.model,
     fallbackModels: input.fallbackModels,
     kind: 'chat',
     needsVision: images > 0,
     needsTools: (input.tools?.length ?? 0) > 0,
     promptTokens,
-    ...(answer !== undefined && answer !== null ? { answerTokens: answer } : {}),
-    ...(key !== undefined ? { conversationKey: key } : {}),
-    ...(key !== undefined && continues ? { continuesConversation: true } : {}),
   };
+  if (answer !== undefined && answer !== null) request.answerTokens = answer;
+  if (key !== undefined) {
+    request.conversationKey = key;
+    if (continues) request.continuesConversation = true;
+  }
+  return request;
 }

@@ -31,6 +31,8 @@ export interface TagSources {
 }
 
 export function mergeTags(sources: TagSources): string[] {
+  // Most requests carry no tags: no set, no closure.
+  if (sources.metadataTags === undefined && sources.headerValue === undefined && sources.user === undefined) return [];
   const seen = new Set<string>();
   const add = (value: unknown, prefix = '') => {
     if (typeof value !== 'string' || seen.size >= MAX_TAGS) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { chatRoutingRequest } from '../../../../lib/core/scoring/chat-routing-request';
+import { chatConversationKey, chatRoutingRequest } from '../../../../lib/core/scoring/chat-routing-request';
 
 const base = { model: 'llama3.2:3b', fallbackModels: [], tags: [] };
 const messages = [{ role: 'user', content: 'x'.repeat(400) }];
@@ -41,5 +41,26 @@ describe('chatRoutingRequest', () => {
     expect(first.continuesConversation).toBeUndefined();
     expect(next.continuesConversation).toBe(true);
     expect(next.conversationKey).toBe(first.conversationKey);
+  });
+
+  it('keys the conversation by its first system prompt and first user turn, as the context layers do', () => {
+    const system = { role: 'system', content: 'be brief' };
+    const later = [
+      { role: 'system', content: 'a later instruction' },
+      { role: 'user', content: 'second question' },
+    ];
+    const turns = [system, { role: 'user', content: 'first question' }, ...later];
+    const request = chatRoutingRequest({ ...base, messages: turns, tools: undefined });
+    const otherFirstTurn = chatRoutingRequest({
+      ...base,
+      messages: [system, { role: 'user', content: 'another question' }, ...later],
+      tools: undefined,
+    });
+    const withoutLaterTurns = chatRoutingRequest({ ...base, messages: turns.slice(0, 2), tools: undefined });
+
+    expect(request.conversationKey).toBe(chatConversationKey(base.model, base.tags, turns));
+    expect(request.conversationKey).toBe(withoutLaterTurns.conversationKey);
+    expect(otherFirstTurn.conversationKey).not.toBe(request.conversationKey);
+    expect(chatRoutingRequest({ ...base, messages: [system], tools: undefined }).conversationKey).toBeUndefined();
   });
 });
