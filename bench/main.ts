@@ -13,6 +13,7 @@ import { startDynamo } from '../emulator/dynamo';
 import { startBareProxy } from './bare-proxy';
 import { measureColdStarts } from './cold-start';
 import { startFastNode } from './fast-node';
+import { startFrameRelay } from './frame-relay';
 import { handlerCost } from './handler-cost';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { onCpuOf, pinning, pinningText } from './pinning';
@@ -173,6 +174,10 @@ async function main(): Promise<void> {
   }
   if (role === 'serve-node') {
     process.stdout.write(`${(await startFastNode()).url}\n`);
+    return;
+  }
+  if (role === 'serve-frame') {
+    process.stdout.write(`${(await startFrameRelay(process.argv[3] ?? '')).url}\n`);
     return;
   }
   if (role === 'serve-proxy') {

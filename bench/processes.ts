@@ -81,6 +81,23 @@ export async function startRouterProcess(settings: RouterSettings): Promise<Star
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
+/**
+ * The frame relay (./frame-relay) on the server under test's CPU, with the router's Node flags and
+ * environment: the router's frame without its routing, started as the router is.
+ */
+export async function startFrameProcess(nodeUrl: string): Promise<Started> {
+  const start = emulatorStart(join(__dirname, '..', '..'));
+  const [command, args] = onCpuOf('server', process.execPath, [
+    ...start.nodeFlags,
+    join(__dirname, 'main.js'),
+    'serve-frame',
+    nodeUrl,
+  ]);
+  const child = spawn(command, args, { env: { ...process.env, ...start.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await firstMatch(child, /^(http:\/\/\S+)$/, 'frame relay');
+  return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
+}
+
 /** Peak resident memory of a process so far (VmHWM), in MB. */
 export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -6,14 +6,16 @@
  * of 50 (./sequential-probe), so a spell of the host falls on the three targets alike. Beside each c=64
  * run it reads the CPU time the proxy or router process used per request. The proxy and the router run
  * on one core, the load, the node and the table on the other (./pinning), so how a host shares its cores
- * decides no ratio.
+ * decides no ratio. The sequential probe has a fourth target, the router's frame without routing
+ * (./frame-relay, on the server's core with the router's flags): what of the router's added latency the
+ * Lambda frame costs, and what routing adds, in the same run.
  * Then the router on its defaults — the node's own concurrency, the default queue — at c=64: it must
  * turn away nothing an Ollama alone would have queued (issue 24 item 1).
  */
 import autocannon from 'autocannon';
 import { BENCH_MODEL, STREAM_LINES } from './fast-node';
 import { processCpuMicros } from './process-cpu';
-import { peakRssMb, startRole, startRouterProcess } from './processes';
+import { peakRssMb, startFrameProcess, startRole, startRouterProcess } from './processes';
 import { interleavedSequentialMicros } from './sequential-probe';
 import { formatNumber, median } from './stats';
 import { streamProbe } from './stream-probe';
@@ -37,6 +39,8 @@ async function waitForModel(routerUrl: string): Promise<void> {
 }
 
 type Target = 'direct' | 'proxy' | 'router';
+/** The sequential probe's targets: the three, and the frame relay. */
+type SequentialTarget = Target | 'frame';
 
 export async function routerBench(): Promise<Verdict[]> {
   const node = await startRole(['serve-node']);
@@ -49,11 +53,18 @@ export async function routerBench(): Promise<Verdict[]> {
     concurrency: 'bench=256',
     dynamodbEndpoint: dynamo.url,
   });
+  const frame = await startFrameProcess(node.url);
   try {
     await waitForModel(router.url);
-    const urls: Record<Target, string> = { direct: node.url, proxy: proxy.url, router: router.url };
+    const urls: Record<SequentialTarget, string> = {
+      direct: node.url,
+      proxy: proxy.url,
+      router: router.url,
+      frame: frame.url,
+    };
     const targets: Target[] = ['direct', 'proxy', 'router'];
-    const latency: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
+    const sequentialTargets: SequentialTarget[] = [...targets, 'frame'];
+    const latency: Record<SequentialTarget, number[]> = { direct: [], proxy: [], router: [], frame: [] };
     const c16: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
     const c64: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
     const cpu64: Record<Target, number[]> = { direct: [], proxy: [], router: [] };
@@ -63,7 +74,7 @@ export async function routerBench(): Promise<Verdict[]> {
     // Each party warmed first, uncounted: a fresh V8 runs the router's code unoptimised for its first tens
     // of thousands of requests (measured: ~1,100 µs CPU per request in its first 3 s at c=64, ~350 once
     // warm). That is the cold-start figure's business; these budgets are about the router running.
-    for (const target of targets) {
+    for (const target of sequentialTargets) {
       await autocannon({
         url: `${urls[target]}/api/chat`,
         method: 'POST',
@@ -72,16 +83,19 @@ export async function routerBench(): Promise<Verdict[]> {
         connections: 64,
         duration: WARM_UP_SECONDS,
       });
-      await streamProbe(`${urls[target]}/api/chat`, chatBody(true), 100);
+      if (target !== 'frame') await streamProbe(`${urls[target]}/api/chat`, chatBody(true), 100);
     }
     for (let round = 0; round < ROUNDS; round += 1) {
       const order = targets.map((_, index) => targets[(index + round) % targets.length] as Target);
+      const sequentialOrder = sequentialTargets.map(
+        (_, index) => sequentialTargets[(index + round) % sequentialTargets.length] as SequentialTarget,
+      );
       const sequential = await interleavedSequentialMicros(
-        order.map((target) => [target, `${urls[target]}/api/chat`] as const),
+        sequentialOrder.map((target) => [target, `${urls[target]}/api/chat`] as const),
         SEQUENTIAL,
         chatBody(false),
       );
-      for (const target of targets) latency[target].push(sequential.get(target) ?? Number.NaN);
+      for (const target of sequentialTargets) latency[target].push(sequential.get(target) ?? Number.NaN);
       for (const [connections, results] of [
         [16, c16],
         [64, c64],
@@ -113,13 +127,13 @@ export async function routerBench(): Promise<Verdict[]> {
     return report({ latency, c16, c64, cpu64, firstByte, linesOk, rss });
   } finally {
     // The router flushes its written-behind traces on the way out: the table goes last.
-    await Promise.all([router.stop(), proxy.stop()]);
+    await Promise.all([router.stop(), proxy.stop(), frame.stop()]);
     await Promise.all([node.stop(), dynamo.stop()]);
   }
 }
 
 interface Figures {
-  readonly latency: Record<Target, number[]>;
+  readonly latency: Record<SequentialTarget, number[]>;
   readonly c16: Record<Target, number[]>;
   readonly c64: Record<Target, number[]>;
   /** CPU µs the target's own process used per request in the c=64 runs (the node's, for `direct`). */
@@ -138,12 +152,17 @@ function report(figures: Figures): Verdict[] {
       `${target.padEnd(12)}${formatNumber(m(figures.latency[target])).padStart(13)}${formatNumber(m(figures.c16[target]), 0).padStart(13)}${formatNumber(m(figures.c64[target]), 0).padStart(13)}${formatNumber(m(figures.cpu64[target])).padStart(18)}${formatNumber(m(figures.firstByte[target]), 2).padStart(23)}`,
     );
   }
+  console.log(`${'frame'.padEnd(12)}${formatNumber(m(figures.latency.frame)).padStart(13)}`);
   console.log(
     `  the router's process used ${formatNumber(m(figures.cpu64.router) / m(figures.cpu64.proxy), 2)}× the proxy's CPU per request at c=64`,
   );
   const direct = m(figures.latency.direct);
   const proxyAdded = m(figures.latency.proxy) - direct;
   const routerAdded = m(figures.latency.router) - direct;
+  const frameAdded = m(figures.latency.frame) - direct;
+  console.log(
+    `  sequential: the Lambda frame without routing adds +${formatNumber(frameAdded)} µs (${formatNumber(frameAdded / proxyAdded, 2)}× the proxy's), routing +${formatNumber(routerAdded - frameAdded)} µs more`,
+  );
   const share64 = m(figures.c64.router) / m(figures.c64.proxy);
   const firstByteGap = m(figures.firstByte.router) - m(figures.firstByte.proxy);
   const cpuRatio = m(figures.cpu64.router) / m(figures.cpu64.proxy);
