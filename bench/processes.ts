@@ -58,44 +58,49 @@ export interface RouterSettings {
   readonly dynamodbEndpoint: string;
 }
 
-/** The router on the server under test's CPU (./pinning). */
-export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
+/**
+ * `entry` (a script and its arguments) as `npm start` runs the router: its Node flags and environment,
+ * on the server under test's CPU (./pinning), from the project's root. `env` adds to that environment;
+ * an undefined value takes the variable out. Resolves when a line of its output matches `ready`.
+ */
+async function startAsRouter(
+  entry: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  ready: RegExp,
+  what: string,
+): Promise<Started> {
   const root = join(__dirname, '..', '..');
   const start = emulatorStart(root);
-  const [command, args] = onCpuOf('server', process.execPath, [
-    ...start.nodeFlags,
-    join(root, 'dist', 'emulator', 'main.js'),
-  ]);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...start.env,
-    FLEET_PORT: '0',
-    FLEET_NODES: settings.nodes,
-    FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,
-    FLEET_POLL_INTERVAL_MS: '1000',
-  };
-  if (settings.concurrency === undefined) delete env['FLEET_NODE_CONCURRENCY'];
-  else env['FLEET_NODE_CONCURRENCY'] = settings.concurrency;
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await firstMatch(child, /listening on (http:\/\/\S+)/, 'router');
+  const [command, args] = onCpuOf('server', process.execPath, [...start.nodeFlags, ...entry]);
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...start.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete childEnv[name];
+    else childEnv[name] = value;
+  }
+  const child = spawn(command, args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await firstMatch(child, ready, what);
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
-/**
- * The frame relay (./frame-relay) on the server under test's CPU, with the router's Node flags and
- * environment: the router's frame without its routing, started as the router is.
- */
-export async function startFrameProcess(nodeUrl: string): Promise<Started> {
-  const start = emulatorStart(join(__dirname, '..', '..'));
-  const [command, args] = onCpuOf('server', process.execPath, [
-    ...start.nodeFlags,
-    join(__dirname, 'main.js'),
-    'serve-frame',
-    nodeUrl,
-  ]);
-  const child = spawn(command, args, { env: { ...process.env, ...start.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await firstMatch(child, /^(http:\/\/\S+)$/, 'frame relay');
-  return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
+/** The router on the server under test's CPU. */
+export function startRouterProcess(settings: RouterSettings): Promise<Started> {
+  return startAsRouter(
+    [join(__dirname, '..', '..', 'dist', 'emulator', 'main.js')],
+    {
+      FLEET_PORT: '0',
+      FLEET_NODES: settings.nodes,
+      FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,
+      FLEET_POLL_INTERVAL_MS: '1000',
+      FLEET_NODE_CONCURRENCY: settings.concurrency,
+    },
+    /listening on (http:\/\/\S+)/,
+    'router',
+  );
+}
+
+/** The frame relay (./frame-relay), started as the router is: the router's frame without its routing. */
+export function startFrameProcess(nodeUrl: string): Promise<Started> {
+  return startAsRouter([join(__dirname, 'main.js'), 'serve-frame', nodeUrl], {}, /^(http:\/\/\S+)$/, 'frame relay');
 }
 
 /** Peak resident memory of a process so far (VmHWM), in MB. */
