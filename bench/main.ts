@@ -15,6 +15,7 @@ import { measureColdStarts } from './cold-start';
 import { startFastNode } from './fast-node';
 import { startFrameRelay } from './frame-relay';
 import { handlerCost } from './handler-cost';
+import { awakeText, keepBenchAwake, startEchoServer } from './keep-awake';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { onCpuOf, pinning, pinningText } from './pinning';
 import { processCpuMicros } from './process-cpu';
@@ -180,6 +181,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${(await startFrameRelay(process.argv[3] ?? '')).url}\n`);
     return;
   }
+  if (role === 'serve-echo') {
+    process.stdout.write(`http://127.0.0.1:${(await startEchoServer()).port}\n`);
+    return;
+  }
   if (role === 'serve-proxy') {
     process.stdout.write(`${(await startBareProxy(process.argv[3] ?? '')).url}\n`);
     return;
@@ -196,15 +201,15 @@ async function main(): Promise<void> {
   // 114 µs for what ranks in ~60 µs in a router (fresh snapshots on long-lived queues, measured apart).
   const rank = rankVerdict();
   console.log(pinningText());
-  const verdicts = [
-    ...(await routerBench()),
-    await defaultsBench(),
-    rank,
-    ...(await emulatorOverhead()),
-    ...coldStarts(),
-  ];
+  const awake = await keepBenchAwake();
+  let verdicts: Verdict[];
+  try {
+    verdicts = [...(await routerBench()), await defaultsBench(), rank, ...(await emulatorOverhead()), ...coldStarts()];
+  } finally {
+    awake.stop();
+  }
   const mark = pinning().unpinnedBecause === undefined ? '' : ' [unpinned]';
-  console.log(`\nBudgets (${pinningText()})`);
+  console.log(`\nBudgets (${pinningText()}; ${awakeText(awake)})`);
   for (const verdict of verdicts) {
     console.log(
       `${verdict.ok ? 'PASS' : 'FAIL'}  ${verdict.what}: ${verdict.measured} (budget ${verdict.budget})${mark}`,
