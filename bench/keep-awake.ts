@@ -59,6 +59,14 @@ async function runsIdle(child: ChildProcess): Promise<boolean> {
   return false;
 }
 
+/**
+ * The spinner: a busy loop that looks up every ~50 ms whether the bench that started it (its one
+ * argument, a pid) is still its parent, and ends when it is not, so a bench stopped with Ctrl-C or
+ * killed leaves no loop behind.
+ */
+export const SPINNER =
+  'const bench = Number(process.argv[1]); for (let i = 0; ; i += 1) if (i % 5e7 === 0 && process.ppid !== bench) break;';
+
 /** A `SCHED_IDLE` spinner on each of `cpus`, or none at all (and why) where one cannot be started. */
 export async function keepAwake(cpus: readonly number[]): Promise<KeptAwake> {
   if (process.env['BENCH_KEEP_AWAKE'] === 'false') return none('BENCH_KEEP_AWAKE=false');
@@ -66,7 +74,7 @@ export async function keepAwake(cpus: readonly number[]): Promise<KeptAwake> {
   const chrt = spawnSync('chrt', ['--version'], { encoding: 'utf8' });
   if (chrt.error !== undefined || chrt.status !== 0) return none('chrt is not available; install util-linux');
   const spinners = cpus.map((cpu) =>
-    spawn('taskset', ['-c', String(cpu), 'chrt', '--idle', '0', process.execPath, '-e', 'for (;;) {}'], {
+    spawn('taskset', ['-c', String(cpu), 'chrt', '--idle', '0', process.execPath, '-e', SPINNER, String(process.pid)], {
       stdio: 'ignore',
     }),
   );
@@ -112,7 +120,7 @@ function roundTrip(socket: Socket): Promise<number> {
 export interface WakeProbe {
   /** Median round trip, µs, to the echo server right after its last one. */
   readonly busyMicros: number;
-  /** Median round trip, µs, to the echo server after it was left idle for `idleMicros`. */
+  /** Median round trip, µs, to the echo server after it was left idle for `idleFor` µs. */
   readonly idleMicros: number;
   readonly idleFor: number;
 }

@@ -1,7 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { type KeptAwake, keepAwake, probeWakeUp, schedulingPolicy, startEchoServer } from '../../../bench/keep-awake';
+import {
+  type KeptAwake,
+  keepAwake,
+  probeWakeUp,
+  SPINNER,
+  schedulingPolicy,
+  startEchoServer,
+} from '../../../bench/keep-awake';
+import { cpuList } from '../../../bench/pinning';
 
 const SCHED_IDLE = 5;
 const SCHED_OTHER = 0;
@@ -23,19 +31,38 @@ const alive = (pid: number) => {
 };
 
 const hasChrt = spawnSync('chrt', ['--version']).status === 0;
+/** The first CPU this process may run on: a spinner pinned there is one the test may start. */
+const cpu = cpuList(/^Cpus_allowed_list:\s+(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '0')[0] ?? 0;
 
 describe('keepAwake', () => {
   (hasChrt ? it : it.skip)('runs one SCHED_IDLE spinner pinned to each CPU asked for, and stops them', async () => {
-    kept = await keepAwake([0]);
+    kept = await keepAwake([cpu]);
     expect(kept.notBecause).toBeUndefined();
-    expect(kept.cpus).toEqual([0]);
+    expect(kept.cpus).toEqual([cpu]);
     const [pid] = kept.pids;
     expect(pid).toBeGreaterThan(0);
     expect(schedulingPolicy(pid as number)).toBe(SCHED_IDLE);
-    expect(readFileSync(`/proc/${pid}/status`, 'utf8')).toMatch(/^Cpus_allowed_list:\s+0$/m);
+    expect(readFileSync(`/proc/${pid}/status`, 'utf8')).toMatch(new RegExp(`^Cpus_allowed_list:\\s+${cpu}$`, 'm'));
     kept.stop();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(alive(pid as number)).toBe(false);
+  });
+
+  it('ends a spinner whose bench is gone: one killed with its bench leaves no loop behind', async () => {
+    // A stand-in bench: starts the spinner as keepAwake does, prints its pid, and exits at once.
+    const bench = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const child = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(SPINNER)}, String(process.pid)], { stdio: 'ignore', detached: true }); console.log(child.pid); process.exit(0);`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const pid = Number(bench.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    for (let waited = 0; waited < 3000 && alive(pid); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive(pid)).toBe(false);
   });
 
   it('keeps nothing awake, and says why, when the run is unpinned or BENCH_KEEP_AWAKE=false', async () => {
