@@ -165,7 +165,7 @@ export async function keepBenchAwake(): Promise<KeptAwake> {
     const before = await probeWakeUp(port);
     const kept = await keepAwake(cpus);
     const penalty = (probe: WakeProbe) =>
-      `${formatNumber(probe.idleMicros, 0)} µs after ${probe.idleFor} µs idle, ${formatNumber(probe.busyMicros, 0)} µs straight after the last (+${formatNumber(probe.idleMicros - probe.busyMicros, 0)} µs to wake)`;
+      `${formatNumber(probe.idleMicros, 0)} µs after ${probe.idleFor} µs idle, ${formatNumber(probe.busyMicros, 0)} µs straight after the last (${signed(probe.idleMicros - probe.busyMicros)} µs to wake)`;
     console.log(`waking the server's core: a round trip took ${penalty(before)}`);
     if (kept.notBecause !== undefined) {
       console.log(`cores NOT kept awake (${kept.notBecause}): the lone-request figures below include that wake-up`);
@@ -178,6 +178,11 @@ export async function keepBenchAwake(): Promise<KeptAwake> {
   } finally {
     await echo.stop();
   }
+}
+
+/** `+12` or `-3`: a difference, with its sign. */
+function signed(value: number): string {
+  return `${value >= 0 ? '+' : ''}${formatNumber(value, 0)}`;
 }
 
 /** For the budgets' heading: whether the cores were kept awake. */
