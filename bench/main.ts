@@ -19,7 +19,7 @@ import { awakeText, keepBenchAwake, startEchoServer } from './keep-awake';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { onCpuOf, pinning, pinningText } from './pinning';
 import { processCpuMicros } from './process-cpu';
-import { startRole } from './processes';
+import { startRole, stopRunningChildren, trackChild } from './processes';
 import { measureRankNodes } from './rank-nodes';
 import { defaultsBench, routerBench } from './router-bench';
 import { interleavedSequentialMicros } from './sequential-probe';
@@ -36,7 +36,7 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
 
 async function startChild(): Promise<{ ports: OverheadPorts; pid: number; stop(): void }> {
   const [command, args] = onCpuOf('server', process.execPath, [__filename, 'serve-overhead']);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = trackChild(spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
   const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
@@ -196,6 +196,13 @@ async function main(): Promise<void> {
   if (role === 'probe-handler') {
     await handlerCost(join(__dirname, '..', '..'));
     process.exit(0);
+  }
+  // Interrupted (Ctrl-C), the bench stops the parties it started; the spinners end by themselves.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopRunningChildren();
+      process.exit(130);
+    });
   }
   // Ranking is timed first, before this process drives the load runs: timed after them it read up to
   // 114 µs for what ranks in ~60 µs in a router (fresh snapshots on long-lived queues, measured apart).

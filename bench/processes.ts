@@ -13,6 +13,21 @@ export interface Started {
   stop(): Promise<void>;
 }
 
+/** The parties started and still running: what a bench interrupted with Ctrl-C stops on its way out. */
+const running = new Set<ChildProcess>();
+
+/** Counts `child` among the parties to stop if the bench is interrupted, until it exits. */
+export function trackChild<C extends ChildProcess>(child: C): C {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/** Stops every party still running at once (SIGTERM), without waiting: the bench is on its way out. */
+export function stopRunningChildren(): void {
+  for (const child of running) child.kill('SIGTERM');
+}
+
 function stopper(child: ChildProcess, signal: NodeJS.Signals): () => Promise<void> {
   return () => {
     if (child.exitCode !== null) return Promise.resolve();
@@ -45,7 +60,7 @@ function firstMatch(child: ChildProcess, pattern: RegExp, what: string): Promise
  */
 export async function startRole(args: readonly string[], cpu: 'server' | 'load' = 'load'): Promise<Started> {
   const [command, commandArgs] = onCpuOf(cpu, process.execPath, [join(__dirname, 'main.js'), ...args]);
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = trackChild(spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await firstMatch(child, /^(http:\/\/\S+)$/, args[0] ?? 'role');
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
@@ -77,7 +92,7 @@ async function startAsRouter(
     if (value === undefined) delete childEnv[name];
     else childEnv[name] = value;
   }
-  const child = spawn(command, args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = trackChild(spawn(command, args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] }));
   const url = await firstMatch(child, ready, what);
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
