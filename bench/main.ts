@@ -197,11 +197,15 @@ async function main(): Promise<void> {
     await handlerCost(join(__dirname, '..', '..'));
     process.exit(0);
   }
-  // Interrupted (Ctrl-C), the bench stops the parties it started; the spinners end by themselves.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // Interrupted (Ctrl-C), the bench stops the parties it started; the spinners end by themselves. It
+  // exits as the signal would have ended it: 128 + the signal's number.
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+  ] as const) {
     process.once(signal, () => {
       stopRunningChildren();
-      process.exit(130);
+      process.exit(128 + number);
     });
   }
   // Ranking is timed first, before this process drives the load runs: timed after them it read up to
