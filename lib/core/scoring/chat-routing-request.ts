@@ -85,22 +85,12 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
   let characters = 0;
   let images = 0;
   let continues = false;
-  // The first system and first user message's text: what `chatConversationKey` finds, in the same pass.
-  let system: ChatMessages[number] | undefined;
-  let firstUser: ChatMessages[number] | undefined;
   for (const message of input.messages) {
     characters += message.content?.length ?? 0;
     images += message.images?.length ?? 0;
     if (message.role === 'assistant') continues = true;
-    else if (message.role === 'system') system ??= message;
-    else if (message.role === 'user') firstUser ??= message;
   }
-  const key = conversationKey({
-    model: input.model,
-    tags: input.tags,
-    systemPrompt: system?.content ?? undefined,
-    firstUserTurn: firstUser?.content ?? undefined,
-  });
+  const key = chatConversationKey(input.model, input.tags, input.messages);
   const promptTokens =
     input.promptTokens ??
     Math.ceil((characters + structuredCharacters(input)) / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE;
