@@ -16,6 +16,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
+import { basename } from 'node:path';
 import { pinning } from './pinning';
 import { startRole } from './processes';
 import { formatNumber, median } from './stats';
@@ -47,13 +48,24 @@ function none(why: string): KeptAwake {
   return { cpus: [], pids: [], notBecause: why, stop: () => undefined };
 }
 
+/** What /proc/<pid>/comm says for this Node (`node`, or `nodejs` where a distribution names it so). */
+const NODE_COMM = basename(process.execPath).slice(0, 15);
+
+/** A process's command name from /proc; undefined once it is gone. */
+function commandName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Waits until `child` runs at SCHED_IDLE (true), or exits or takes too long (false). */
 async function runsIdle(child: ChildProcess): Promise<boolean> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     if (child.exitCode !== null || child.pid === undefined) return false;
-    // Until `exec` has replaced taskset and chrt, the process still runs at the policy it was born with.
-    if (schedulingPolicy(child.pid) === SCHED_IDLE && readFileSync(`/proc/${child.pid}/comm`, 'utf8').trim() === 'node')
-      return true;
+    // chrt sets the policy before it runs Node: done once the process is Node (`comm`, cut at 15 bytes).
+    if (schedulingPolicy(child.pid) === SCHED_IDLE && commandName(child.pid) === NODE_COMM) return true;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return false;
