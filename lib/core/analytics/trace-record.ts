@@ -55,6 +55,12 @@ export interface Trace {
   readonly loadMs?: number;
   /** Prompt tokens the node served from its cache, where its protocol reports them (Ollama's does not). */
   readonly cachedTokens?: number;
+  /**
+   * The node's own prompt and answer times, ms (Ollama `prompt_eval_duration`, `eval_duration`): over
+   * `promptTokens` and `completionTokens`, the node's prefill and decode rates as it measured them.
+   */
+  readonly promptEvalMs?: number;
+  readonly evalMs?: number;
   /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
   readonly benchmarkRunId?: string;
 }

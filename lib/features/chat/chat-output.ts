@@ -25,6 +25,12 @@ export interface ChatOutcome {
   readonly loadMs?: number;
   /** Prompt tokens the node served from its prefix cache, where it measured them (`prompt_cache_count`). */
   readonly cachedTokens?: number;
+  /**
+   * The node's time evaluating the prompt and generating the answer, ms (Ollama `prompt_eval_duration`,
+   * `eval_duration`): with `promptTokens` and `completionTokens`, its observed prefill and decode rates.
+   */
+  readonly promptEvalMs?: number;
+  readonly evalMs?: number;
 }
 
 export interface ChatOutput<Chunk> {

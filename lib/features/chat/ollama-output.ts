@@ -49,6 +49,8 @@ export function outcomeOf(final: Final | undefined): ChatOutcome {
   if (typeof final.done_reason === 'string') outcome.finishReason = final.done_reason;
   if (typeof final.load_duration === 'number') outcome.loadMs = Math.round(final.load_duration / NS_PER_MS);
   if (typeof final.prompt_cache_count === 'number') outcome.cachedTokens = final.prompt_cache_count;
+  if (typeof final.prompt_eval_duration === 'number') outcome.promptEvalMs = final.prompt_eval_duration / NS_PER_MS;
+  if (typeof final.eval_duration === 'number') outcome.evalMs = final.eval_duration / NS_PER_MS;
   const firstToken = nodeFirstTokenMs(final);
   if (firstToken !== undefined) outcome.nodeFirstTokenMs = firstToken;
   return outcome;

@@ -190,6 +190,8 @@ function traceFields<Chunk>(
   if (outcome.finishReason !== undefined) fields.finishReason = outcome.finishReason;
   if (outcome.loadMs !== undefined) fields.loadMs = outcome.loadMs;
   if (outcome.cachedTokens !== undefined) fields.cachedTokens = outcome.cachedTokens;
+  if (outcome.promptEvalMs !== undefined) fields.promptEvalMs = Math.round(outcome.promptEvalMs * 1000) / 1000;
+  if (outcome.evalMs !== undefined) fields.evalMs = Math.round(outcome.evalMs * 1000) / 1000;
   // A one-object answer arrives whole: its first token came when the node says it did.
   const timeToFirstTokenMs = output.streaming
     ? converter.firstLineAt === undefined
@@ -204,7 +206,14 @@ function traceFields<Chunk>(
 }
 
 /** Every outcome field but the node's own TTFT goes into the trace as it is: a new one must be copied above. */
-type CopiedOutcome = 'promptTokens' | 'completionTokens' | 'finishReason' | 'loadMs' | 'cachedTokens';
+type CopiedOutcome =
+  | 'promptTokens'
+  | 'completionTokens'
+  | 'finishReason'
+  | 'loadMs'
+  | 'cachedTokens'
+  | 'promptEvalMs'
+  | 'evalMs';
 const outcomeCopied: Exclude<keyof ChatOutcome, CopiedOutcome | 'nodeFirstTokenMs'> extends never ? true : never = true;
 void outcomeCopied;
 
