@@ -4,6 +4,7 @@
  * mutating `process.env`.
  */
 
+import { ROUTING_STRATEGIES, type RoutingStrategyName } from '../../core/scoring/routing-strategy';
 import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
 import { corsOriginProblem } from './cors-origin-entry';
@@ -50,6 +51,12 @@ export interface FleetConfig {
    */
   readonly queueMaxPending: number;
   readonly queueTimeoutMs: number;
+  /**
+   * How routing orders a request's candidates (`FLEET_ROUTING_STRATEGY`, issue 41): `score` (the default:
+   * expected time to first token and the score's other signals), `least-busy`, `round-robin`, `random`.
+   * Elimination (model, health, ejection, context) is the same for every strategy.
+   */
+  readonly routingStrategy: RoutingStrategyName;
   /**
    * The lifetime of a model pull's lease on its lock in the table (`FLEET_PULL_LEASE_MS`): renewed every
    * third of it while the pull runs, so it is at most how long a router that died mid-pull blocks the model.
@@ -154,6 +161,7 @@ const envSchema = lazySchema(() =>
     FLEET_NODE_CONCURRENCY: z._default(listText(), []),
     FLEET_QUEUE_MAX_PENDING: z._default(integerText(1, 100_000), 512),
     FLEET_QUEUE_TIMEOUT_MS: z._default(integerText(1000, 900_000), 600_000),
+    FLEET_ROUTING_STRATEGY: z._default(z.enum(ROUTING_STRATEGIES), 'score'),
     FLEET_PULL_LEASE_MS: z._default(integerText(1000, 3_600_000), 60_000),
     FLEET_MODEL_MAP: z.optional(z.string()),
     FLEET_AUTO_ROUTE: z._default(booleanText(), true),
@@ -294,6 +302,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),
     queueMaxPending: value.FLEET_QUEUE_MAX_PENDING,
     queueTimeoutMs: value.FLEET_QUEUE_TIMEOUT_MS,
+    routingStrategy: value.FLEET_ROUTING_STRATEGY,
     pullLeaseMs: value.FLEET_PULL_LEASE_MS,
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
