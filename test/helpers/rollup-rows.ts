@@ -26,6 +26,9 @@ export function rollupTrace(overrides: TraceOverrides = {}): RollupTrace {
     ...optional('fallbackModel'),
     ...optional('cachedTokens'),
     ...optional('loadMs'),
+    ...optional('promptEvalMs'),
+    ...optional('evalMs'),
+    ...optional('promptEstimateTokens'),
   };
 }
 

@@ -28,6 +28,9 @@ export type RollupTrace = Pick<
   | 'fallbackModel'
   | 'cachedTokens'
   | 'loadMs'
+  | 'promptEvalMs'
+  | 'evalMs'
+  | 'promptEstimateTokens'
 >;
 
 export const ROLLUP_COUNTERS = [
@@ -61,6 +64,23 @@ export const ROLLUP_COUNTERS = [
   'cached_prompt_tokens',
   /** Requests whose node loaded the model first (load ≥ `COLD_LOAD_MS`). */
   'cold_loads',
+  /**
+   * The node's own prefill: prompt tokens it evaluated and its time evaluating them, ms (Ollama
+   * `prompt_eval_count`, `prompt_eval_duration`), over requests that report both above zero; their
+   * ratio is the prefill rate as the nodes measured it.
+   */
+  'prompt_eval_tokens',
+  'prompt_eval_ms',
+  /** The node's own decode: tokens generated and its time generating them, ms (`eval_count`, `eval_duration`). */
+  'eval_tokens',
+  'eval_ms',
+  /**
+   * Over the `estimate_count` requests with both: the router's estimate of the prompt sent and the prompt
+   * tokens the node evaluated. What the node did not evaluate of the estimate, its cache served (estimated).
+   */
+  'estimate_prompt_tokens',
+  'estimate_evaluated_tokens',
+  'estimate_count',
 ] as const;
 export type RollupCounter = (typeof ROLLUP_COUNTERS)[number];
 
@@ -134,6 +154,13 @@ export function createRollupSums(): RollupSums {
       cached_count: 0,
       cached_prompt_tokens: 0,
       cold_loads: 0,
+      prompt_eval_tokens: 0,
+      prompt_eval_ms: 0,
+      eval_tokens: 0,
+      eval_ms: 0,
+      estimate_prompt_tokens: 0,
+      estimate_evaluated_tokens: 0,
+      estimate_count: 0,
     },
     maxima: { max_prompt_tokens: -Infinity, max_total_tokens: -Infinity, last_at: -Infinity },
     buckets: { latency_ms: new Map(), ttft_ms: new Map(), prompt_tokens: new Map(), total_tokens: new Map() },
@@ -189,12 +216,34 @@ export function addTrace(sums: RollupSums, trace: RollupTrace): void {
     counters.cached_prompt_tokens += prompt;
   }
   if (trace.loadMs !== undefined && trace.loadMs >= COLD_LOAD_MS) counters.cold_loads += 1;
+  addNodeTimes(counters, trace);
   if (trace.status === 'completed' && prompt > 0) {
     const total = prompt + completion;
     count(buckets.prompt_tokens, prompt);
     count(buckets.total_tokens, total);
     raise(maxima, 'max_prompt_tokens', prompt);
     raise(maxima, 'max_total_tokens', total);
+  }
+}
+
+/**
+ * The node's own figures: prefill and decode where it reported tokens and a time above zero (a zero time
+ * is no measurement), and the router's prompt estimate beside the tokens evaluated where both are known.
+ */
+function addNodeTimes(counters: Record<RollupCounter, number>, trace: RollupTrace): void {
+  const { promptTokens, completionTokens, promptEvalMs, evalMs, promptEstimateTokens } = trace;
+  if (promptTokens !== undefined && promptEvalMs !== undefined && promptTokens > 0 && promptEvalMs > 0) {
+    counters.prompt_eval_tokens += promptTokens;
+    counters.prompt_eval_ms += promptEvalMs;
+  }
+  if (completionTokens !== undefined && evalMs !== undefined && completionTokens > 0 && evalMs > 0) {
+    counters.eval_tokens += completionTokens;
+    counters.eval_ms += evalMs;
+  }
+  if (promptTokens !== undefined && promptEstimateTokens !== undefined && promptEstimateTokens > 0) {
+    counters.estimate_prompt_tokens += promptEstimateTokens;
+    counters.estimate_evaluated_tokens += promptTokens;
+    counters.estimate_count += 1;
   }
 }
 
@@ -208,6 +257,8 @@ export function addSums(into: RollupSums, from: RollupSums): void {
   }
 }
 
+const MICROSECOND_SUMS: ReadonlySet<RollupCounter> = new Set(['prompt_eval_ms', 'eval_ms']);
+
 /**
  * The attributes a rollup item gets from `sums`: counters and buckets that counted something, maxima
  * that were raised, and with `style`, the requests of that style and those of them not completed.
@@ -217,7 +268,8 @@ export function incrementsOf(sums: RollupSums, style?: string): RollupIncrements
   const maxima: Record<string, number> = {};
   for (const name of ROLLUP_COUNTERS) {
     const value = sums.counters[name];
-    if (value !== 0) counters[name] = value;
+    // The node's times come in µs steps: their sums say so, without a float's trailing digits.
+    if (value !== 0) counters[name] = MICROSECOND_SUMS.has(name) ? Math.round(value * 1000) / 1000 : value;
   }
   for (const name of ROLLUP_MAXIMA) {
     const value = sums.maxima[name];

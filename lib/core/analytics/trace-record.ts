@@ -61,6 +61,12 @@ export interface Trace {
    */
   readonly promptEvalMs?: number;
   readonly evalMs?: number;
+  /**
+   * The router's estimate of the whole prompt it sent, tokens (lib/core/scoring/routing-request
+   * `promptTokens`). Ollama's `promptTokens` counts only what the node evaluated, not a prefix it reused
+   * from its cache: against this estimate, the rollups see how much of the prompts the caches served.
+   */
+  readonly promptEstimateTokens?: number;
   /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
   readonly benchmarkRunId?: string;
 }

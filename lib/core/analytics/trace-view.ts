@@ -34,6 +34,11 @@ export interface TraceView {
   readonly context: string | null;
   readonly cached_tokens: number | null;
   readonly load_ms: number | null;
+  /** The node's own prompt and answer times, ms (Ollama `prompt_eval_duration`, `eval_duration`). */
+  readonly prompt_eval_ms: number | null;
+  readonly eval_ms: number | null;
+  /** The router's estimate of the prompt it sent, tokens (`prompt_tokens` is what the node evaluated). */
+  readonly prompt_estimate_tokens: number | null;
   readonly benchmark_run_id: string | null;
 }
 
@@ -63,6 +68,9 @@ export function traceView(trace: Trace): TraceView {
     context: trace.context ?? null,
     cached_tokens: trace.cachedTokens ?? null,
     load_ms: trace.loadMs ?? null,
+    prompt_eval_ms: trace.promptEvalMs ?? null,
+    eval_ms: trace.evalMs ?? null,
+    prompt_estimate_tokens: trace.promptEstimateTokens ?? null,
     benchmark_run_id: trace.benchmarkRunId ?? null,
   };
 }

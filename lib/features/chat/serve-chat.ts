@@ -164,12 +164,15 @@ async function settleChat<Chunk>(
   return {
     status,
     value: undefined,
-    fields: traceFields(output, converter, served, startedAt, context, status, failure),
+    fields: traceFields(output, converter, served, startedAt, context, status, failure, routing.promptTokens),
     rethrow,
   };
 }
 
-/** What the trace adds to the routing: context, tokens and finish reason, TTFT, the error. */
+/**
+ * What the trace adds to the routing: context, tokens and finish reason, TTFT, the error, and the
+ * router's prompt estimate beside the tokens the node evaluated (the rollups' prompt-cache share).
+ */
 function traceFields<Chunk>(
   output: ChatOutput<Chunk>,
   converter: ChatConverter<Chunk>,
@@ -178,6 +181,7 @@ function traceFields<Chunk>(
   context: string | undefined,
   status: ExchangeEnd<void>['status'],
   failure: RouterError | undefined,
+  promptEstimateTokens: number | undefined,
 ): Partial<Trace> {
   const outcome = output.outcome();
   const { nodeFirstTokenMs } = outcome;
@@ -192,6 +196,7 @@ function traceFields<Chunk>(
   if (outcome.cachedTokens !== undefined) fields.cachedTokens = outcome.cachedTokens;
   if (outcome.promptEvalMs !== undefined) fields.promptEvalMs = Math.round(outcome.promptEvalMs * 1000) / 1000;
   if (outcome.evalMs !== undefined) fields.evalMs = Math.round(outcome.evalMs * 1000) / 1000;
+  if (promptEstimateTokens !== undefined) fields.promptEstimateTokens = promptEstimateTokens;
   // A one-object answer arrives whole: its first token came when the node says it did.
   const timeToFirstTokenMs = output.streaming
     ? converter.firstLineAt === undefined

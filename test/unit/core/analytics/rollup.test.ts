@@ -98,6 +98,63 @@ describe('traceIncrements', () => {
   });
 });
 
+describe('traceIncrements: the node’s own figures', () => {
+  it('counts prefill and decode tokens with the node’s own times, and the prompt estimate beside the evaluated tokens', () => {
+    const { counters } = traceIncrements({ ...completed, promptEvalMs: 13, evalMs: 400, promptEstimateTokens: 120 });
+
+    expect(counters).toMatchObject({
+      prompt_eval_tokens: 26,
+      prompt_eval_ms: 13,
+      eval_tokens: 40,
+      eval_ms: 400,
+      estimate_prompt_tokens: 120,
+      estimate_evaluated_tokens: 26,
+      estimate_count: 1,
+    });
+  });
+
+  it('counts no rate where a time or its tokens are zero or missing, and no estimate without evaluated tokens', () => {
+    const { promptTokens: _p, ...noPrompt } = completed;
+    const cases: RollupTrace[] = [
+      { ...completed, promptEvalMs: 0, evalMs: 0 },
+      { ...completed, promptTokens: 0, completionTokens: 0, promptEvalMs: 5, evalMs: 5, promptEstimateTokens: 0 },
+      { ...completed },
+      { ...noPrompt, promptEvalMs: 5, promptEstimateTokens: 50 },
+    ];
+    for (const trace of cases) {
+      const { counters } = traceIncrements(trace);
+      for (const name of [
+        'prompt_eval_tokens',
+        'prompt_eval_ms',
+        'eval_tokens',
+        'eval_ms',
+        'estimate_prompt_tokens',
+        'estimate_evaluated_tokens',
+        'estimate_count',
+      ]) {
+        expect(counters[name]).toBeUndefined();
+      }
+    }
+  });
+
+  it('counts a node that evaluated nothing of an estimated prompt (all of it cached) as evaluated zero', () => {
+    const { counters } = traceIncrements({ ...completed, promptTokens: 0, promptEstimateTokens: 300 });
+
+    expect(counters).toMatchObject({ estimate_prompt_tokens: 300, estimate_count: 1 });
+    expect(rollupOf(counters).counters.estimate_evaluated_tokens).toBe(0);
+  });
+
+  it('sums fractional ms to the microsecond, without a float’s trailing digits', () => {
+    const sums = createRollupSums();
+    for (let i = 0; i < 10; i += 1) addTrace(sums, { ...completed, promptEvalMs: 0.1, evalMs: 0.7 });
+
+    const { counters } = incrementsOf(sums);
+
+    expect(counters['prompt_eval_ms']).toBe(1);
+    expect(counters['eval_ms']).toBe(7);
+  });
+});
+
 const traceArbitrary: fc.Arbitrary<RollupTrace> = fc.record(
   {
     startedAt: fc.integer({ min: AT, max: AT + 3_600_000 }),
@@ -111,6 +168,10 @@ const traceArbitrary: fc.Arbitrary<RollupTrace> = fc.record(
     fallbackModel: fc.constant('fallback'),
     cachedTokens: fc.integer({ min: 0, max: 1000 }),
     loadMs: fc.integer({ min: 0, max: 5000 }),
+    // Whole ms here, so that sums in any order are exact; fractions are rounded as one sum (below).
+    promptEvalMs: fc.integer({ min: 0, max: 60_000 }),
+    evalMs: fc.integer({ min: 0, max: 600_000 }),
+    promptEstimateTokens: fc.integer({ min: 0, max: 200_000 }),
   },
   { requiredKeys: ['startedAt', 'style', 'status', 'latencyMs', 'retries'] },
 );

@@ -26,6 +26,9 @@ describe('traceView', () => {
       finishReason: 'stop',
       cachedTokens: 512,
       loadMs: 0,
+      promptEvalMs: 45.5,
+      evalMs: 800,
+      promptEstimateTokens: 1400,
       benchmarkRunId: 'run-7',
     });
 
@@ -54,6 +57,9 @@ describe('traceView', () => {
       context: 'fits',
       cached_tokens: 512,
       load_ms: 0,
+      prompt_eval_ms: 45.5,
+      eval_ms: 800,
+      prompt_estimate_tokens: 1400,
       benchmark_run_id: 'run-7',
     });
   });
