@@ -42,13 +42,29 @@ beforeAll(async () => {
     loadConfig({ FLEET_DYNAMODB_ENDPOINT: store.endpoint, FLEET_TABLE: store.tableName, FLEET_API_KEYS: 'k1' }),
   );
   services.traces.record(
-    trace('r1', { timeToFirstTokenMs: 100, promptTokens: 100, completionTokens: 11, tags: ['app:ide'] }),
+    trace('r1', {
+      timeToFirstTokenMs: 100,
+      promptTokens: 100,
+      completionTokens: 11,
+      tags: ['app:ide'],
+      promptEvalMs: 50,
+      evalMs: 100.5,
+      promptEstimateTokens: 400,
+    }),
   );
   services.traces.record(
     trace('r2-attempt', { status: 'retried', nodeId: 'gpu-2', latencyMs: 20, error: 'node gpu-2 failed' }),
   );
   services.traces.record(
-    trace('r2', { latencyMs: 3000, timeToFirstTokenMs: 300, promptTokens: 200, completionTokens: 21, retries: 1 }),
+    trace('r2', {
+      latencyMs: 3000,
+      timeToFirstTokenMs: 300,
+      promptTokens: 200,
+      completionTokens: 21,
+      retries: 1,
+      promptEvalMs: 50,
+      evalMs: 219.5,
+    }),
   );
   services.traces.record(trace('r3', { status: 'failed', nodeId: 'gpu-2', latencyMs: 50, error: 'boom' }));
   await services.writeBehind.flush();
@@ -83,6 +99,11 @@ describe('/dashboard/api analytics', () => {
           p95_latency_ms: 3024.5,
           avg_ttft_ms: 200,
           retries: 1,
+          // 300 prompt tokens in 100 ms of the nodes' own time, 32 answer tokens in 320 ms
+          prefill_tokens_per_second: 3000,
+          decode_tokens_per_second: 100,
+          // r1 only has the router's estimate: 1 − 100 / 400
+          prompt_cache: { share_pct: 75, source: 'estimated', estimated_requests: 1, measured_pct: null },
         },
         nodes: { total: 0, online: 0, degraded: 0, offline: 0 },
         in_flight: 0,
@@ -125,6 +146,9 @@ describe('/dashboard/api analytics', () => {
         context: null,
         cached_tokens: null,
         load_ms: null,
+        prompt_eval_ms: 50,
+        eval_ms: 100.5,
+        prompt_estimate_tokens: 400,
         benchmark_run_id: null,
       });
       expect(body).toMatchObject({ limit: 20, partial: false });
@@ -158,6 +182,8 @@ describe('/dashboard/api analytics', () => {
           total_prompt_tokens: 300,
           total_completion_tokens: 32,
           total_retries: 1,
+          prefill_tokens_per_second: 3000,
+          decode_tokens_per_second: 100,
         }),
         expect.objectContaining({
           node_id: 'gpu-2',
@@ -167,8 +193,26 @@ describe('/dashboard/api analytics', () => {
           avg_latency_ms: 50,
           avg_ttft_ms: null,
           total_prompt_tokens: 0,
+          prefill_tokens_per_second: null,
         }),
       ]);
+      // Per node and for the fleet over the window, from the same day rollups.
+      expect(body.nodes).toEqual([
+        expect.objectContaining({
+          node_id: 'gpu-1',
+          request_count: 2,
+          prefill_tokens_per_second: 3000,
+          decode_tokens_per_second: 100,
+          prompt_cache: expect.objectContaining({ share_pct: 75, source: 'estimated' }),
+        }),
+        expect.objectContaining({ node_id: 'gpu-2', request_count: 1, decode_tokens_per_second: null }),
+      ]);
+      expect(body.fleet).toMatchObject({
+        request_count: 3,
+        prefill_tokens_per_second: 3000,
+        decode_tokens_per_second: 100,
+        prompt_cache: { share_pct: 75, source: 'estimated' },
+      });
     });
 
     it('models: daily rows and a summary with percentiles', async () => {

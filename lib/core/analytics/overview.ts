@@ -2,13 +2,15 @@
  * `GET /dashboard/api/overview` (issue 22 item 2; reference anchor-ollama-herd §6.3): what the page's
  * header shows — all-time totals (the reference's `total_requests`, `total_prompt_tokens`,
  * `total_completion_tokens`, `total_tokens`, `models_count`) from the all-time rollups, the last 24
- * hours from the fleet's hourly rollups (p95 ±4.4 %), the nodes and models as /fleet/status counts them,
+ * hours from the fleet's hourly rollups (p95 ±4.4 %; the nodes' own prefill and decode rates and the
+ * prompt-cache share, ./observed-rates), the nodes and models as /fleet/status counts them,
  * and the router's queues across instances. Pure: the rollups, snapshot and queues come in.
  */
 
 import type { FleetSnapshot } from '../fleet/node';
 import type { QueueEntry } from '../fleet/queue-entry';
 import { toFleetStatus } from '../views/fleet-status';
+import { type ObservedRates, observedRates } from './observed-rates';
 import { sumRollups } from './rollup';
 import { average, epochSeconds, errorCount, quantile, round1, type ScopedRollup } from './rollup-figures';
 
@@ -19,7 +21,7 @@ export interface OverviewView {
   readonly total_tokens: number;
   /** Models that ever served a request. */
   readonly models_count: number;
-  readonly last_24h: {
+  readonly last_24h: ObservedRates & {
     /** Epoch seconds: the 24 whole UTC hours up to and including the current one. */
     readonly since: number;
     readonly requests: number;
@@ -82,6 +84,7 @@ export function overviewView(input: OverviewInput): OverviewView {
       completion_tokens: c.completion_tokens,
       retries: c.retries,
       fallbacks: c.fallbacks,
+      ...observedRates(day),
     },
     nodes: {
       total: fleet.nodes_total,

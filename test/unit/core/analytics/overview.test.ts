@@ -21,7 +21,16 @@ describe('overviewView', () => {
     ];
     const hours = [
       hourRow(T0 - 2 * HOUR, [rollupTrace({ latencyMs: 100 }), rollupTrace({ latencyMs: 300, status: 'failed' })]),
-      hourRow(T0 - HOUR, [rollupTrace({ latencyMs: 200, retries: 2, fallbackModel: 'x' })]),
+      hourRow(T0 - HOUR, [
+        rollupTrace({
+          latencyMs: 200,
+          retries: 2,
+          fallbackModel: 'x',
+          promptEvalMs: 5,
+          evalMs: 100,
+          promptEstimateTokens: 40,
+        }),
+      ]),
     ];
     const snapshot = snapshotOf([
       bareListedNode('gpu1', { models: [makeNodeModel()], loaded: [makeLoadedModel()] }),
@@ -52,6 +61,17 @@ describe('overviewView', () => {
         completion_tokens: 15,
         retries: 2,
         fallbacks: 1,
+        // 10 prompt tokens in 5 ms, 5 completion tokens in 100 ms, 1 − 10 / 40 of the prompt cached
+        prefill_tokens_per_second: 2000,
+        decode_tokens_per_second: 50,
+        prompt_cache: {
+          share_pct: 75,
+          source: 'estimated',
+          measured_pct: null,
+          measured_requests: 0,
+          estimated_pct: 75,
+          estimated_requests: 1,
+        },
       },
       nodes: { total: 3, online: 1, degraded: 1, offline: 1 },
       models_loaded: 1,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { usageRows } from '../../../../lib/core/analytics/usage';
+import { usageRows, usageTotals } from '../../../../lib/core/analytics/usage';
 import { dayRow, rollupTrace } from '../../../helpers/rollup-rows';
 
 describe('usageRows', () => {
@@ -50,6 +50,16 @@ describe('usageRows', () => {
       total_fallbacks: 1,
       cached_prompt_tokens: 4,
       cold_loads: 1,
+      prefill_tokens_per_second: null,
+      decode_tokens_per_second: null,
+      prompt_cache: {
+        share_pct: 40,
+        source: 'measured',
+        measured_pct: 40,
+        measured_requests: 1,
+        estimated_pct: null,
+        estimated_requests: 0,
+      },
     });
   });
 
@@ -61,6 +71,74 @@ describe('usageRows', () => {
       avg_latency_ms: null,
       avg_ttft_ms: null,
       cached_prompt_tokens: null,
+    });
+  });
+
+  it('gives each row the node’s own prefill and decode rates and its estimated prompt-cache share', () => {
+    const [row] = usageRows([
+      dayRow('2026-11-20', 'gpu-1', 'm', [
+        rollupTrace({
+          promptTokens: 40,
+          promptEvalMs: 20,
+          completionTokens: 25,
+          evalMs: 500,
+          promptEstimateTokens: 100,
+        }),
+      ]),
+    ]);
+
+    expect(row).toMatchObject({
+      prefill_tokens_per_second: 2000,
+      decode_tokens_per_second: 50,
+      prompt_cache: { share_pct: 60, source: 'estimated', estimated_requests: 1 },
+    });
+  });
+});
+
+describe('usageTotals', () => {
+  it('sums each node’s rows over its models and days, and the fleet’s over every node, as exact ratios', () => {
+    const fast = { promptTokens: 300, promptEvalMs: 100, completionTokens: 100, evalMs: 1000 };
+    const slow = { promptTokens: 100, promptEvalMs: 100, completionTokens: 20, evalMs: 1000 };
+    const totals = usageTotals([
+      dayRow('2026-11-20', 'gpu-b', 'm1', [rollupTrace({ ...fast, promptEstimateTokens: 600 })]),
+      dayRow('2026-11-21', 'gpu-b', 'm2', [rollupTrace({ ...slow, promptEstimateTokens: 100 })]),
+      dayRow('2026-11-20', 'gpu-a', 'm1', [rollupTrace(slow), rollupTrace({ status: 'retried' })]),
+    ]);
+
+    expect(totals.nodes.map((node) => node.node_id)).toEqual(['gpu-a', 'gpu-b']);
+    expect(totals.nodes[0]).toMatchObject({
+      node_id: 'gpu-a',
+      request_count: 1,
+      prefill_tokens_per_second: 1000,
+      decode_tokens_per_second: 20,
+      prompt_cache: { share_pct: null, source: null },
+    });
+    expect(totals.nodes[1]).toMatchObject({
+      node_id: 'gpu-b',
+      request_count: 2,
+      // 400 tokens in 200 ms; 120 tokens in 2000 ms
+      prefill_tokens_per_second: 2000,
+      decode_tokens_per_second: 60,
+      // 1 − 400 / 700
+      prompt_cache: { share_pct: 42.9, source: 'estimated', estimated_requests: 2 },
+    });
+    expect(totals.fleet).toMatchObject({
+      request_count: 3,
+      // 500 tokens in 300 ms; 140 tokens in 3000 ms
+      prefill_tokens_per_second: 1666.7,
+      decode_tokens_per_second: 46.7,
+      prompt_cache: { share_pct: 42.9, source: 'estimated' },
+    });
+  });
+
+  it('has no node and null fleet figures for a window without requests', () => {
+    expect(usageTotals([])).toEqual({
+      nodes: [],
+      fleet: expect.objectContaining({
+        request_count: 0,
+        prefill_tokens_per_second: null,
+        decode_tokens_per_second: null,
+      }),
     });
   });
 });
