@@ -233,6 +233,7 @@ export function signalInput(record: NodeRecord = agentNode(), overrides: Partial
     depth: 0,
     limit: 1,
     p75Ms: undefined,
+    ttft: { waitMs: 0, loadMs: 0, prefillMs: 0 },
     promptTokens: undefined,
     pinned: false,
     now: T0,

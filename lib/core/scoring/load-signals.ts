@@ -1,14 +1,25 @@
 /**
- * The request-time half of scoring (issue: routing items 1, 2 and 4): queue depth, expected wait and
- * conversation affinity. They are 0 on an idle, unpinned node, so they are computed only for the few
- * nodes the queues report busy and the one the conversation is pinned to — found through the table's
- * index, never by a scan of the fleet — with the same signal functions that explain a decision. Pure.
+ * The request-time half of scoring (issue: routing items 1, 2 and 4; issue 41): queue depth, the wait
+ * for a slot, the prompt's sharing of a busy GPU, conversation affinity and the prompt the pinned node
+ * may still hold. They are 0 on an idle, unpinned node, so they are computed only for the few nodes the
+ * queues report busy and the one the conversation is pinned to — found through the table's index, never
+ * by a scan of the fleet — with the same signal functions that explain a decision. The rest of the
+ * expected time to first token (load, prefill at each node's rate) is per placement: `ttftParts`. Pure.
  */
 
 import { type ConcurrencyOverrides, concurrencyLimit } from './concurrency-limit';
 import type { LatencyLookup, LatencyWindow } from './latency-lookup';
+import type { ObservedRates, RateLookup } from './observed-rates';
 import type { EliminationProfile, PlacementTable } from './placement-table';
-import { affinityPoints, queuePoints, type SignalInput, waitPoints } from './signals';
+import {
+  affinityPoints,
+  prefillMs,
+  prefillSlowdown,
+  queuePoints,
+  type SignalInput,
+  slotWaitMs,
+  type TtftParts,
+} from './signals';
 
 /** What the scorer reads from the queues: pending + in flight per node:model. */
 export interface QueueDepths {
@@ -23,6 +34,18 @@ export interface LoadContext {
   readonly latency?: LatencyLookup | undefined;
   readonly pinnedNodeId?: string | undefined;
   readonly concurrencyOverrides?: ConcurrencyOverrides | undefined;
+  /** The nodes' observed prefill rates and load times (lib/services/dispatch/node-rates). */
+  readonly rates?: RateLookup | undefined;
+  /**
+   * A conversation that goes on: the prompt tokens of its earlier turns, and the chance that a node still
+   * holds them (lib/services/dispatch/prefix-residency), asked for the pinned node only.
+   */
+  readonly prefix?: PrefixHint | undefined;
+}
+
+export interface PrefixHint {
+  readonly tokens: number;
+  likelihood(nodeId: string, model: string, slots: number): number;
 }
 
 /**
@@ -32,9 +55,26 @@ export interface LoadContext {
 export interface LoadPoints {
   readonly depth: Int32Array;
   readonly queue: Float64Array;
-  readonly wait: Float64Array;
+  /** Ms until a slot frees (./signals `slotWaitMs`). */
+  readonly waitMs: Float64Array;
+  /** How much slower a prompt is evaluated here beside the requests running (./signals `prefillSlowdown`). */
+  readonly slowdown: Float64Array;
+  /** Prompt tokens this node likely still holds for the conversation (the pinned node only). */
+  readonly cached: Float64Array;
   readonly session: Float64Array;
   readonly windows: WindowCache;
+  readonly rates: RateCache;
+}
+
+/**
+ * The observed rates of each placement found so far: like the latency windows, a node:model's rates are
+ * one object for good once observed, so it is looked up once per table; misses are looked up again only
+ * when the store has observed a new node:model since (its `version`).
+ */
+interface RateCache {
+  lookup: RateLookup | undefined;
+  version: number;
+  readonly byIndex: (ObservedRates | undefined)[];
 }
 
 /**
@@ -58,9 +98,12 @@ export function emptyLoadPoints(size: number): LoadPoints {
   return {
     depth: new Int32Array(size),
     queue: new Float64Array(size),
-    wait: new Float64Array(size),
+    waitMs: new Float64Array(size),
+    slowdown: new Float64Array(size),
+    cached: new Float64Array(size),
     session: new Float64Array(size),
     windows: { lookup: undefined, byIndex: new Array<LatencyWindow | undefined>(size).fill(undefined) },
+    rates: { lookup: undefined, version: -1, byIndex: new Array<ObservedRates | undefined>(size).fill(undefined) },
   };
 }
 
@@ -90,8 +133,11 @@ export function loadPoints(table: PlacementTable, profile: EliminationProfile, c
     const nodeId = table.nodeIds[index] ?? '';
     const limit = limitAt(table, index, context.concurrencyOverrides);
     points.queue[index] = queuePoints(nodeDepth, limit);
-    points.wait[index] = waitPoints(nodeDepth, limit, latencyAt(table, index, nodeDepth, limit, context));
-    points.session[index] = context.pinnedNodeId === nodeId ? affinityPoints(nodeDepth) : 0;
+    points.waitMs[index] = slotWaitMs(nodeDepth, limit, latencyAt(table, index, nodeDepth, limit, context));
+    points.slowdown[index] = prefillSlowdown(nodeDepth, limit);
+    const pinned = context.pinnedNodeId === nodeId;
+    points.session[index] = pinned ? affinityPoints(nodeDepth) : 0;
+    points.cached[index] = pinned ? cachedTokensAt(table, index, limit, context) : 0;
   }
   return { points, touched };
 }
@@ -101,7 +147,9 @@ export function clearLoad(load: Load): void {
   for (const index of load.touched) {
     load.points.depth[index] = 0;
     load.points.queue[index] = 0;
-    load.points.wait[index] = 0;
+    load.points.waitMs[index] = 0;
+    load.points.slowdown[index] = 0;
+    load.points.cached[index] = 0;
     load.points.session[index] = 0;
   }
 }
@@ -128,18 +176,99 @@ function latencyAt(table: PlacementTable, index: number, depth: number, limit: n
   return window.p75;
 }
 
+/** Prompt tokens the pinned node likely still holds: the earlier turns' tokens × the chance it does. */
+function cachedTokensAt(table: PlacementTable, index: number, limit: number, context: LoadContext): number {
+  const prefix = context.prefix;
+  if (prefix === undefined || prefix.tokens <= 0) return 0;
+  const chance = prefix.likelihood(table.nodeIds[index] ?? '', table.names[index] ?? '', limit);
+  return chance > 0 ? prefix.tokens * Math.min(1, chance) : 0;
+}
+
+/**
+ * The observed rates of every placement, refreshed for misses when the store has seen a new node:model
+ * (the array is the table's, kept from ranking to ranking).
+ */
+export function ratesByIndex(table: PlacementTable, lookup: RateLookup | undefined): (ObservedRates | undefined)[] {
+  const cache = table.scratch.rates;
+  if (lookup === undefined) {
+    if (cache.lookup !== undefined) {
+      cache.byIndex.fill(undefined);
+      cache.lookup = undefined;
+      cache.version = -1;
+    }
+    return cache.byIndex;
+  }
+  if (cache.lookup !== lookup) {
+    cache.lookup = lookup;
+    cache.version = -1;
+    cache.byIndex.fill(undefined);
+  }
+  if (cache.version !== lookup.version) {
+    cache.version = lookup.version;
+    for (let index = 0; index < cache.byIndex.length; index += 1) {
+      if (cache.byIndex[index] === undefined) {
+        cache.byIndex[index] = lookup.ratesOf(table.nodeIds[index] ?? '', table.names[index] ?? '');
+      }
+    }
+  }
+  return cache.byIndex;
+}
+
+/** Ms to load the model here: 0 where it is loaded, else the node's last cold load of it, else the prior. */
+export function loadMsAt(table: PlacementTable, index: number, observed: ObservedRates | undefined): number {
+  const prior = table.coldLoadMs[index] ?? 0;
+  return prior > 0 ? (observed?.loadMs ?? prior) : 0;
+}
+
+/** The prefill rate to expect here: observed, else the prior from the node's hardware. */
+export function prefillTpsAt(table: PlacementTable, index: number, observed: ObservedRates | undefined): number {
+  return observed?.prefillTps ?? table.priorPrefillTps[index] ?? 0;
+}
+
+/**
+ * The expected time to first token at one placement, by part: what ./rank-nodes sums for every placement,
+ * with the load arrays (zero on idle, unpinned nodes) and the rates found for it.
+ */
+export function ttftParts(
+  table: PlacementTable,
+  index: number,
+  promptTokens: number,
+  waitMs: number,
+  slowdown: number,
+  cached: number,
+  observed: ObservedRates | undefined,
+): TtftParts {
+  return {
+    waitMs,
+    loadMs: loadMsAt(table, index, observed),
+    prefillMs: prefillMs(Math.max(0, promptTokens - cached), prefillTpsAt(table, index, observed), slowdown),
+  };
+}
+
 /** The full signal input for one placement (also what a ranked candidate is explained from). */
 export function loadInput(
   table: PlacementTable,
   index: number,
   depth: number,
-  promptTokens: number | undefined,
+  tokens: { readonly need: number | undefined; readonly prompt: number },
   context: LoadContext,
 ): SignalInput {
   const placement = table.placements[index];
   if (placement === undefined) throw new RangeError(`no placement at ${index}`);
   const nodeId = table.nodeIds[index] ?? '';
   const limit = limitAt(table, index, context.concurrencyOverrides);
+  const p75Ms = latencyAt(table, index, depth, limit, context);
+  const pinned = context.pinnedNodeId !== undefined && context.pinnedNodeId === nodeId;
+  const observed = ratesByIndex(table, context.rates)[index];
+  const ttft = ttftParts(
+    table,
+    index,
+    tokens.prompt,
+    depth > 0 ? slotWaitMs(depth, limit, p75Ms) : 0,
+    prefillSlowdown(depth, limit),
+    pinned ? cachedTokensAt(table, index, limit, context) : 0,
+    observed,
+  );
   return {
     node: placement.node,
     placement,
@@ -147,9 +276,10 @@ export function loadInput(
     resident: table.resident[index] ?? 0,
     depth,
     limit,
-    p75Ms: latencyAt(table, index, depth, limit, context),
-    promptTokens,
-    pinned: context.pinnedNodeId !== undefined && context.pinnedNodeId === nodeId,
+    p75Ms,
+    ttft,
+    promptTokens: tokens.need,
+    pinned,
     now: context.now,
   };
 }

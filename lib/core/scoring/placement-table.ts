@@ -9,6 +9,7 @@
 import type { FleetSnapshot, ModelPlacement } from '../fleet/node';
 import { type EliminationReason, eliminate } from './eliminate';
 import { emptyLoadPoints, type LoadPoints } from './load-signals';
+import { priorLoadMs, priorPrefillTps } from './observed-rates';
 import { observedResidentBytes, residentBytes } from './resident-size';
 import type { RoutingRequest } from './routing-request';
 import { memoryFit, roleAffinity, type SignalInput, thermal, warmUntil } from './signals';
@@ -44,6 +45,10 @@ export interface PlacementTable {
   readonly warmUntil: Float64Array;
   readonly memoryFit: Float64Array;
   readonly roleAffinity: Float64Array;
+  /** Ms a cold load should take here before the node reported one (./observed-rates); 0 where it is loaded. */
+  readonly coldLoadMs: Float64Array;
+  /** Prompt tokens per second to expect here before the node reported its rate (./observed-rates). */
+  readonly priorPrefillTps: Float64Array;
   /** The distinct loaded context windows (0 = not loaded or unknown), and each placement's entry in it. */
   readonly windows: readonly number[];
   readonly windowOf: Int32Array;
@@ -63,6 +68,8 @@ export interface PlacementTable {
   readonly scratch: LoadPoints;
   profile(request: Pick<RoutingRequest, 'kind' | 'needsVision' | 'needsTools'>): EliminationProfile;
 }
+
+const NO_DELAY = Object.freeze({ waitMs: 0, loadMs: 0, prefillMs: 0 });
 
 const tables = new WeakMap<FleetSnapshot, Map<string, PlacementTable>>();
 
@@ -125,6 +132,8 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     warmUntil: new Float64Array(size),
     memoryFit: new Float64Array(size),
     roleAffinity: new Float64Array(size),
+    coldLoadMs: new Float64Array(size),
+    priorPrefillTps: new Float64Array(size),
     windows,
     windowOf: new Int32Array(size),
     contextMax: new Float64Array(size),
@@ -165,6 +174,7 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
       depth: 0,
       limit: 1,
       p75Ms: undefined,
+      ttft: NO_DELAY,
       promptTokens: undefined,
       pinned: false,
       now: Number.POSITIVE_INFINITY,
@@ -177,6 +187,10 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     table.warmUntil[index] = until;
     table.memoryFit[index] = memoryFit(input).points;
     table.roleAffinity[index] = roleAffinity(input).points;
+    // A sidecar's model has no load the node reports, and its work no prompt to evaluate.
+    const llm = placement.model !== undefined;
+    table.coldLoadMs[index] = llm && placement.loaded === undefined ? priorLoadMs(resident) : 0;
+    table.priorPrefillTps[index] = priorPrefillTps(placement.node.hardware.memoryBandwidthGbps, resident);
     const window = placement.loaded?.contextLength ?? 0;
     let windowAt = windows.indexOf(window);
     if (windowAt < 0) windowAt = windows.push(window) - 1;

@@ -15,11 +15,21 @@
 import { clearlyTooLong, REFUSAL_MARGIN } from '../context/context-window';
 import { type Ejection, targetKey } from '../fleet/ejection';
 import type { FleetSnapshot, ModelPlacement, NodeView } from '../fleet/node';
-import { clearLoad, type LoadContext, type LoadPoints, loadInput, loadPoints } from './load-signals';
+import {
+  clearLoad,
+  type LoadContext,
+  type LoadPoints,
+  loadInput,
+  loadMsAt,
+  loadPoints,
+  prefillTpsAt,
+  ratesByIndex,
+} from './load-signals';
+import type { ObservedRates } from './observed-rates';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
 import { contextNeedOf, type RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';
-import { contextFitFor } from './signals';
+import { contextFitFor, delayPoints, prefillMs, type TtftParts } from './signals';
 
 export interface RankContext extends LoadContext {
   /** How many of the best candidates to keep and explain (default 16). */
@@ -39,6 +49,10 @@ export interface RankedCandidate {
   readonly depth: number;
   /** Requests it runs at once on the model. */
   readonly limit: number;
+  /** Observed p75 duration here, when the node was busy enough for it to count (./signals `slotWaitMs`). */
+  readonly p75Ms: number | undefined;
+  /** The expected time to first token here, by part. */
+  readonly ttft: TtftParts;
   /**
    * Ejected, and ranked all the same because every candidate for the model is (a panic, as Envoy's
    * panic threshold: an ejection steers work to healthy peers, it does not turn a whole model away).
@@ -121,30 +135,37 @@ function contextPoints(table: PlacementTable, tokens: number | undefined): Float
 }
 
 /**
- * Every survivor's total, keeping the best `top`. Sums in the order `scoreCandidate` does, so a total
- * here is bit for bit the explained one. `load` is all zeros except at busy or pinned nodes.
+ * Every survivor's total, keeping the best `top`. Sums in the order `scoreCandidate` does, with the time
+ * to first token's parts worked out as ./load-signals `ttftParts` does, so a total here is bit for bit the
+ * explained one. `load` is all zeros except at busy or pinned nodes.
  */
 function totals(
   table: PlacementTable,
   out: Uint8Array,
   load: LoadPoints,
   context: Float64Array,
+  rates: readonly (ObservedRates | undefined)[],
+  promptTokens: number,
   now: number,
   top: number,
 ) {
   const best = emptyBest();
   // The arrays are read once here, not through the table for every placement.
   const { warmUntil, thermalWarm, thermalCold, memoryFit, roleAffinity, windowOf } = table;
-  const { queue, wait, session, depth } = load;
+  const { queue, waitMs, slowdown, cached, session, depth } = load;
   const size = table.placements.length;
   for (let index = 0; index < size; index += 1) {
     if (out[index] === 1) continue;
     const thermal = now <= (warmUntil[index] ?? 0) ? thermalWarm[index] : thermalCold[index];
+    const observed = rates[index];
+    const prompt = Math.max(0, promptTokens - (cached[index] ?? 0));
     const total =
       (thermal ?? 0) +
       (memoryFit[index] ?? 0) +
       (queue[index] ?? 0) +
-      (wait[index] ?? 0) +
+      delayPoints(waitMs[index] ?? 0) +
+      delayPoints(loadMsAt(table, index, observed)) +
+      delayPoints(prefillMs(prompt, prefillTpsAt(table, index, observed), slowdown[index] ?? 0)) +
       (roleAffinity[index] ?? 0) +
       (context[windowOf[index] ?? 0] ?? 0) +
       (session[index] ?? 0);
@@ -234,11 +255,14 @@ export function rankNodes(
   const load = loadPoints(table, profile, context);
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);
-    const best = totals(table, profile.out, table.scratch, contextPoints(table, need), context.now, top);
+    const prompt = request.promptTokens ?? 0;
+    const rates = ratesByIndex(table, context.rates);
+    const best = totals(table, profile.out, table.scratch, contextPoints(table, need), rates, prompt, context.now, top);
     const ranked: RankedCandidate[] = [];
+    const tokens = { need, prompt };
     for (let position = 0; position < best.count; position += 1) {
       const index = best.index[position] ?? 0;
-      const input = loadInput(table, index, best.depth[position] ?? 0, need, context);
+      const input = loadInput(table, index, best.depth[position] ?? 0, tokens, context);
       const { total, breakdown } = scoreCandidate(input);
       ranked.push({
         node: input.node,
@@ -248,6 +272,8 @@ export function rankNodes(
         breakdown,
         depth: input.depth,
         limit: input.limit,
+        p75Ms: input.p75Ms,
+        ttft: input.ttft,
         ejected: panic && context.ejected?.has(targetKey(input.node.id, input.placement.backend)) === true,
       });
     }

@@ -37,12 +37,21 @@ export const QUEUE_POINTS_PER_REQUEST = 6;
 export const QUEUE_MAX_PENALTY = 30;
 
 /**
- * Expected wait: −1 per second a new request would wait for a slot (requests ahead of it over the
- * node's slots × the observed p75 duration), at most −25. The reference charges 0.1 per second, too
- * little to ever move a decision; the cap is the reference's.
+ * The expected time to first token (issue 41): every second of it — waiting for a slot, loading the
+ * model, evaluating the prompt — costs 20 points, each part at most 600 (30 s). At this rate time
+ * decides between nodes that differ by more than a second or so; below that the reference's signals
+ * (temperature, memory, role) still break ties. The reference's own wait signal charges 0.1 point per
+ * second of p75 × depth (anchor §2.3), capped at 25: against its 40-point gap between a hot and a cold
+ * model it never moved a decision, and it knew nothing of a node's speed or its prompt cache.
  */
-export const WAIT_POINTS_PER_SECOND = 1;
-export const WAIT_MAX_PENALTY = 25;
+export const DELAY_POINTS_PER_SECOND = 20;
+export const DELAY_MAX_PENALTY = 600;
+/**
+ * A prompt evaluated beside requests already running shares the GPU with them: up to this much slower
+ * with every slot busy (linear in the busy share). Observed rates already average the usual sharing, so
+ * this is kept small: it ranks a busier node behind an idle twin, it does not model the batch.
+ */
+export const PREFILL_SHARING = 0.5;
 
 /**
  * Role affinity: big models to big (fast) nodes, small models to small ones. Sizes in GB of the model's

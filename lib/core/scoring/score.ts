@@ -5,6 +5,9 @@
  */
 import {
   contextFit,
+  expectedLoad,
+  expectedPrefill,
+  expectedWait,
   memoryFit,
   queueDepth,
   roleAffinity,
@@ -13,7 +16,6 @@ import {
   type SignalName,
   sessionAffinity,
   thermal,
-  waitTime,
 } from './signals';
 
 export type ScoreBreakdown = Readonly<Record<SignalName, Signal>>;
@@ -35,7 +37,9 @@ export function scoreCandidate(input: SignalInput): Score {
     thermal: thermal(input),
     memory_fit: memoryFit(input),
     queue_depth: queueDepth(input),
-    wait_time: waitTime(input),
+    expected_wait: expectedWait(input),
+    expected_load: expectedLoad(input),
+    expected_prefill: expectedPrefill(input),
     role_affinity: roleAffinity(input),
     context_fit: contextFit(input),
     session_affinity: sessionAffinity(input),
@@ -44,7 +48,9 @@ export function scoreCandidate(input: SignalInput): Score {
     breakdown.thermal.points +
     breakdown.memory_fit.points +
     breakdown.queue_depth.points +
-    breakdown.wait_time.points +
+    breakdown.expected_wait.points +
+    breakdown.expected_load.points +
+    breakdown.expected_prefill.points +
     breakdown.role_affinity.points +
     breakdown.context_fit.points +
     breakdown.session_affinity.points;
@@ -62,7 +68,9 @@ export function breakdownPoints(breakdown: ScoreBreakdown): ScorePoints {
     thermal: breakdown.thermal.points,
     memory_fit: breakdown.memory_fit.points,
     queue_depth: breakdown.queue_depth.points,
-    wait_time: breakdown.wait_time.points,
+    expected_wait: breakdown.expected_wait.points,
+    expected_load: breakdown.expected_load.points,
+    expected_prefill: breakdown.expected_prefill.points,
     role_affinity: breakdown.role_affinity.points,
     context_fit: breakdown.context_fit.points,
     session_affinity: breakdown.session_affinity.points,

@@ -28,6 +28,8 @@ export interface SignalInput {
   readonly limit: number;
   /** Observed p75 request duration on this node:model, when there are observations. */
   readonly p75Ms: number | undefined;
+  /** The expected time to first token here, by part (./TtftParts). */
+  readonly ttft: TtftParts;
   /**
    * Tokens the context must hold: the prompt estimate plus the answer reserve (`contextNeedOf` in
    * ./routing-request); undefined when the prompt was not estimated.
@@ -42,7 +44,9 @@ export type SignalName =
   | 'thermal'
   | 'memory_fit'
   | 'queue_depth'
-  | 'wait_time'
+  | 'expected_wait'
+  | 'expected_load'
+  | 'expected_prefill'
   | 'role_affinity'
   | 'context_fit'
   | 'session_affinity';
@@ -114,8 +118,6 @@ export function memoryFit(input: SignalInput): Signal {
 }
 
 const IDLE = signal(0, 'queue is empty');
-const NO_WAIT = signal(0, 'a slot is free');
-const NO_LATENCY = signal(0, 'no latency observed yet');
 
 /** Queue-depth points (≤ 0) for `depth` requests queued or running on `limit` slots. */
 export function queuePoints(depth: number, limit: number): number {
@@ -130,24 +132,64 @@ export function queueDepth(input: SignalInput): Signal {
 }
 
 /**
- * Expected-wait points (≤ 0): a newcomer waits for the requests ahead of it beyond the free slots,
- * each slot turning over once per observed p75.
+ * The expected time to the first token on one candidate (issue 41, item 4), in three parts: waiting for
+ * a slot, loading the model, evaluating the prompt. Each is a time in ms, worked out from what the node
+ * reported of itself (lib/core/scoring/observed-rates) and what the queues hold (./load-signals).
  */
-export function waitPoints(depth: number, limit: number, p75Ms: number | undefined): number {
-  const ahead = depth - limit + 1;
-  if (ahead <= 0 || p75Ms === undefined) return 0;
-  const seconds = ((ahead / limit) * p75Ms) / 1000;
-  return -Math.min(W.WAIT_MAX_PENALTY, seconds * W.WAIT_POINTS_PER_SECOND);
+export interface TtftParts {
+  readonly waitMs: number;
+  readonly loadMs: number;
+  readonly prefillMs: number;
 }
 
-/** Time a new request would wait for a slot: requests ahead of it over the slots × observed p75. */
-export function waitTime(input: SignalInput): Signal {
-  if (input.depth - input.limit + 1 <= 0) return NO_WAIT;
-  if (input.p75Ms === undefined) return NO_LATENCY;
-  return {
-    points: waitPoints(input.depth, input.limit, input.p75Ms),
-    reason: 'seconds until a slot frees, from observed p75',
-  };
+/**
+ * Ms a newcomer waits for a slot: the requests ahead of it beyond the free slots, each slot turning over
+ * once per observed p75 duration; 0 with a free slot or no observation yet.
+ */
+export function slotWaitMs(depth: number, limit: number, p75Ms: number | undefined): number {
+  const ahead = depth - limit + 1;
+  if (ahead <= 0 || p75Ms === undefined) return 0;
+  return (ahead / limit) * p75Ms;
+}
+
+/**
+ * How much slower a prompt is evaluated beside `depth` requests on `limit` slots: they share the GPU.
+ * Observed rates already average the usual sharing; this only ranks a busier node behind an idle twin.
+ */
+export function prefillSlowdown(depth: number, limit: number): number {
+  return depth > 0 ? (W.PREFILL_SHARING * Math.min(depth, limit)) / limit : 0;
+}
+
+/** Ms to evaluate `tokens` prompt tokens at `tps`, slowed by `slowdown` (./prefillSlowdown). */
+export function prefillMs(tokens: number, tps: number, slowdown: number): number {
+  return tokens > 0 && tps > 0 ? ((tokens * 1000) / tps) * (1 + slowdown) : 0;
+}
+
+/** Points (≤ 0) for an expected delay of `ms`: the same rate for every part of the time to first token. */
+export function delayPoints(ms: number): number {
+  return ms > 0 ? -Math.min(W.DELAY_MAX_PENALTY, (ms / 1000) * W.DELAY_POINTS_PER_SECOND) : 0;
+}
+
+const NO_WAIT = signal(0, 'a slot is free');
+const NO_LOAD = signal(0, 'model is loaded');
+const NO_PROMPT = signal(0, 'prompt size not estimated');
+
+/** Time until a slot frees: requests ahead of it over the slots × observed p75. */
+export function expectedWait(input: SignalInput): Signal {
+  if (input.ttft.waitMs <= 0) return NO_WAIT;
+  return { points: delayPoints(input.ttft.waitMs), reason: 'seconds until a slot frees, from observed p75' };
+}
+
+/** Time to load the model: the node's last cold load of it, else its size at disk speed. */
+export function expectedLoad(input: SignalInput): Signal {
+  if (input.ttft.loadMs <= 0) return NO_LOAD;
+  return { points: delayPoints(input.ttft.loadMs), reason: 'seconds to load the model, observed or from its size' };
+}
+
+/** Time to evaluate the prompt, less what the node's cache likely holds, at its observed prefill rate. */
+export function expectedPrefill(input: SignalInput): Signal {
+  if (input.ttft.prefillMs <= 0) return NO_PROMPT;
+  return { points: delayPoints(input.ttft.prefillMs), reason: 'seconds to evaluate the prompt at the observed rate' };
 }
 
 const ROLE_SIZE_UNKNOWN = signal(0, 'model size unknown');

@@ -3,10 +3,12 @@ import * as fc from 'fast-check';
 import type { NodeRecord } from '../../../../lib/core/fleet/node';
 import { concurrencyLimit } from '../../../../lib/core/scoring/concurrency-limit';
 import { eliminate } from '../../../../lib/core/scoring/eliminate';
+import { priorLoadMs, priorPrefillTps } from '../../../../lib/core/scoring/observed-rates';
 import { type RankContext, rankNodes } from '../../../../lib/core/scoring/rank-nodes';
 import { observedResidentBytes, residentBytes } from '../../../../lib/core/scoring/resident-size';
 import { contextNeedOf, type RoutingRequest } from '../../../../lib/core/scoring/routing-request';
 import { scoreCandidate } from '../../../../lib/core/scoring/score';
+import { prefillMs, prefillSlowdown, slotWaitMs } from '../../../../lib/core/scoring/signals';
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
 import {
   agentNode,
@@ -123,11 +125,11 @@ describe('rankNodes', () => {
   });
 
   it('breaks a tie on score by the lower queue depth', () => {
-    // a: roomy context (+15) but one request running on two slots (−3); b: +12 and idle. Both total the same.
-    // The context must hold 1,000 tokens: a 500-token prompt and a 500-token answer budget.
-    const a = hot({ id: 'a', numParallel: 2, loaded: [makeLoadedModel({ contextLength: 8192 })] });
-    const b = hot({ id: 'b', loaded: [makeLoadedModel({ contextLength: 4096 })] });
-    const ranking = rankNodes(snapshotOf([a, b]), makeRequest({ promptTokens: 500, answerTokens: 500 }), {
+    // a: a small model on a slower node (role +12) but one request running on two slots (−3); b: role +9
+    // and idle. Both total the same (no prompt estimate: nothing to evaluate, no context to fit).
+    const a = hot({ id: 'a', numParallel: 2, hardware: { memoryBandwidthGbps: 200 } });
+    const b = hot({ id: 'b', hardware: { memoryBandwidthGbps: 400 } });
+    const ranking = rankNodes(snapshotOf([a, b]), makeRequest(), {
       now: T0,
       queues: depthsOf({ 'a:llama3.2:3b': 1 }),
     });
@@ -169,7 +171,7 @@ describe('rankNodes', () => {
     const busy = ranking.ranked[1];
     expect(busy?.depth).toBe(2);
     expect(busy?.breakdown.queue_depth.points).toBe(-12);
-    expect(busy?.breakdown.wait_time.points).toBe(-8);
+    expect(busy?.breakdown.expected_wait.points).toBe(-160);
   });
 
   it('reads the wait from the observations as they are now, ranking after ranking of one snapshot', () => {
@@ -182,20 +184,20 @@ describe('rankNodes', () => {
       );
       const sum = Object.values(busy?.breakdown ?? {}).reduce((total, signal) => total + signal.points, 0);
       expect(busy?.score).toBeCloseTo(sum, 10);
-      return busy?.breakdown.wait_time.points;
+      return busy?.breakdown.expected_wait.points;
     };
 
     const unobserved = waitOf(first);
     first.recordDuration('busy', 'llama3.2:3b', 4000);
-    expect(waitOf(first)).toBe(-8);
+    expect(waitOf(first)).toBe(-160);
     for (let sample = 0; sample < 10; sample += 1) first.recordDuration('busy', 'llama3.2:3b', 40_000);
     const slower = waitOf(first);
     const other = createLatencyStats();
     other.recordDuration('busy', 'llama3.2:3b', 4000);
 
-    expect(unobserved).not.toBe(-8);
-    expect(slower).toBeLessThan(-8);
-    expect(waitOf(other)).toBe(-8);
+    expect(unobserved).not.toBe(-160);
+    expect(slower).toBeLessThan(-160);
+    expect(waitOf(other)).toBe(-160);
     expect(waitOf(first)).toBe(slower);
   });
 
@@ -330,14 +332,27 @@ describe('rankNodes', () => {
             .map((placement) => {
               const node = placement.node;
               const depth = queues.depth(node.id, 'llama3.2:3b');
+              const limit = concurrencyLimit(node);
+              const p75Ms = latency.p75DurationMs(node.id, 'llama3.2:3b');
+              const resident = residentBytes(placement, observed);
+              const ttft = {
+                waitMs: slotWaitMs(depth, limit, depth >= limit ? p75Ms : undefined),
+                loadMs: placement.loaded === undefined ? priorLoadMs(resident) : 0,
+                prefillMs: prefillMs(
+                  request.promptTokens ?? 0,
+                  priorPrefillTps(node.hardware.memoryBandwidthGbps, resident),
+                  prefillSlowdown(depth, limit),
+                ),
+              };
               const { total } = scoreCandidate({
                 node,
                 placement,
                 model: 'llama3.2:3b',
-                resident: residentBytes(placement, observed),
+                resident,
                 depth,
-                limit: concurrencyLimit(node),
-                p75Ms: latency.p75DurationMs(node.id, 'llama3.2:3b'),
+                limit,
+                p75Ms,
+                ttft,
                 promptTokens: contextNeedOf(request),
                 pinned: node.id === pinnedNodeId,
                 now: T0,

@@ -4,12 +4,18 @@ import type { ModelPlacement, NodeHardware } from '../../../../lib/core/fleet/no
 import { breakdownPoints, scoreCandidate } from '../../../../lib/core/scoring/score';
 import {
   contextFit,
+  delayPoints,
+  expectedLoad,
+  expectedPrefill,
+  expectedWait,
   memoryFit,
+  prefillMs,
+  prefillSlowdown,
   queueDepth,
   roleAffinity,
   sessionAffinity,
+  slotWaitMs,
   thermal,
-  waitTime,
 } from '../../../../lib/core/scoring/signals';
 import {
   agentNode,
@@ -102,26 +108,42 @@ describe('queueDepth', () => {
   });
 });
 
-describe('waitTime', () => {
-  const wait = (depth: number, limit: number, p75Ms?: number) =>
-    waitTime(signalInput(agentNode(), { depth, limit, p75Ms }));
-
-  it('costs nothing while a slot is free', () => {
-    expect(wait(0, 1, 5000)).toEqual({ points: 0, reason: 'a slot is free' });
-    expect(wait(1, 2, 5000)).toEqual({ points: 0, reason: 'a slot is free' });
+describe('slotWaitMs', () => {
+  it('is nothing while a slot is free or before latency was observed', () => {
+    expect(slotWaitMs(0, 1, 5000)).toBe(0);
+    expect(slotWaitMs(1, 2, 5000)).toBe(0);
+    expect(slotWaitMs(3, 1, undefined)).toBe(0);
   });
 
-  it('costs nothing until latency has been observed', () => {
-    expect(wait(3, 1)).toEqual({ points: 0, reason: 'no latency observed yet' });
+  it('is the requests ahead beyond the free slots, each slot turning over once per observed p75', () => {
+    expect(slotWaitMs(3, 1, 2000)).toBe(6000);
+    expect(slotWaitMs(5, 2, 4000)).toBe(8000);
+  });
+});
+
+describe('prefillMs', () => {
+  it('is the prompt at the rate, slowed by the sharing of a busy GPU', () => {
+    expect(prefillMs(1000, 500, 0)).toBe(2000);
+    expect(prefillMs(1000, 500, prefillSlowdown(2, 4))).toBe(2500);
+    expect(prefillSlowdown(8, 4)).toBe(0.5);
+    expect(prefillMs(0, 500, 0)).toBe(0);
+  });
+});
+
+describe('delayPoints and the time-to-first-token signals', () => {
+  it('costs 20 points per second, at most 600, for each part', () => {
+    expect(delayPoints(0)).toBe(0);
+    expect(delayPoints(1500)).toBe(-30);
+    expect(delayPoints(3_600_000)).toBe(-600);
   });
 
-  it('costs a point per second until a slot frees, from the observed p75', () => {
-    expect(wait(3, 1, 2000)).toEqual({ points: -6, reason: 'seconds until a slot frees, from observed p75' });
-    expect(wait(5, 2, 4000).points).toBe(-8);
-  });
-
-  it('costs at most 25', () => {
-    expect(wait(100, 1, 10_000).points).toBe(-25);
+  it('explains each part of the expected time to first token', () => {
+    const ttft = { waitMs: 2000, loadMs: 0, prefillMs: 500 };
+    const input = signalInput(agentNode(), { ttft });
+    expect(expectedWait(input)).toEqual({ points: -40, reason: 'seconds until a slot frees, from observed p75' });
+    expect(expectedLoad(input)).toEqual({ points: 0, reason: 'model is loaded' });
+    expect(expectedPrefill(input).points).toBe(-10);
+    expect(expectedPrefill(signalInput(agentNode())).reason).toBe('prompt size not estimated');
   });
 });
 
@@ -229,7 +251,9 @@ describe('scoreCandidate', () => {
       'thermal',
       'memory_fit',
       'queue_depth',
-      'wait_time',
+      'expected_wait',
+      'expected_load',
+      'expected_prefill',
       'role_affinity',
       'context_fit',
       'session_affinity',

@@ -1,0 +1,80 @@
+/**
+ * The nodes' observed rates (issue 41, item 4): per node:model, the prefill and decode rates and the
+ * cold-load time from the node's own last line of each completed request, smoothed (an exponentially
+ * weighted mean, so a node that slows down under load is seen to within a few requests). The scorer reads
+ * them through lib/core/scoring/observed-rates `RateLookup`; `/fleet/status` lists them. In memory, one per
+ * process, like the latency windows: a routing hint learnt from this instance's traffic; the record of
+ * rates every instance shares is the analytics rollups. Holds state, does no I/O.
+ */
+import type { NodeObservation, ObservedRates, RateLookup } from '../../core/scoring/observed-rates';
+
+/** Weight of the newest observation. */
+const SMOOTHING = 0.3;
+/** A prompt this short is timed by the node's clock granularity and the first token's sampling, not by prefill. */
+const MIN_PREFILL_TOKENS = 32;
+const MIN_DECODE_TOKENS = 8;
+/** A load shorter than this is no cold load: the model was in memory (Ollama reports a few ms then). */
+const COLD_LOAD_MS = 250;
+
+export interface NodeRatesEntry extends ObservedRates {
+  readonly nodeId: string;
+  readonly model: string;
+}
+
+export interface NodeRates extends RateLookup {
+  observe(nodeId: string, model: string, observation: NodeObservation): void;
+  entries(): NodeRatesEntry[];
+}
+
+interface Entry {
+  readonly nodeId: string;
+  readonly model: string;
+  prefillTps: number | undefined;
+  decodeTps: number | undefined;
+  loadMs: number | undefined;
+  samples: number;
+}
+
+function smoothed(previous: number | undefined, value: number): number {
+  return previous === undefined ? value : previous + SMOOTHING * (value - previous);
+}
+
+export function createNodeRates(): NodeRates {
+  const byKey = new Map<string, Entry>();
+  let version = 0;
+  return {
+    get version() {
+      return version;
+    },
+    ratesOf: (nodeId, model) => byKey.get(`${nodeId}\u0000${model}`),
+    observe(nodeId, model, observation) {
+      const key = `${nodeId}\u0000${model}`;
+      let entry = byKey.get(key);
+      if (entry === undefined) {
+        entry = { nodeId, model, prefillTps: undefined, decodeTps: undefined, loadMs: undefined, samples: 0 };
+        byKey.set(key, entry);
+        version += 1;
+      }
+      entry.samples += 1;
+      const { promptTokens, promptEvalMs, completionTokens, evalMs, loadMs } = observation;
+      if (
+        promptTokens !== undefined &&
+        promptEvalMs !== undefined &&
+        promptTokens >= MIN_PREFILL_TOKENS &&
+        promptEvalMs > 0
+      ) {
+        entry.prefillTps = smoothed(entry.prefillTps, (promptTokens * 1000) / promptEvalMs);
+      }
+      if (
+        completionTokens !== undefined &&
+        evalMs !== undefined &&
+        completionTokens >= MIN_DECODE_TOKENS &&
+        evalMs > 0
+      ) {
+        entry.decodeTps = smoothed(entry.decodeTps, (completionTokens * 1000) / evalMs);
+      }
+      if (loadMs !== undefined && loadMs >= COLD_LOAD_MS) entry.loadMs = smoothed(entry.loadMs, loadMs);
+    },
+    entries: () => [...byKey.values()].map((entry) => ({ ...entry })),
+  };
+}
