@@ -10,9 +10,6 @@ import type { DiskModel, HotModel } from './runtime';
 /** Expiry Go prints for a model kept forever (now + the largest Duration, ~292 years). */
 const FOREVER_MS = 292 * 365.25 * 86_400_000;
 
-/** Bytes of KV cache per token of context a loaded model adds to its weights. */
-const KV_BYTES_PER_TOKEN = 32_768;
-
 export function modelDetails(entry: CatalogModel): Record<string, unknown> {
   return {
     parent_model: '',
@@ -39,7 +36,7 @@ export function tagsEntry(model: DiskModel, offsetMinutes: number): Record<strin
 
 /** Bytes a hot model occupies: weights plus KV cache for its context. */
 export function loadedSize(hot: HotModel): number {
-  return hot.entry.size + hot.contextLength * KV_BYTES_PER_TOKEN;
+  return hot.entry.size + hot.contextLength * hot.kvBytesPerToken;
 }
 
 export function psEntry(hot: HotModel, offsetMinutes: number, now: number): Record<string, unknown> {
