@@ -1,0 +1,465 @@
+/**
+ * The event-driven scheduler of one simulated node with a performance model (`NodeScheduler`): requests
+ * wait per model in arrival order (as in Ollama's runner, beyond `OLLAMA_NUM_PARALLEL` slots), a cold
+ * model is loaded once for all its waiting requests after idle models are evicted to make room, and the
+ * running requests share the GPU by processor sharing — on every arrival, phase change, finish or load,
+ * each one's rate is recomputed (`requestRates`) and one timer is set for the earliest next event of the
+ * whole node (a load ending, a prefill ending, the next token of a stream). Tokens falling due together
+ * are reported together.
+ */
+import type { CatalogModel } from '../catalog';
+import type { ModelRuntime } from '../runtime';
+import { requestRates } from './batching';
+import {
+  type Job,
+  type JobHandle,
+  type JobListener,
+  type JobResult,
+  type JobSpec,
+  type Lane,
+  tokensOut,
+  workToNextEvent,
+} from './job';
+import { modelRates, type SimPerformanceModel } from './model';
+import { accountPrompt, createSlots, findLongestCacheSlot } from './prompt-cache';
+import type { SchedulerClock } from './scheduler-clock';
+import { type SimPerformanceStats, StatsRecorder } from './stats';
+
+export interface SchedulerDeps {
+  readonly runtime: ModelRuntime;
+  readonly clock: SchedulerClock;
+  readonly model: SimPerformanceModel;
+  /** The node's default keep_alive (modelled world), ms. */
+  readonly keepAliveMs: number;
+  /** Uniform [0, 1) draws for the per-request jitter (seeded). */
+  readonly random: () => number;
+}
+
+/** Rates in wall-clock units: per ms, timeScale applied. */
+interface WallRates {
+  readonly prefillPerMs: number;
+  readonly decodePerMs: number;
+  readonly loadMs: number;
+}
+
+/** Float slack when comparing progress with a goal. */
+const EPSILON = 1e-6;
+
+type Notice = () => void;
+
+export class NodeScheduler {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly wallRates = new Map<string, WallRates>();
+  private readonly stats: StatsRecorder;
+  private lastAdvance: number;
+  private cancelTimer: (() => void) | undefined;
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
+  private ticking = false;
+  private again = false;
+  private closed = false;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.lastAdvance = deps.clock.now();
+    this.stats = new StatsRecorder(this.lastAdvance);
+    deps.runtime.onEvict((name) => {
+      this.stats.counts.evictions++;
+      const lane = this.lanes.get(name);
+      if (lane !== undefined) this.markCold(lane);
+    });
+  }
+
+  submit(spec: JobSpec, listener: JobListener): JobHandle {
+    const lane = this.laneOf(spec.entry);
+    const now = this.deps.clock.now();
+    const jitter = this.deps.model.jitter;
+    const factor = spec.loadOnly || jitter === 0 ? 1 : 1 + jitter * (2 * this.deps.random() - 1);
+    const job: Job = {
+      spec,
+      listener,
+      lane,
+      factor,
+      phase: 'queued',
+      arrivedAt: now,
+      readyAt: undefined,
+      admittedAt: now,
+      firstTokenAt: now,
+      slot: undefined,
+      accounting: undefined,
+      progress: 0,
+      target: 0,
+      rate: 0,
+      reported: 0,
+      end: undefined,
+    };
+    if (!spec.loadOnly) this.stats.counts.requests++;
+    this.inFlight++;
+    lane.queue.push(job);
+    if (lane.state !== 'cold') this.attach(job);
+    if (lane.state === 'ready') job.readyAt = now;
+    this.tick();
+    return { cancel: () => this.cancel(job) };
+  }
+
+  /** Requests waiting on a model that is not loading yet: no hot model counts them. */
+  unplaced(): number {
+    let count = 0;
+    for (const lane of this.lanes.values()) if (lane.state === 'cold') count += lane.queue.length;
+    return count;
+  }
+
+  /** Resolves once no request is waiting or running on the scheduler. */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  statsSnapshot(): SimPerformanceStats {
+    return this.stats.snapshot(this.deps.clock.now());
+  }
+
+  resetStats(): void {
+    this.stats.reset(this.deps.clock.now());
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+  }
+
+  /** Processes everything due now; re-entrant calls (a listener cancelling) run once more afterwards. */
+  private tick(): void {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    const notices: Notice[] = [];
+    do {
+      this.again = false;
+      const now = this.deps.clock.now();
+      this.advance(now);
+      this.settle(now, notices);
+      this.pump(now, notices);
+      this.retime();
+      this.report(notices);
+      this.stats.accrue(now, this.running());
+      this.stats.waiting(this.waitingForSlot());
+    } while (this.again);
+    this.ticking = false;
+    this.schedule();
+    // Listeners run last, on a consistent state; one that cancels a request starts a fresh tick.
+    for (const notice of notices) notice();
+  }
+
+  private advance(now: number): void {
+    const elapsed = now - this.lastAdvance;
+    this.lastAdvance = now;
+    if (!(elapsed > 0)) return;
+    for (const lane of this.lanes.values()) {
+      for (const job of lane.running) job.progress = Math.min(job.target, job.progress + job.rate * elapsed);
+    }
+  }
+
+  /** Loads that ended, prefills that ended (first token), answers that ended. */
+  private settle(now: number, notices: Notice[]): void {
+    for (const lane of this.lanes.values()) {
+      if (lane.state === 'loading' && now >= lane.loadEndsAt - EPSILON) this.finishLoad(lane, now);
+      for (const job of [...lane.running]) {
+        if (job.phase === 'prefill' && job.progress >= job.target - EPSILON) this.startDecode(job, now);
+        if (job.phase === 'decode' && job.progress >= job.target - EPSILON) this.finish(job, now, notices);
+      }
+    }
+  }
+
+  /** Admissions to free slots, then loads of cold models in the order their first request arrived. */
+  private pump(now: number, notices: Notice[]): void {
+    for (const lane of this.lanes.values()) {
+      if (lane.state !== 'cold' && this.deps.runtime.hotModel(lane.entry.name) !== lane.hot) this.markCold(lane);
+      if (lane.state === 'ready') this.admit(lane, now, notices);
+    }
+    const cold = [...this.lanes.values()].filter((lane) => lane.state === 'cold' && lane.queue.length > 0);
+    cold.sort((a, b) => (a.queue[0]?.arrivedAt ?? 0) - (b.queue[0]?.arrivedAt ?? 0));
+    // One pending load waits for room before later ones may load: Ollama's scheduler takes them in order.
+    for (const lane of cold) if (!this.startLoad(lane, now)) break;
+  }
+
+  private admit(lane: Lane, now: number, notices: Notice[]): void {
+    for (const job of lane.queue.filter((j) => j.spec.loadOnly)) this.finishLoadOnly(job, now, notices);
+    const hot = lane.hot;
+    while (hot !== undefined && lane.queue.length > 0) {
+      const head = lane.queue[0] as Job;
+      if (this.deps.runtime.contextFor(lane.entry, head.spec.numCtx) !== hot.contextLength) {
+        // A different num_ctx needs a reload, which waits until the model's running requests are done.
+        if (lane.running.length === 0) this.unloadForReload(lane);
+        return;
+      }
+      const choice = findLongestCacheSlot(lane.slots, head.spec.prompt);
+      if (choice === undefined) return;
+      lane.queue.shift();
+      const slot = lane.slots[choice.index];
+      if (slot === undefined) return;
+      slot.inUse = true;
+      slot.text = head.spec.prompt;
+      const accounting = accountPrompt(head.spec.prompt, choice.prefixChars, hot.contextLength);
+      head.phase = 'prefill';
+      head.slot = slot;
+      head.accounting = accounting;
+      head.progress = 0;
+      head.target = accounting.evaluatedTokens;
+      head.admittedAt = now;
+      lane.running.push(head);
+      this.countAdmission(head, now);
+    }
+  }
+
+  private countAdmission(job: Job, now: number): void {
+    const counts = this.stats.counts;
+    const accounting = job.accounting;
+    if (accounting !== undefined) {
+      counts.promptTokens += accounting.promptTokens;
+      counts.cachedTokens += accounting.cachedTokens;
+      counts.evaluatedTokens += accounting.evaluatedTokens;
+    }
+    const waited = now - (job.readyAt ?? now);
+    if (waited > EPSILON) {
+      counts.waited++;
+      counts.waitMs += waited;
+    }
+  }
+
+  private startLoad(lane: Lane, now: number): boolean {
+    const head = lane.queue[0];
+    if (head === undefined) return true;
+    const { runtime } = this.deps;
+    const context = runtime.contextFor(lane.entry, head.spec.numCtx);
+    if (!runtime.makeRoomFor(lane.entry, context)) return false;
+    runtime.load(lane.entry.name, this.keepAlive(head.spec), head.spec.numCtx);
+    lane.hot = runtime.hotModel(lane.entry.name);
+    lane.state = 'loading';
+    lane.slots = createSlots(this.deps.model.numParallel);
+    const { loadMs } = this.ratesOf(lane.entry);
+    lane.loadEndsAt = now + loadMs;
+    this.stats.coldLoad(lane.entry.name, loadMs);
+    for (const job of lane.queue) this.attach(job);
+    return true;
+  }
+
+  private finishLoad(lane: Lane, now: number): void {
+    if (this.deps.runtime.hotModel(lane.entry.name) !== lane.hot) {
+      this.markCold(lane);
+      return;
+    }
+    lane.state = 'ready';
+    for (const job of lane.queue) job.readyAt ??= now;
+  }
+
+  private finishLoadOnly(job: Job, now: number, notices: Notice[]): void {
+    const { queue } = job.lane;
+    queue.splice(queue.indexOf(job), 1);
+    job.phase = 'finished';
+    this.release(job);
+    const result = this.resultOf(job, now);
+    notices.push(() => job.listener.done(result));
+  }
+
+  private startDecode(job: Job, now: number): void {
+    job.phase = 'decode';
+    job.firstTokenAt = now;
+    job.progress = 0;
+    job.target = Math.max(0, job.spec.outputTokens - 1);
+  }
+
+  private finish(job: Job, now: number, notices: Notice[]): void {
+    const lane = job.lane;
+    lane.running = lane.running.filter((j) => j !== job);
+    job.phase = 'finished';
+    if (job.slot !== undefined) {
+      job.slot.text = `${job.spec.prompt}${job.spec.separator}${job.spec.answer}`;
+      job.slot.inUse = false;
+    }
+    this.stats.counts.finished++;
+    this.stats.counts.outputTokens += job.spec.outputTokens;
+    this.release(job);
+    const result = this.resultOf(job, now);
+    notices.push(() => job.listener.done(result));
+  }
+
+  private cancel(job: Job): void {
+    if (job.phase === 'finished' || job.phase === 'cancelled') return;
+    const lane = job.lane;
+    if (job.phase === 'queued') lane.queue.splice(lane.queue.indexOf(job), 1);
+    else {
+      this.advance(this.deps.clock.now());
+      lane.running = lane.running.filter((j) => j !== job);
+      this.stats.counts.outputTokens += tokensOut(job, EPSILON);
+      if (job.slot !== undefined) {
+        // The slot keeps what was processed: the cached prefix and the evaluated part of the prompt.
+        const processed = (job.accounting?.cachedTokens ?? 0) + Math.floor(job.progress);
+        job.slot.text = job.phase === 'prefill' ? job.spec.prompt.slice(0, processed * 4) : job.spec.prompt;
+        job.slot.inUse = false;
+      }
+    }
+    job.phase = 'cancelled';
+    this.release(job);
+    if (!this.closed) this.tick();
+  }
+
+  /** The request leaves the node: uncounted on the hot model, keep-alive refreshed, idle waiters told. */
+  private release(job: Job): void {
+    job.end?.();
+    job.end = undefined;
+    const { lane } = job;
+    if (lane.hot !== undefined && this.deps.runtime.hotModel(lane.entry.name) === lane.hot) {
+      this.deps.runtime.touch(lane.entry.name, this.keepAlive(job.spec));
+    }
+    this.inFlight--;
+    if (this.inFlight === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  /** Counts the job on the hot model, so that the model is busy (never evicted) while it waits or runs. */
+  private attach(job: Job): void {
+    job.end ??= this.deps.runtime.begin(job.lane.entry.name);
+  }
+
+  /** The runtime dropped the model (expiry, eviction, unload): its slots' caches are gone with it. */
+  private markCold(lane: Lane): void {
+    lane.state = 'cold';
+    lane.hot = undefined;
+    lane.slots = createSlots(this.deps.model.numParallel);
+    for (const job of lane.queue) {
+      job.end?.();
+      job.end = undefined;
+      job.readyAt = undefined;
+    }
+  }
+
+  private unloadForReload(lane: Lane): void {
+    this.deps.runtime.unload(lane.entry.name);
+    this.markCold(lane);
+  }
+
+  private retime(): void {
+    const active = [...this.lanes.values()].filter((lane) => lane.running.length > 0);
+    for (const lane of active) {
+      const rates = this.ratesOf(lane.entry);
+      const prefilling = lane.running.filter((job) => job.phase === 'prefill').length;
+      const speeds = { prefill: rates.prefillPerMs, decode: rates.decodePerMs, beta: this.deps.model.batchBeta };
+      const shares = requestRates({ prefilling, decoding: lane.running.length - prefilling }, speeds, active.length);
+      for (const job of lane.running)
+        job.rate = (job.phase === 'prefill' ? shares.prefill : shares.decode) * job.factor;
+    }
+  }
+
+  private report(notices: Notice[]): void {
+    for (const lane of this.lanes.values()) {
+      for (const job of lane.running) {
+        if (!job.spec.streamTokens || job.listener.tokens === undefined) continue;
+        const count = tokensOut(job, EPSILON);
+        if (count <= job.reported) continue;
+        job.reported = count;
+        const tokens = job.listener.tokens.bind(job.listener);
+        notices.push(() => tokens(count));
+      }
+    }
+  }
+
+  /** One timer for the node: the earliest load end, prefill end, stream token or answer end. */
+  private schedule(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    if (this.closed) return;
+    const now = this.deps.clock.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const lane of this.lanes.values()) {
+      if (lane.state === 'loading') next = Math.min(next, lane.loadEndsAt);
+      for (const job of lane.running) {
+        if (job.rate > 0) next = Math.min(next, now + workToNextEvent(job, EPSILON) / job.rate);
+      }
+    }
+    if (Number.isFinite(next)) this.cancelTimer = this.deps.clock.schedule(next, () => this.tick());
+  }
+
+  private running(): number {
+    let count = 0;
+    for (const lane of this.lanes.values()) count += lane.running.length;
+    return count;
+  }
+
+  private waitingForSlot(): number {
+    let count = 0;
+    for (const lane of this.lanes.values()) if (lane.state === 'ready') count += lane.queue.length;
+    return count;
+  }
+
+  private resultOf(job: Job, now: number): JobResult {
+    const accounting = job.accounting;
+    return {
+      arrivedAt: job.arrivedAt,
+      readyAt: job.readyAt ?? now,
+      admittedAt: job.spec.loadOnly ? now : job.admittedAt,
+      firstTokenAt: job.spec.loadOnly ? now : job.firstTokenAt,
+      finishedAt: now,
+      promptTokens: accounting?.promptTokens ?? 0,
+      cachedTokens: accounting?.cachedTokens ?? 0,
+      evaluatedTokens: accounting?.evaluatedTokens ?? 0,
+      outputTokens: job.spec.loadOnly ? 0 : job.spec.outputTokens,
+    };
+  }
+
+  /** keep_alive in wall-clock ms: compressed with the rest of time (forever stays forever). */
+  private keepAlive(spec: JobSpec): number {
+    const modelled = spec.keepAliveMs ?? this.deps.keepAliveMs;
+    return modelled < 0 ? -1 : modelled / this.deps.model.timeScale;
+  }
+
+  private laneOf(entry: CatalogModel): Lane {
+    let lane = this.lanes.get(entry.name);
+    if (lane === undefined) {
+      const hot = this.deps.runtime.hotModel(entry.name);
+      lane = {
+        entry,
+        state: hot === undefined ? 'cold' : 'ready',
+        hot,
+        loadEndsAt: 0,
+        queue: [],
+        running: [],
+        slots: [],
+      };
+      lane.slots = createSlots(this.deps.model.numParallel);
+      this.lanes.set(entry.name, lane);
+    } else if (lane.state !== 'cold' && this.deps.runtime.hotModel(entry.name) !== lane.hot) {
+      this.markCold(lane);
+    }
+    if (lane.state === 'cold' && lane.queue.length === 0 && lane.running.length === 0) {
+      // A model loaded outside the scheduler (node.load, setLoaded, an embedding request) is simply ready.
+      const hot = this.deps.runtime.hotModel(entry.name);
+      if (hot !== undefined) {
+        lane.state = 'ready';
+        lane.hot = hot;
+      }
+    }
+    return lane;
+  }
+
+  private ratesOf(entry: CatalogModel): WallRates {
+    let rates = this.wallRates.get(entry.name);
+    if (rates === undefined) {
+      const { model } = this.deps;
+      const modelled =
+        model.models.find((m) => m.model === entry.name) ?? modelRates(model.hardware, entry, model.speed);
+      rates = {
+        prefillPerMs: (modelled.prefillTokensPerSecond * model.timeScale) / 1000,
+        decodePerMs: (modelled.decodeTokensPerSecond * model.timeScale) / 1000,
+        loadMs: modelled.loadMs / model.timeScale,
+      };
+      this.wallRates.set(entry.name, rates);
+    }
+    return rates;
+  }
+}
