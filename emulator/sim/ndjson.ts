@@ -2,7 +2,8 @@
  * Paced NDJSON output, as Ollama streams it (protocols §2.1): headers with the first line, one JSON object
  * and `\n` per write, each line written when it is produced (timers between lines, none when the delay
  * is zero). Applies the one-shot stream faults (drop the socket, insert a malformed line) and stops its
- * timers as soon as the client goes away.
+ * timers as soon as the client goes away. `createNdjsonWriter` is the same writing for callers with
+ * their own clock (the performance model), several lines per write when they fall due together.
  */
 import type { ServerResponse } from 'node:http';
 import type { StreamFault } from './faults';
@@ -18,6 +19,42 @@ export interface TimedLine {
 /** What a malformed line looks like: a JSON object cut off mid-way. */
 const MALFORMED_LINE = '{"model":"simulated","message":{"role":"assistant","content":"trunc\n';
 
+export interface NdjsonWriter {
+  /** Writes `lines` in one socket write; false when the client is gone or a fault dropped the stream. */
+  write(lines: readonly unknown[]): boolean;
+}
+
+/**
+ * An NDJSON writer applying a stream's one-shot faults line by line: headers with the first line, a
+ * malformed line before line `malformedAfter`, the socket destroyed instead of line `dropAfter`.
+ */
+export function createNdjsonWriter(res: ServerResponse, fault: StreamFault): NdjsonWriter {
+  let written = 0;
+  const flush = (chunk: string): void => {
+    if (chunk === '') return;
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    res.write(chunk);
+  };
+  return {
+    write(lines) {
+      if (isGone(res)) return false;
+      let chunk = '';
+      for (const line of lines) {
+        if (fault.dropAfter !== null && written >= fault.dropAfter) {
+          flush(chunk);
+          res.destroy();
+          return false;
+        }
+        if (fault.malformedAfter === written) chunk += MALFORMED_LINE;
+        chunk += `${JSON.stringify(line)}\n`;
+        written++;
+      }
+      flush(chunk);
+      return true;
+    },
+  };
+}
+
 /**
  * Writes `lines` as NDJSON with their delays; `onEnd(true)` after the last line, `onEnd(false)` when the
  * client left or the stream was dropped. `onEnd` is called exactly once.
@@ -29,7 +66,6 @@ export function playNdjson(
   onEnd: (completed: boolean) => void,
 ): void {
   let index = 0;
-  let written = 0;
   let waited = false;
   let finished = false;
   let timer: NodeJS.Timeout | undefined;
@@ -39,18 +75,8 @@ export function playNdjson(
     clearTimeout(timer);
     onEnd(completed);
   };
-  const emit = (line: unknown): boolean => {
-    if (isGone(res)) return false;
-    if (fault.dropAfter !== null && written >= fault.dropAfter) {
-      res.destroy();
-      return false;
-    }
-    if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    if (fault.malformedAfter === written) res.write(MALFORMED_LINE);
-    res.write(`${JSON.stringify(line)}\n`);
-    written++;
-    return true;
-  };
+  const writer = createNdjsonWriter(res, fault);
+  const emit = (line: unknown): boolean => writer.write([line]);
   const advance = (): void => {
     while (index < lines.length) {
       const line = lines[index] as TimedLine;

@@ -39,7 +39,7 @@ export interface CompletionDeps {
   readonly timing: SimTiming;
 }
 
-interface Plan {
+export interface Plan {
   readonly thinking: readonly string[];
   readonly content: readonly string[];
   readonly toolCalls: readonly Record<string, unknown>[];
@@ -75,7 +75,7 @@ function naturalContent(request: CompletionRequest): string[] {
  * Like a real model, the simulated one ends its answer on its own (`stop`) and `num_predict` is only a
  * ceiling: the reply is cut (`length`) when the budget runs out first, never padded up to it.
  */
-function planReply(request: CompletionRequest): Plan {
+export function planReply(request: CompletionRequest): Plan {
   const limit = request.numPredict;
   const fullThinking = request.think ? thinkingTokens(request.prompt) : [];
   const thinking = limit === undefined ? fullThinking : fullThinking.slice(0, limit);
@@ -98,7 +98,7 @@ function planReply(request: CompletionRequest): Plan {
   };
 }
 
-interface Part {
+export interface Part {
   readonly content?: string;
   readonly thinking?: string;
   readonly tool?: Record<string, unknown>;
@@ -111,7 +111,7 @@ interface OllamaMessage {
   tool_calls?: readonly Record<string, unknown>[];
 }
 
-interface Metrics {
+export interface Metrics {
   readonly total_duration: number;
   readonly load_duration: number;
   readonly prompt_eval_count: number;
@@ -131,7 +131,7 @@ function message(content: string, thinking: string, toolCalls: readonly Record<s
   return out;
 }
 
-function chunkLine(request: CompletionRequest, part: Part) {
+export function chunkLine(request: CompletionRequest, part: Part) {
   const { model } = request;
   const createdAt = utcTimestamp();
   if (request.endpoint === 'chat') {
@@ -214,7 +214,7 @@ function finalGenerate(request: CompletionRequest, plan: Plan, whole: boolean, m
   return line;
 }
 
-function finalLine(request: CompletionRequest, plan: Plan, whole: boolean, m: Metrics) {
+export function finalLine(request: CompletionRequest, plan: Plan, whole: boolean, m: Metrics) {
   return request.endpoint === 'chat' ? finalChat(request, plan, whole, m) : finalGenerate(request, plan, whole, m);
 }
 
@@ -245,13 +245,18 @@ function streamLines(request: CompletionRequest, plan: Plan, marks: Marks, timin
   return lines;
 }
 
+/** The answer to a request with nothing to say: the model is loaded (`load`) or, with keep_alive 0, `unload`. */
+export function loadReply(request: CompletionRequest, unload: boolean) {
+  const base = { model: request.model, created_at: utcTimestamp() };
+  const reply = request.endpoint === 'chat' ? { message: { role: 'assistant', content: '' } } : { response: '' };
+  return { ...base, ...reply, done: true, done_reason: unload ? 'unload' : 'load' };
+}
+
 function answerLoad(deps: CompletionDeps, request: CompletionRequest, res: ServerResponse, loadMs: number): void {
   const unload = request.keepAliveMs === 0;
   const build = () => {
     if (unload) deps.runtime.unload(request.entry.name);
-    const base = { model: request.model, created_at: utcTimestamp() };
-    const reply = request.endpoint === 'chat' ? { message: { role: 'assistant', content: '' } } : { response: '' };
-    return { ...base, ...reply, done: true, done_reason: unload ? 'unload' : 'load' };
+    return loadReply(request, unload);
   };
   sendJsonAfter(res, loadMs, build, () => {});
 }

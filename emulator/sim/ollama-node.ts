@@ -2,18 +2,29 @@
  * A simulated Ollama server (`startSimNode`): the route table of the real API (protocols §2) over a
  * model runtime, with fault knobs and a bounded log of the requests it received. Listed nodes in
  * FLEET_NODES and node agents' runtimes are both this.
+ *
+ * Without `performance` a chat or generate answer has fixed timing (`ttftMs`, `tokensPerSecond`,
+ * `loadMs`). With it, a node scheduler decides (docs/simulated-node.md): rates from the hardware class
+ * and the model's size, parallel slots sharing the GPU, FIFO waiting, memory-bound loads and evictions,
+ * and a prompt cache per slot.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { CATALOG, type CatalogModel } from './catalog';
+import { CATALOG, type CatalogModel, hasCapability } from './catalog';
 import { hostOffsetMinutes } from './clock';
 import type { SimFaults } from './faults';
+import { fnv1a32, seededRandom } from './hash';
 import { parseJson, sendError, sendJson, sendText } from './http';
 import { type SimTiming, serveCompletion } from './ollama-completion';
 import { serveEmbed, serveLegacyEmbeddings } from './ollama-embed';
 import { modelNameOf, serveCopy, serveDelete, servePull } from './ollama-pull';
 import { type Endpoint, isRequestError, parseCompletion } from './ollama-request';
 import { loadedSize, psEntry, showResponse, tagsEntry } from './ollama-shapes';
-import { catalogModifiedAt, ModelRuntime } from './runtime';
+import { kvBytesPerToken, performanceModel, type SimPerformance, type SimPerformanceModel } from './performance/model';
+import { NodeScheduler } from './performance/scheduler';
+import { realClock } from './performance/scheduler-clock';
+import { servePerformanceCompletion } from './performance/serve-completion';
+import type { SimPerformanceStats } from './performance/stats';
+import { catalogModifiedAt, type HotModel, ModelRuntime } from './runtime';
 import { type SimRequest, type SimServer, startSimServer } from './sim-server';
 
 export interface SimNodeOptions {
@@ -43,6 +54,11 @@ export interface SimNodeOptions {
   readonly utcOffsetMinutes?: number;
   /** Delay between `/api/pull` progress lines, ms (default 10). */
   readonly pullStepMs?: number;
+  /**
+   * A performance model for chat and generate (text models): the timing options above then apply to
+   * embeddings and image generation only. See docs/simulated-node.md.
+   */
+  readonly performance?: SimPerformance;
 }
 
 export interface SimRequestRecord {
@@ -90,6 +106,11 @@ export interface SimNode {
   whenIdle(): Promise<void>;
   /** Calls `listener` with every request as it arrives (control routes excluded); returns the unsubscribe. */
   onRequest(listener: (request: SimRequestRecord) => void): () => void;
+  /** Cumulative counters since start or `resetStats()`; undefined without `performance`. */
+  performanceStats(): SimPerformanceStats | undefined;
+  resetStats(): void;
+  /** The resolved hardware and per-model rates; undefined without `performance`. */
+  performanceModel(): SimPerformanceModel | undefined;
   close(): Promise<void>;
 }
 
@@ -131,6 +152,8 @@ interface NodeContext {
   readonly version: string;
   readonly offset: number;
   readonly pullStepMs: number;
+  /** The node scheduler, with `performance`. */
+  readonly scheduler: () => NodeScheduler | undefined;
 }
 
 type Route = (ctx: NodeContext, request: SimRequest, res: ServerResponse) => void;
@@ -154,6 +177,12 @@ function completion(endpoint: Endpoint): Route {
       return;
     }
     const faults = ctx.server().faults;
+    const scheduler = ctx.scheduler();
+    const imageGeneration = endpoint === 'generate' && hasCapability(request.entry, 'image');
+    if (scheduler !== undefined && !imageGeneration) {
+      servePerformanceCompletion({ scheduler, runtime: ctx.runtime, faults }, request, res);
+      return;
+    }
     serveCompletion({ runtime: ctx.runtime, faults, timing: ctx.timing }, request, res);
   });
 }
@@ -204,8 +233,8 @@ const ROUTES: Readonly<Record<string, Route>> = {
   'POST /api/copy': withJson((ctx, value, res) => serveCopy(ctx.runtime, value, res)),
 };
 
-function snapshotOf(runtime: ModelRuntime): SimNodeSnapshot {
-  const loaded = runtime.listHot().map((hot) => ({
+function snapshotOf(runtime: ModelRuntime, scheduler: NodeScheduler | undefined): SimNodeSnapshot {
+  const loaded = runtime.listHot().map((hot: HotModel) => ({
     name: hot.entry.name,
     size: loadedSize(hot),
     parameterSize: hot.entry.parameterSize,
@@ -213,24 +242,63 @@ function snapshotOf(runtime: ModelRuntime): SimNodeSnapshot {
     contextLength: hot.contextLength,
     requestsActive: hot.requestsActive,
   }));
-  return { models: runtime.listDisk().map((disk) => disk.entry), loaded, requestsActive: runtime.requestsActive() };
+  // Requests waiting for room to load their model are on no hot model yet, but they are on the node.
+  const requestsActive = runtime.requestsActive() + (scheduler?.unplaced() ?? 0);
+  return { models: runtime.listDisk().map((disk) => disk.entry), loaded, requestsActive };
+}
+
+/** The runtime of a node: with `performance`, memory-bound and with KV cache for every parallel slot. */
+function createRuntime(options: SimNodeOptions, model: SimPerformanceModel | undefined): ModelRuntime {
+  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
+  const maxLoadedModels = options.maxLoadedModels ?? 3;
+  if (model === undefined) return new ModelRuntime({ keepAliveMs, maxLoadedModels, defaultNumCtx: 4096 });
+  return new ModelRuntime({
+    keepAliveMs: keepAliveMs < 0 ? keepAliveMs : keepAliveMs / model.timeScale,
+    maxLoadedModels,
+    defaultNumCtx: 4096,
+    memoryBytes: model.memoryBytes,
+    kvBytesPerToken: (entry) => kvBytesPerToken(entry) * model.numParallel,
+  });
+}
+
+function createScheduler(
+  options: SimNodeOptions,
+  runtime: ModelRuntime,
+  model: SimPerformanceModel | undefined,
+  id: string,
+): NodeScheduler | undefined {
+  if (model === undefined) return undefined;
+  // Seeded with the node id too, so that nodes of one fleet do not share their jitter.
+  const random = seededRandom(fnv1a32(`${model.seed}:${id}`));
+  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
+  return new NodeScheduler({ runtime, clock: realClock(), model, keepAliveMs, random });
+}
+
+async function whenAllIdle(runtime: ModelRuntime, scheduler: NodeScheduler | undefined): Promise<void> {
+  await scheduler?.whenIdle();
+  await runtime.whenIdle();
+  if (scheduler !== undefined && (scheduler.unplaced() > 0 || runtime.requestsActive() > 0)) {
+    return whenAllIdle(runtime, scheduler);
+  }
 }
 
 /** Starts a simulated Ollama server on 127.0.0.1 (by default) and resolves once it listens. */
 export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNode> {
-  const runtime = new ModelRuntime({
-    keepAliveMs: options.keepAliveMs ?? 5 * 60_000,
-    maxLoadedModels: options.maxLoadedModels ?? 3,
-    defaultNumCtx: 4096,
-  });
-  for (const entry of options.models ?? defaultModels()) runtime.add(entry, catalogModifiedAt(entry.name));
+  const models = options.models ?? defaultModels();
+  const numParallel = options.numParallel ?? 1;
+  const model =
+    options.performance === undefined ? undefined : performanceModel(options.performance, models, numParallel);
+  const runtime = createRuntime(options, model);
+  for (const entry of models) runtime.add(entry, catalogModifiedAt(entry.name));
   runtime.setLoaded(options.loaded ?? []);
   const requests: SimRequestRecord[] = [];
   const listeners = new Set<(request: SimRequestRecord) => void>();
   let server: SimServer | undefined;
+  let scheduler: NodeScheduler | undefined;
   const ctx: NodeContext = {
     runtime,
     server: () => server as SimServer,
+    scheduler: () => scheduler,
     timing: {
       ttftMs: options.ttftMs ?? 50,
       tokensPerSecond: options.tokensPerSecond ?? 40,
@@ -251,7 +319,7 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
     port: options.port ?? 0,
     isWork: (_method, path) => !POLL_PATHS.has(path),
     record,
-    state: () => ({ id, version: ctx.version, ...snapshotOf(runtime) }),
+    state: () => ({ id, version: ctx.version, ...snapshotOf(runtime, scheduler) }),
     handle: (request, res) => {
       const route = ROUTES[`${request.method} ${request.path}`];
       if (route === undefined) {
@@ -263,6 +331,7 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
   });
   const started = server;
   const id = options.id ?? `sim-${started.port}`;
+  scheduler = createScheduler(options, runtime, model, id);
   return {
     id,
     host: started.host,
@@ -273,7 +342,7 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
       return started.url;
     },
     version: ctx.version,
-    numParallel: options.numParallel ?? 1,
+    numParallel,
     maxLoadedModels: options.maxLoadedModels ?? 3,
     faults: started.faults,
     requests,
@@ -282,12 +351,18 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
       runtime.load(name);
     },
     unload: (name) => runtime.unload(name),
-    snapshot: () => snapshotOf(runtime),
-    whenIdle: () => runtime.whenIdle(),
+    snapshot: () => snapshotOf(runtime, scheduler),
+    whenIdle: () => whenAllIdle(runtime, scheduler),
     onRequest: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    close: () => started.close(),
+    performanceStats: () => scheduler?.statsSnapshot(),
+    resetStats: () => scheduler?.resetStats(),
+    performanceModel: () => model,
+    close: () => {
+      scheduler?.close();
+      return started.close();
+    },
   };
 }
