@@ -40,6 +40,8 @@ export function settingsView(
       poll_interval_ms: config.pollIntervalMs,
       table: config.table,
       max_retries: config.maxRetries,
+      /** How routing orders the candidates (`FLEET_ROUTING_STRATEGY`): `score`, `least-busy`, `round-robin`, `random`. */
+      routing_strategy: config.routingStrategy,
       cors_origins: config.corsOrigins ?? null,
       api_keys: config.apiKeys?.length ?? 0,
       node_concurrency: Object.fromEntries(config.nodeConcurrency),

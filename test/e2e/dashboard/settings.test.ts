@@ -26,7 +26,11 @@ let router: RouterProcess;
 beforeAll(async () => {
   [browser, router] = await Promise.all([
     launchBrowser(),
-    startRouter({ FLEET_IMAGE_GENERATION: 'false', FLEET_TRANSCRIPTION: 'false' }),
+    startRouter({
+      FLEET_IMAGE_GENERATION: 'false',
+      FLEET_TRANSCRIPTION: 'false',
+      FLEET_ROUTING_STRATEGY: 'least-busy',
+    }),
   ]);
 }, 600_000);
 
@@ -65,6 +69,11 @@ describe('the Settings view', () => {
     // The read-only configuration, grouped.
     await page.getByRole('heading', { name: 'Context', exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Routing', exact: true }).waitFor();
+    // The routing strategy the environment set, read-only (no switch for it).
+    const strategy = page.locator('.settings-config > div').filter({ hasText: 'FLEET_ROUTING_STRATEGY' });
+    await expect(strategy.locator('dt').textContent()).resolves.toBe('Routing strategyFLEET_ROUTING_STRATEGY');
+    await expect(strategy.locator('dd').textContent()).resolves.toMatch(/^least-busy /);
+    await expect(strategy.getByRole('switch').count()).resolves.toBe(0);
     await page.getByText('none (the API is open)').waitFor();
     await screenshot(page, 'settings');
     await expect(accessibilityViolations(page)).resolves.toEqual([]);

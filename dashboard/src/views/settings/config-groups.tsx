@@ -23,6 +23,15 @@ const emptyMeans = (meaning: string) => (value: unknown) =>
     ? meaning
     : undefined;
 
+/** What each routing strategy does, in a few words (lib/core/scoring/routing-strategy). */
+const STRATEGIES: Readonly<Record<string, string>> = {
+  score: 'score (expected time to first token and the other signals; the best node wins)',
+  'least-busy': 'least-busy (the node with the fewest requests in flight)',
+  'round-robin': 'round-robin (the candidates in turn)',
+  random: 'random (any candidate)',
+};
+const strategyText = (value: unknown) => (typeof value === 'string' ? (STRATEGIES[value] ?? value) : undefined);
+
 const GROUPS: readonly {
   readonly title: string;
   readonly path: readonly string[];
@@ -32,6 +41,7 @@ const GROUPS: readonly {
     title: 'Routing',
     path: [],
     fields: [
+      { key: 'routing_strategy', label: 'Routing strategy', env: 'FLEET_ROUTING_STRATEGY', text: strategyText },
       { key: 'poll_interval_ms', label: 'Poll interval', env: 'FLEET_POLL_INTERVAL_MS' },
       { key: 'max_retries', label: 'Retries on other nodes', env: 'FLEET_MAX_RETRIES' },
       { key: 'degraded_after_ms', label: 'Degraded after silence of', env: '' },

@@ -56,6 +56,19 @@ describe('serveSettings', () => {
   });
 });
 
+describe('settingsView', () => {
+  it('shows the routing strategy the environment set, read-only, in the configuration', () => {
+    const settings = { imageGeneration: false, transcription: false };
+
+    const chosen = settingsView(loadConfig({ FLEET_ROUTING_STRATEGY: 'round-robin' }), settings, {});
+    const fallback = settingsView(config, settings, {});
+
+    expect(chosen.config['routing_strategy']).toBe('round-robin');
+    expect(fallback.config['routing_strategy']).toBe('score');
+    expect(chosen.runtime).not.toContain('routing_strategy');
+  });
+});
+
 describe('serveSettingsUpdate', () => {
   it('changes only the keys sent and answers the settings in force after it', async () => {
     const settings = settingsStandIn({ imageGeneration: false, transcription: false });
