@@ -92,9 +92,20 @@ describe('the Traces view', () => {
     await details.waitFor();
     await expect(details.getByText(qwen?.request_id ?? '', { exact: true }).isVisible()).resolves.toBe(true);
     const scores = details.getByRole('table', { name: `Score breakdown of ${qwen?.node_id}` });
-    for (const [signal] of breakdown) {
-      await expect(scores.getByRole('rowheader', { name: signal, exact: true }).isVisible()).resolves.toBe(true);
-    }
+    // Every signal with its points, the largest either way first (ties by name), then the total.
+    const expected = [...breakdown].sort(
+      ([nameA, a], [nameB, b]) => Math.abs(b) - Math.abs(a) || nameA.localeCompare(nameB),
+    );
+    const signals = await scores.locator('tbody th').allTextContents();
+    const values = await scores.locator('tbody td.number').allTextContents();
+    const points = (text: string) => Number(text.replace(/,/g, ''));
+    expect(signals).toEqual(expected.map(([signal]) => signal));
+    expect(values.map(points)).toEqual(expected.map(([, value]) => Math.round(value * 10) / 10));
+    const total = await scores.locator('tfoot td.number').textContent();
+    expect(points(total ?? '')).toBe(Math.round((qwen?.score ?? Number.NaN) * 10) / 10);
+    // The trace keeps the router's prompt estimate beside the tokens the node evaluated.
+    expect(qwen?.prompt_estimate_tokens).toEqual(expect.any(Number));
+    await expect(details.getByText('Prompt estimate (router)').isVisible()).resolves.toBe(true);
     expect(new URL(page.url()).searchParams.get('request_id')).toBe(qwen?.request_id);
     await screenshot(page, 'trace-details');
     expect(await accessibilityViolations(page)).toEqual([]);

@@ -20,8 +20,14 @@ function Field({ name, children }: { name: string; children: ComponentChildren }
 
 const orNone = (value: string | null) => (value === null || value === '' ? format.NONE : value);
 
+/**
+ * Each signal's points, whatever the signals are named (routing adds new ones), the largest either way
+ * first — a penalty can decide as much as a bonus — with the total the node won with.
+ */
 function ScoreBreakdown({ trace }: { trace: TraceView }) {
-  const entries = Object.entries(trace.scores_breakdown ?? {}).sort(([, a], [, b]) => b - a);
+  const entries = Object.entries(trace.scores_breakdown ?? {}).sort(
+    ([nameA, a], [nameB, b]) => Math.abs(b) - Math.abs(a) || nameA.localeCompare(nameB),
+  );
   if (entries.length === 0) {
     return <p class="state">No score breakdown: routing did not score nodes for this request.</p>;
   }
@@ -85,6 +91,10 @@ function Details({ trace }: { trace: TraceView }) {
         <Field name="Time to first token">{format.duration(trace.time_to_first_token_ms)}</Field>
         <Field name="Model load">{format.duration(trace.load_ms)}</Field>
         <Field name="Tokens in / out">{tokens(trace)}</Field>
+        <Field name="Prompt estimate (router)">{format.count(trace.prompt_estimate_tokens)}</Field>
+        <Field name="Node prompt / answer time">
+          {format.duration(trace.prompt_eval_ms)} / {format.duration(trace.eval_ms)}
+        </Field>
         <Field name="Cached prompt tokens">{format.count(trace.cached_tokens)}</Field>
         <Field name="Retries">{format.count(trace.retry_count)}</Field>
         <Field name="Fallback used">{trace.fallback_used ? `yes, ${trace.fallback_model ?? format.NONE}` : 'no'}</Field>
