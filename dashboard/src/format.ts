@@ -18,6 +18,11 @@ export function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? NONE : `${oneDecimal.format(value)} %`;
 }
 
+/** A rate as `1,234.5 tok/s`. */
+export function tokensPerSecond(value: number | null | undefined): string {
+  return value === null || value === undefined ? NONE : `${oneDecimal.format(value)} tok/s`;
+}
+
 /** Milliseconds as `850 ms`, `1.2 s` or `3 min 5 s`. */
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return NONE;

@@ -2,10 +2,11 @@
  * The Fleet view (issue 23 item 1): the fleet live from `/dashboard/events` — its totals, one card per
  * node, one per node:model queue — as of the latest event, with a notice while the feed reconnects or the
  * router's own view of the fleet could not be refreshed; and the option to be notified when a node goes
- * offline (../notify). Queue outcomes come from today's usage rollups, read every 30 s.
+ * offline (../notify). Queue outcomes, each node's observed prefill and decode rates and the prompt-cache
+ * share (the fleet's in the totals, each node's on its card) come from today's usage rollups, read every 30 s.
  */
 import './fleet.css';
-import type { UsageView } from '../../../lib/core/analytics/usage';
+import type { NodeUsage, UsageView } from '../../../lib/core/analytics/usage';
 import { Loading } from '../components/states';
 import { Stat, View } from '../components/view';
 import * as format from '../format';
@@ -13,6 +14,7 @@ import { useApi, useLive } from '../hooks';
 import type { FleetEvent } from '../live';
 import { alertText, notifyOption, offlineAlerts, setNotifyOffline } from '../notify';
 import { useStore } from '../store';
+import { cacheShareText } from './fleet/cache-share';
 import { NodeCard } from './fleet/node-card';
 import { QueueCard, type QueueOutcomes } from './fleet/queue-card';
 
@@ -59,8 +61,9 @@ function RecentAlerts() {
   );
 }
 
-function Totals({ event }: { event: FleetEvent }) {
+function Totals({ event, usage }: { event: FleetEvent; usage: UsageView | undefined }) {
   const { fleet, activity } = event;
+  const cache = cacheShareText(usage?.fleet.prompt_cache);
   const sum = (field: 'requests' | 'completed' | 'failed') =>
     activity === null ? null : activity.reduce((total, hour) => total + hour[field], 0);
   return (
@@ -87,6 +90,11 @@ function Totals({ event }: { event: FleetEvent }) {
             : `${format.count(sum('completed'))} completed · ${format.count(sum('failed'))} failed`
         }
       />
+      <Stat
+        label="Prompt cache share, today"
+        value={usage === undefined ? format.NONE : cache.value}
+        hint={usage === undefined ? 'not read yet' : cache.hint}
+      />
     </section>
   );
 }
@@ -109,6 +117,7 @@ function outcomesByQueue(usage: UsageView | undefined): Map<string, QueueOutcome
 function Fleet({ event, receivedAt }: { event: FleetEvent; receivedAt: number | undefined }) {
   const usage = useApi<UsageView>('api/usage', { days: 1 }, 30_000);
   const outcomes = outcomesByQueue(usage.data);
+  const rates = new Map<string, NodeUsage>((usage.data?.nodes ?? []).map((node) => [node.node_id, node]));
   const queues = Object.entries(event.queues);
   return (
     <>
@@ -116,7 +125,7 @@ function Fleet({ event, receivedAt }: { event: FleetEvent; receivedAt: number | 
         As of <time dateTime={new Date(event.timestamp * 1000).toISOString()}>{time(event.timestamp * 1000)}</time>
         {receivedAt !== undefined && <span class="fleet-received"> (received {time(receivedAt)})</span>}
       </p>
-      <Totals event={event} />
+      <Totals event={event} usage={usage.data} />
       <section aria-labelledby="fleet-nodes">
         <h2 id="fleet-nodes">Nodes</h2>
         {event.nodes.length === 0 ? (
@@ -126,7 +135,7 @@ function Fleet({ event, receivedAt }: { event: FleetEvent; receivedAt: number | 
         ) : (
           <div class="grid">
             {event.nodes.map((node) => (
-              <NodeCard key={node.node_id} node={node} />
+              <NodeCard key={node.node_id} node={node} rates={rates.get(node.node_id)} />
             ))}
           </div>
         )}

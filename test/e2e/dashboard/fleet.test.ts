@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
+import type { UsageView } from '../../../lib/core/analytics/usage';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
 import { accessibilityViolations, launchBrowser, openPage, screenshot, sidewaysOverflowPx } from './harness';
 
@@ -86,13 +87,18 @@ describe('the Fleet view', () => {
       await reply.json();
       return reply.headers.get('x-fleet-node') ?? '';
     }, 15_000);
-    await eventually(async () => {
-      const usage = (await (await fetch(`${demo.url}/dashboard/api/usage?days=1`)).json()) as {
-        data: { node_id: string; model_name: string; completed_count: number }[];
-      };
-      const row = usage.data.find((entry) => entry.node_id === servedBy && entry.model_name === 'qwen3:8b');
+    const usage = await eventually(async () => {
+      const body = (await (await fetch(`${demo.url}/dashboard/api/usage?days=1`)).json()) as UsageView;
+      const row = body.data.find((entry) => entry.node_id === servedBy && entry.model_name === 'qwen3:8b');
       expect(row?.completed_count).toBeGreaterThanOrEqual(1);
+      return body;
     }, 20_000);
+    // The simulated node reports its own prompt and answer times, and the router estimated the prompt.
+    const rates = usage.nodes.find((node) => node.node_id === servedBy);
+    expect(rates?.prefill_tokens_per_second).toBeGreaterThan(0);
+    expect(rates?.decode_tokens_per_second).toBeGreaterThan(0);
+    expect(rates?.prompt_cache).toMatchObject({ source: 'estimated', share_pct: expect.any(Number) });
+    expect(usage.fleet.prompt_cache.estimated_requests).toBeGreaterThanOrEqual(1);
 
     const { page, errors, context } = await openPage(browser);
     await page.goto(`${demo.url}/dashboard/fleet`);
@@ -129,6 +135,21 @@ describe('the Fleet view', () => {
     await expect(figure(page, queue, 'Completed today').textContent()).resolves.toMatch(/^[1-9]\d*$/);
     expect(await figure(page, queue, 'Limit').textContent()).toMatch(/^[1-9]\d*$/);
     await expect(page.getByText(/^As of /).isVisible()).resolves.toBe(true);
+    // The serving node's card shows its own rates today; the totals the fleet's prompt-cache share, labelled.
+    const served = nodeCard(page, servedBy);
+    await figure(page, served, 'Prefill today')
+      .filter({ hasText: / tok\/s$/ })
+      .waitFor();
+    await expect(figure(page, served, 'Decode today').textContent()).resolves.toMatch(/^[\d,.]+ tok\/s$/);
+    await expect(figure(page, served, 'Prompt cache today').textContent()).resolves.toMatch(/^[\d.]+ % \(estimated\)$/);
+    const cacheStat = page
+      .getByRole('region', { name: 'Fleet totals' })
+      .locator('.stat')
+      .filter({ hasText: 'Prompt cache share, today' });
+    await expect(cacheStat.locator('.stat-value').textContent()).resolves.toMatch(/^[\d.]+ %$/);
+    await expect(cacheStat.locator('.stat-hint').textContent()).resolves.toMatch(
+      /^estimated: the router's prompt estimate against the tokens the nodes evaluated, over \d+ requests?$/,
+    );
     await screenshot(page, 'fleet');
     expect(await accessibilityViolations(page)).toEqual([]);
 

@@ -1,12 +1,15 @@
 /**
  * One node of the Fleet view: its status in words and colour (draining said so), memory, CPU and disk
  * meters, thermal state, the models it holds in memory with their context length and size, its sidecars
- * and versions — each only as far as the node reports it (a polled Ollama reports no hardware).
+ * and versions — each only as far as the node reports it (a polled Ollama reports no hardware) — and
+ * what it did today: its prefill and decode rates as it measured them, and its prompt-cache share.
  */
+import type { ObservedRates } from '../../../../lib/core/analytics/observed-rates';
 import type { FleetNodeStatus, FleetSidecarStatus } from '../../../../lib/core/views/fleet-status';
 import { Meter } from '../../components/meter';
 import { ScrollBox } from '../../components/scroll-box';
 import * as format from '../../format';
+import { cacheShareText } from './cache-share';
 
 type Level = 'ok' | 'warn' | 'bad';
 
@@ -128,6 +131,26 @@ function Sidecars({ node }: { node: FleetNodeStatus }) {
   );
 }
 
+/** Today's observed figures (UTC day, from the usage rollups); dashes until read or where nothing measured them. */
+function Observed({ rates }: { rates: ObservedRates | undefined }) {
+  const cache = cacheShareText(rates?.prompt_cache);
+  const facts: [string, string, string?][] = [
+    ['Prefill today', format.tokensPerSecond(rates?.prefill_tokens_per_second)],
+    ['Decode today', format.tokensPerSecond(rates?.decode_tokens_per_second)],
+    ['Prompt cache today', cache.value === format.NONE ? cache.value : `${cache.value} (${cache.kind})`, cache.hint],
+  ];
+  return (
+    <dl class="node-facts node-observed">
+      {facts.map(([name, value, hint]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd title={hint}>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 function Facts({ node }: { node: FleetNodeStatus }) {
   const facts: [string, string][] = [[node.source === 'agent' ? 'Node agent' : 'Polled', node.url]];
   if (node.agent_version !== null) facts.push(['Agent', node.agent_version]);
@@ -155,7 +178,7 @@ function Facts({ node }: { node: FleetNodeStatus }) {
   );
 }
 
-export function NodeCard({ node }: { node: FleetNodeStatus }) {
+export function NodeCard({ node, rates }: { node: FleetNodeStatus; rates: ObservedRates | undefined }) {
   const status = statusOf(node);
   const heading = `node-${node.node_id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const ejection = node.ejection?.ejected === true ? node.ejection : undefined;
@@ -183,6 +206,7 @@ export function NodeCard({ node }: { node: FleetNodeStatus }) {
         />
       )}
       <Facts node={node} />
+      <Observed rates={rates} />
       <LoadedModels node={node} />
       <Sidecars node={node} />
     </article>
