@@ -166,6 +166,59 @@ describe('the Fleet view', () => {
     await Promise.all([context.close(), phone.context.close()]);
   }, 90_000);
 
+  it('shows the share of the prompts a node served from its cache, estimated, after a conversation goes on', async () => {
+    // A node that keeps Ollama's prompt cache (one slot) and, like Ollama, reports only the tokens it evaluated.
+    const node = await startSimNode({
+      id: 'cached',
+      models: catalog(['llama3.2:3b']),
+      loaded: ['llama3.2:3b'],
+      performance: { hardware: 'rtx-4090', timeScale: 20, jitter: 0 },
+    });
+    cleanups.push(() => node.close());
+    const router = await startRouter({ FLEET_NODES: `cached=${node.url}` });
+    cleanups.push(() => router.stop());
+    const long = 'Tell me about the fleet and its nodes. '.repeat(150);
+    const ask = async (messages: { role: string; content: string }[]) => {
+      const reply = await fetch(`${router.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'llama3.2:3b', messages, stream: false, options: { num_predict: 8 } }),
+      });
+      expect(reply.status).toBe(200);
+      return ((await reply.json()) as { message: { content: string } }).message.content;
+    };
+    const first = [{ role: 'user', content: long }];
+    const answer = await eventually(() => ask(first), 15_000);
+    // The second turn starts with the first: the node evaluates only what is new.
+    await ask([...first, { role: 'assistant', content: answer }, { role: 'user', content: 'And then?' }]);
+    const usage = await eventually(async () => {
+      const body = (await (await fetch(`${router.url}/dashboard/api/usage?days=1`)).json()) as UsageView;
+      expect(body.fleet.prompt_cache.estimated_requests).toBe(2);
+      return body;
+    }, 20_000);
+    // About the first prompt's share of both: far from 0, short of 100.
+    expect(usage.fleet.prompt_cache).toMatchObject({ source: 'estimated', measured_pct: null });
+    expect(usage.fleet.prompt_cache.share_pct).toBeGreaterThan(20);
+    expect(usage.fleet.prompt_cache.share_pct).toBeLessThan(80);
+
+    const { page, errors, context } = await openPage(browser);
+    await page.goto(`${router.url}/dashboard/fleet`);
+    const card = nodeCard(page, 'cached');
+    const shown = `${usage.fleet.prompt_cache.share_pct} % (estimated)`;
+    await figure(page, card, 'Prompt cache today').filter({ hasText: shown }).waitFor({ timeout: 15_000 });
+    await expect(figure(page, card, 'Prefill today').textContent()).resolves.toMatch(/^[\d,.]+ tok\/s$/);
+    const cacheStat = page
+      .getByRole('region', { name: 'Fleet totals' })
+      .locator('.stat')
+      .filter({ hasText: 'Prompt cache share, today' });
+    await expect(cacheStat.locator('.stat-value').textContent()).resolves.toBe(
+      `${usage.fleet.prompt_cache.share_pct} %`,
+    );
+    await screenshot(page, 'fleet-prompt-cache');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   it('shows a node going offline, announces it and raises a notification when asked to', async () => {
     const doomed = await simNode('doomed');
     const steady = await simNode('steady');
