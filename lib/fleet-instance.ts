@@ -12,13 +12,17 @@
  * Only the handlers in functions/ and lib/instance.ts import it (biome.json).
  */
 import { randomUUID } from 'node:crypto';
+import type { RoutingStrategy } from './core/scoring/routing-strategy';
 import { type AffinityTracker, createAffinityTracker } from './services/dispatch/affinity';
 import { createFleetDepths, type FleetDepths } from './services/dispatch/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './services/dispatch/latency-stats';
+import { createNodeRates, type NodeRates } from './services/dispatch/node-rates';
 import { createOutlierEjection, type OutlierEjection } from './services/dispatch/outlier-ejection';
+import { createPrefixResidency, type PrefixResidency } from './services/dispatch/prefix-residency';
 import { createQueueManager, type QueueManager, type QueueState } from './services/dispatch/queue-manager';
 import { createQueuePublisher, type QueuePublisher } from './services/dispatch/queue-publisher';
 import { createSharedSlots, type SharedSlots } from './services/dispatch/shared-slots';
+import { strategyOf } from './services/dispatch/strategy-of';
 import type { HandlerOptions } from './services/http/handler';
 import { createModelDescriber, type DescribeModels } from './services/node-client/describe-models';
 import { type FleetConfig, getConfig } from './services/platform/config';
@@ -64,6 +68,12 @@ export interface RoutingState {
   readonly affinity: AffinityTracker;
   /** Nodes out of routing for failing: this instance's own view, in memory (./routing/outlier-ejection). */
   readonly ejection: OutlierEjection;
+  /** The nodes' observed prefill and decode rates and load times (./services/dispatch/node-rates). */
+  readonly rates: NodeRates;
+  /** Where conversations' last turns went, for the prompts nodes may still hold. */
+  readonly residency: PrefixResidency;
+  /** How candidates are ordered: FLEET_ROUTING_STRATEGY (./services/dispatch/strategy-of). */
+  readonly strategy: RoutingStrategy;
 }
 
 let fleetServices: FleetServices | undefined;
@@ -158,6 +168,9 @@ export function initFleetServices(config: FleetConfig): FleetServices {
       latency: createLatencyStats(),
       affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
       ejection: createOutlierEjection(config.ejection),
+      rates: createNodeRates(),
+      residency: createPrefixResidency(),
+      strategy: strategyOf(config.routingStrategy),
     },
   };
   return fleetServices;

@@ -85,10 +85,15 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
   let characters = 0;
   let images = 0;
   let continues = false;
+  /** Characters through the last assistant turn: the part an earlier turn left in a node's cache. */
+  let answered = 0;
   for (const message of input.messages) {
     characters += message.content?.length ?? 0;
     images += message.images?.length ?? 0;
-    if (message.role === 'assistant') continues = true;
+    if (message.role === 'assistant') {
+      continues = true;
+      answered = characters;
+    }
   }
   const key = chatConversationKey(input.model, input.tags, input.messages);
   const promptTokens =
@@ -107,7 +112,10 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
   if (answer !== undefined && answer !== null) request.answerTokens = answer;
   if (key !== undefined) {
     request.conversationKey = key;
-    if (continues) request.continuesConversation = true;
+    if (continues) {
+      request.continuesConversation = true;
+      request.prefixTokens = Math.min(promptTokens, Math.floor(answered / CHARS_PER_TOKEN));
+    }
   }
   return request;
 }

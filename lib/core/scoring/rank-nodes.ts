@@ -33,7 +33,7 @@ import { contextFitFor, delayPoints, prefillMs, type TtftParts } from './signals
 
 export interface RankContext extends LoadContext {
   /** How many of the best candidates to keep and explain (default 16). */
-  readonly top?: number;
+  readonly top?: number | undefined;
   /** Nodes' services out of routing now (lib/services/dispatch/outlier-ejection), by `targetKey`; eliminated as `ejected`. */
   readonly ejected?: ReadonlyMap<string, Ejection> | undefined;
 }

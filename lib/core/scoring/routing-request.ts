@@ -31,6 +31,11 @@ export interface RoutingRequest {
    * by another instance, worth a short wait for the table (lib/services/dispatch/affinity `recall`).
    */
   readonly continuesConversation?: boolean;
+  /**
+   * Estimated prompt tokens up to and including the conversation's last answer: what the node that served
+   * the previous turn held in its prompt cache when it finished (issue 41). Absent for a first turn.
+   */
+  readonly prefixTokens?: number;
 }
 
 const MODEL_KIND: Readonly<Record<RoutingKind, ModelKind>> = {

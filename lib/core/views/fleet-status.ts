@@ -90,6 +90,54 @@ export interface FleetNodeStatus {
   readonly text_embedding?: FleetSidecarStatus;
 }
 
+/**
+ * How this instance routes (issue 41): the strategy in force and the rates it has observed per
+ * node:model (tokens/s, ms; rounded), which the default strategy's expected time to first token uses.
+ */
+export interface FleetRoutingStatus {
+  readonly strategy: string;
+  readonly observed_rates: readonly {
+    readonly node_id: string;
+    readonly model: string;
+    readonly prefill_tokens_per_second: number | null;
+    readonly decode_tokens_per_second: number | null;
+    readonly cold_load_ms: number | null;
+    readonly samples: number;
+  }[];
+}
+
+/** What the status says of routing, as the dispatcher's state has it. */
+export interface RoutingFacts {
+  readonly strategy: string;
+  readonly rates: readonly {
+    readonly nodeId: string;
+    readonly model: string;
+    readonly prefillTps: number | undefined;
+    readonly decodeTps: number | undefined;
+    readonly loadMs: number | undefined;
+    readonly samples: number;
+  }[];
+}
+
+const rounded = (value: number | undefined) => (value === undefined ? null : Math.round(value * 10) / 10);
+
+export function routingStatus(facts: RoutingFacts): FleetRoutingStatus {
+  const rates = [...facts.rates].sort((a, b) =>
+    a.nodeId === b.nodeId ? (a.model < b.model ? -1 : 1) : a.nodeId < b.nodeId ? -1 : 1,
+  );
+  return {
+    strategy: facts.strategy,
+    observed_rates: rates.map((rate) => ({
+      node_id: rate.nodeId,
+      model: rate.model,
+      prefill_tokens_per_second: rounded(rate.prefillTps),
+      decode_tokens_per_second: rounded(rate.decodeTps),
+      cold_load_ms: rate.loadMs === undefined ? null : Math.round(rate.loadMs),
+      samples: rate.samples,
+    })),
+  };
+}
+
 export interface FleetStatus {
   readonly fleet: {
     readonly nodes_total: number;
@@ -106,6 +154,8 @@ export interface FleetStatus {
   readonly snapshot_age_ms: number | null;
   /** The last read of the table failed: the fleet shown is as it was `snapshot_age_ms` ago. */
   readonly snapshot_refresh_failed: boolean;
+  /** How this instance routes; present where the caller knows (the status route does). */
+  readonly routing?: FleetRoutingStatus;
   /** Unix seconds. */
   readonly timestamp: number;
 }
@@ -256,6 +306,7 @@ export function toFleetStatus(
   now: number,
   health: readonly NodeHealthEntry[] = [],
   freshness: SnapshotFreshness = UNKNOWN_FRESHNESS,
+  routing?: RoutingFacts,
 ): FleetStatus {
   const byNode = new Map<string, Map<string, NodeHealthEntry>>();
   for (const entry of health) {
@@ -269,6 +320,7 @@ export function toFleetStatus(
     queues: queueStates(queues),
     snapshot_age_ms: freshness.ageMs === undefined ? null : Math.round(freshness.ageMs),
     snapshot_refresh_failed: freshness.refreshFailed,
+    ...(routing !== undefined ? { routing: routingStatus(routing) } : {}),
     timestamp: Math.floor(now / 1000),
   };
 }

@@ -12,16 +12,20 @@
  */
 import type { FleetSnapshot } from '../../core/fleet/node';
 import type { ConcurrencyOverrides } from '../../core/scoring/concurrency-limit';
-import type { QueueDepths } from '../../core/scoring/load-signals';
+import type { PrefixHint, QueueDepths } from '../../core/scoring/load-signals';
+import type { NodeObservation } from '../../core/scoring/observed-rates';
 import { type RankedCandidate, rankNodes } from '../../core/scoring/rank-nodes';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
+import { type RoutingStrategy, STRATEGIES, type StrategyState } from '../../core/scoring/routing-strategy';
 import type { ScoreBreakdown } from '../../core/scoring/score';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { AffinityTracker } from './affinity';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
 import { ejectFromPolls } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
+import type { NodeRates } from './node-rates';
 import type { OutlierEjection } from './outlier-ejection';
+import type { PrefixResidency } from './prefix-residency';
 import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
 import { throwIfAborted } from './request-aborted';
 import type { NodeAttempt, NodeReply, NodeTransport } from './transport';
@@ -40,6 +44,12 @@ export interface DispatcherOptions {
   readonly concurrencyOverrides?: ConcurrencyOverrides;
   /** Which nodes are out of routing for failing, fed by every attempt's outcome; none when absent. */
   readonly ejection?: OutlierEjection;
+  /** The nodes' observed prefill and decode rates and load times, fed by every completed request. */
+  readonly rates?: NodeRates;
+  /** Where each conversation's last turn went, for the prompt a node may still hold. */
+  readonly residency?: PrefixResidency;
+  /** How candidates are ordered (FLEET_ROUTING_STRATEGY); the score's order when absent. */
+  readonly strategy?: RoutingStrategy;
   readonly clock?: () => number;
 }
 
@@ -65,8 +75,11 @@ export interface RoutingDecision {
 export interface DispatchResult {
   readonly reply: NodeReply;
   readonly attempt: NodeAttempt;
-  /** Release when the stream ends: `completed` records the duration, `failed`/`cancelled` do not. */
-  readonly slot: Slot;
+  /**
+   * Release when the stream ends: `completed` records the duration and what the node reported of itself
+   * (its rates), `failed`/`cancelled` do not.
+   */
+  readonly slot: ServedSlot;
   readonly decision: RoutingDecision;
   /** Attempts that reached for a node and failed before this one (each counted as a retry). */
   readonly failedAttempts: readonly AttemptFailure[];
@@ -102,24 +115,50 @@ function isSendFailure(failure: AttemptFailure): boolean {
   return failure.kind === 'unreachable' || failure.kind === 'server-error';
 }
 
-/** The queue slot, plus the duration observation the scorer's wait estimate learns from. */
-function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock: () => number): Slot {
+/** A queue slot whose release may say what the node reported of the request it served. */
+export interface ServedSlot extends Slot {
+  release(outcome?: SlotOutcome, observation?: NodeObservation): void;
+}
+
+/**
+ * The queue slot, plus what the scorer learns when it ends: the duration for the slot wait, and the node's
+ * own prefill and decode times for its rates.
+ */
+function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock: () => number): ServedSlot {
   let released = false;
   return {
     nodeId: slot.nodeId,
     model: slot.model,
-    release(outcome: SlotOutcome = 'completed') {
+    release(outcome: SlotOutcome = 'completed', observation?: NodeObservation) {
       if (released) return;
       released = true;
-      if (outcome === 'completed') options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
+      if (outcome === 'completed') {
+        options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
+        if (observation !== undefined) options.rates?.observe(slot.nodeId, slot.model, observation);
+      }
       slot.release(outcome);
     },
   };
 }
 
+/** Turns per model and `Math.random`: what the simple strategies keep between requests. */
+function strategyState(): StrategyState {
+  const turns = new Map<string, number>();
+  return {
+    turn(model) {
+      const turn = turns.get(model) ?? 0;
+      turns.set(model, turn + 1);
+      return turn;
+    },
+    random: Math.random,
+  };
+}
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const clock = options.clock ?? Date.now;
-  const { queues, latency, affinity, ejection } = options;
+  const { queues, latency, affinity, ejection, rates, residency } = options;
+  const strategy = options.strategy ?? STRATEGIES.score;
+  const state = strategyState();
 
   // A waiting request has the latest snapshot's polls judged, so a node that went silent is ejected and
   // its queue moved on even when no new request comes to notice it.
@@ -162,10 +201,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         pinnedNodeId,
         concurrencyOverrides: options.concurrencyOverrides,
         ejected: ejection?.ejections(now),
+        rates,
+        prefix: prefixHint(request, key, residency),
+        top: strategy.needsAll ? Number.MAX_SAFE_INTEGER : undefined,
       };
       const ranking = rankNodes(snapshot, request, context, model);
       log.eliminated(model, ranking.eliminated);
-      for (const candidate of ranking.ranked) {
+      for (const candidate of strategy.order(ranking.ranked, state, model)) {
         if (log.sendFailures > options.maxRetries) throw log.toError(snapshot, tried);
         if (log.isUnreachable(candidate.node.id)) continue;
         const decision = routingDecision(candidate, model, request.model, log, key, pinnedNodeId);
@@ -184,6 +226,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (reply.status < 400) {
           latency.recordFirstByte(attempt.node.id, attempt.model, clock() - sentAt);
           if (key !== undefined) affinity.pin(key, attempt.node.id);
+          residency?.served(key, attempt.node.id, attempt.model);
         }
         const slot = timedSlot(outcome.slot, sentAt, options, clock);
         const failedAttempts = log.failures.filter(isSendFailure);
@@ -193,6 +236,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     throw log.toError(snapshot, tried);
   };
+}
+
+/** The earlier turns' tokens of a conversation that goes on, and where they are likely still held. */
+function prefixHint(
+  request: RoutingRequest,
+  key: string | undefined,
+  residency: PrefixResidency | undefined,
+): PrefixHint | undefined {
+  const tokens = request.prefixTokens;
+  if (key === undefined || residency === undefined || tokens === undefined || tokens <= 0) return undefined;
+  return { tokens, likelihood: (nodeId, model, slots) => residency.likelihood(key, nodeId, model, slots) };
 }
 
 /**

@@ -10,6 +10,7 @@
 
 import type { TraceStatus } from '../../core/analytics/trace-record';
 import type { RouterError } from '../../core/errors';
+import type { NodeObservation } from '../../core/scoring/observed-rates';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { NodeReply } from '../node-client/node-reply';
 import type { SlotOutcome } from './queue-manager';
@@ -38,8 +39,11 @@ export interface Reach<D, I extends ExchangeRequest, S extends Reached> {
    * `trace`: `failed`, or `client_disconnected` when the client left) and rejects with a `RouterError`.
    */
   open(deps: D, input: I, trace: TraceFn | undefined): Promise<S>;
-  /** Gives back what `open` holds, by how the exchange ended; a promise when that takes a while. */
-  release(served: S, outcome: SlotOutcome): Promise<void> | undefined;
+  /**
+   * Gives back what `open` holds, by how the exchange ended, with what the node reported of its work
+   * (its counts and durations, which the scorer learns its rates from); a promise when that takes a while.
+   */
+  release(served: S, outcome: SlotOutcome, observation?: NodeObservation): Promise<void> | undefined;
   /** What the trace says about where the request went, under `status`: a new object the exchange adds to. */
   traceFields(served: S, status: TraceStatus): TraceFieldsBuilder;
   /** The headers an error carries once a node was reached. */

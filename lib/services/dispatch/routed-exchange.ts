@@ -103,7 +103,7 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
     throw failure;
   }
   served.reply.cancel();
-  const released = reach.release(served, SLOT_OUTCOME[end.status]);
+  const released = reach.release(served, SLOT_OUTCOME[end.status], end.fields);
   if (released !== undefined) await released;
   // Where it went, then what the caller adds: copied once into the record, no spread (lib/core/merged.ts).
   trace?.(reach.traceFields(served, end.status), undefined, end.fields);
@@ -117,8 +117,8 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
  */
 const dispatched: Reach<ExchangeDeps, ExchangeInput, DispatchResult> = {
   open: (deps, input, trace) => dispatchTraced(deps.dispatcher, input, trace),
-  release: (served, outcome) => {
-    served.slot.release(outcome);
+  release: (served, outcome, observation) => {
+    served.slot.release(outcome, observation);
     return undefined;
   },
   traceFields: (served, status) => routedTraceFields(served.decision, status),

@@ -43,6 +43,22 @@ describe('chatRoutingRequest', () => {
     expect(next.conversationKey).toBe(first.conversationKey);
   });
 
+  it('estimates the tokens through the last answer: what the node that served it may still hold', () => {
+    const earlier = [
+      { role: 'user', content: 'x'.repeat(400) },
+      { role: 'assistant', content: 'y'.repeat(200) },
+    ];
+    const next = chatRoutingRequest({
+      ...base,
+      messages: [...earlier, { role: 'user', content: 'z'.repeat(400) }],
+      tools: undefined,
+    });
+
+    expect(next.prefixTokens).toBe(150);
+    expect(next.promptTokens).toBe(250);
+    expect(chatRoutingRequest({ ...base, messages, tools: undefined }).prefixTokens).toBeUndefined();
+  });
+
   it('keys the conversation by its first system prompt and first user turn, as the context layers do', () => {
     const system = { role: 'system', content: 'be brief' };
     const later = [

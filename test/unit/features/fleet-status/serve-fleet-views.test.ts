@@ -6,12 +6,14 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { QueueState } from '../../../../lib/core/fleet/queue-entry';
+import { STRATEGIES } from '../../../../lib/core/scoring/routing-strategy';
 import { toFleetQueue } from '../../../../lib/core/views/fleet-queue';
 import { toFleetStatus } from '../../../../lib/core/views/fleet-status';
 import { mergeQueues } from '../../../../lib/core/views/merge-queues';
 import { queuesFromSnapshot } from '../../../../lib/core/views/queues-from-snapshot';
 import type { FleetQueueDeps, FleetStatusDeps } from '../../../../lib/features/fleet-status/serve-fleet-views';
 import { serveFleetQueue, serveFleetStatus } from '../../../../lib/features/fleet-status/serve-fleet-views';
+import { createNodeRates } from '../../../../lib/services/dispatch/node-rates';
 import { createOutlierEjection } from '../../../../lib/services/dispatch/outlier-ejection';
 import { createQueueManager } from '../../../../lib/services/dispatch/queue-manager';
 import { type HttpRequest, toHttpRequest } from '../../../../lib/services/http/request';
@@ -33,7 +35,12 @@ function standIns(): FleetStatusDeps & FleetQueueDeps & { readonly asked: number
       asked.push(now);
       return routed;
     },
-    routing: { ejection: createOutlierEjection(), queues: createQueueManager() },
+    routing: {
+      ejection: createOutlierEjection(),
+      queues: createQueueManager(),
+      rates,
+      strategy: STRATEGIES['least-busy'],
+    },
     config: { queueMaxPending: 40, queueTimeoutMs: 90_000 },
   };
 }
@@ -50,6 +57,9 @@ async function get<Deps>(
 }
 
 const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+const rates = createNodeRates();
+rates.observe('gpu1', 'llama3.2:3b', { promptTokens: 1000, promptEvalMs: 800, completionTokens: 100, evalMs: 2000 });
 
 describe('serveFleetQueue', () => {
   it("answers the queue view of the snapshot's and every instance's queues at the instant it asked for", async () => {
@@ -74,6 +84,28 @@ describe('serveFleetStatus', () => {
     expect(deps.asked).toHaveLength(1);
     const now = deps.asked[0] ?? Number.NaN;
     const queues = mergeQueues(queuesFromSnapshot(snapshot), routed);
-    expect(reply).toEqual({ statusCode: 200, body: asJson(toFleetStatus(snapshot, queues, now, [], freshness)) });
+    const routing = { strategy: 'least-busy', rates: rates.entries() };
+    expect(reply).toEqual({
+      statusCode: 200,
+      body: asJson(toFleetStatus(snapshot, queues, now, [], freshness, routing)),
+    });
+  });
+
+  it('says which strategy routes and the rates this instance observed', async () => {
+    const reply = await get(serveFleetStatus, standIns(), '/fleet/status');
+
+    expect((reply.body as { routing: unknown }).routing).toEqual({
+      strategy: 'least-busy',
+      observed_rates: [
+        {
+          node_id: 'gpu1',
+          model: 'llama3.2:3b',
+          prefill_tokens_per_second: 1250,
+          decode_tokens_per_second: 50,
+          cold_load_ms: null,
+          samples: 1,
+        },
+      ],
+    });
   });
 });

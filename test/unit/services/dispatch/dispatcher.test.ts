@@ -3,12 +3,15 @@ import { NotFoundError, ServiceUnavailableError } from '../../../../lib/core/err
 import type { NodeRecord } from '../../../../lib/core/fleet/node';
 import { nodeUnreachable } from '../../../../lib/core/fleet/node-failure';
 import type { RoutingRequest } from '../../../../lib/core/scoring/routing-request';
+import { type RoutingStrategy, STRATEGIES } from '../../../../lib/core/scoring/routing-strategy';
 import { type AbortSource, watchAbort } from '../../../../lib/core/stream/abort-source';
 import { createAffinityTracker } from '../../../../lib/services/dispatch/affinity';
 import { createDispatcher } from '../../../../lib/services/dispatch/dispatcher';
 import { createFleetDepths } from '../../../../lib/services/dispatch/fleet-depths';
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
+import { createNodeRates } from '../../../../lib/services/dispatch/node-rates';
 import { createOutlierEjection, DEFAULT_EJECTION } from '../../../../lib/services/dispatch/outlier-ejection';
+import { createPrefixResidency } from '../../../../lib/services/dispatch/prefix-residency';
 import { createQueueManager, type QueueManagerOptions } from '../../../../lib/services/dispatch/queue-manager';
 import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
 import type { NodeReply, NodeTransport } from '../../../../lib/services/dispatch/transport';
@@ -43,14 +46,25 @@ interface Setup {
   readonly elsewhere?: Readonly<Record<string, number>>;
   /** Outlier ejection on, with its defaults. */
   readonly ejecting?: boolean;
+  readonly strategy?: RoutingStrategy;
 }
 
-function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, elsewhere = {}, ejecting }: Setup) {
+function setup({
+  records,
+  behaviour = {},
+  maxRetries = 2,
+  queueOptions = {},
+  elsewhere = {},
+  ejecting,
+  strategy,
+}: Setup) {
   const timers = manualTimers();
   let snapshot = snapshotOf(records);
   const queues = createQueueManager({ ...queueOptions, schedule: timers.schedule, clock: timers.clock });
   const affinity = createAffinityTracker({ clock: timers.clock });
   const latency = createLatencyStats();
+  const rates = createNodeRates();
+  const residency = createPrefixResidency();
   const calls: string[] = [];
   const cancelled: string[] = [];
   const signals: AbortSource[] = [];
@@ -97,7 +111,10 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
     latency,
     maxRetries,
     clock: timers.clock,
+    rates,
+    residency,
     ...(ejection !== undefined ? { ejection } : {}),
+    ...(strategy !== undefined ? { strategy } : {}),
   });
   const run = async (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) => {
     await depths.refresh();
@@ -107,10 +124,55 @@ function setup({ records, behaviour = {}, maxRetries = 2, queueOptions = {}, els
   const nextSnapshot = (next: readonly NodeRecord[]) => {
     snapshot = snapshotOf(next);
   };
-  return { run, queues, affinity, latency, calls, cancelled, signals, timers, held, ejection, nextSnapshot };
+  return { run, queues, affinity, latency, rates, calls, cancelled, signals, timers, held, ejection, nextSnapshot };
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('createDispatcher: strategies and what it learns (issue 41)', () => {
+  it("learns the node's rates from what a completed request reported, and prefers the faster node", async () => {
+    const { run, rates, calls } = setup({ records: [hot('a'), hot('b')] });
+    const request = makeRequest({ promptTokens: 4000 });
+    const first = await run(request);
+    const firstNode = first.attempt.node.id;
+    first.slot.release('completed', { promptTokens: 4000, promptEvalMs: 8000, completionTokens: 50, evalMs: 1000 });
+    expect(rates.ratesOf(firstNode, MODEL)?.prefillTps).toBe(500);
+    const second = await run(request);
+    // 4,000 tokens at 500/s is 8 s there; the other node's prior is faster.
+    expect(second.attempt.node.id).not.toBe(firstNode);
+    second.slot.release('failed', { promptTokens: 4000, promptEvalMs: 1, completionTokens: 50, evalMs: 1 });
+    expect(rates.ratesOf(second.attempt.node.id, MODEL)).toBeUndefined();
+    expect(calls).toHaveLength(2);
+  });
+
+  it('sends a conversation that goes on back where its prompt is cached, over an idle twin', async () => {
+    const { run } = setup({ records: [hot('a', { numParallel: 2 }), hot('b', { numParallel: 2 })] });
+    const opening = makeRequest({ promptTokens: 3000, conversationKey: 'c1' });
+    const first = await run(opening);
+    const served = first.attempt.node.id;
+    first.slot.release();
+    const other = await run(makeRequest({ promptTokens: 10, conversationKey: 'c2' }));
+    // The other conversation keeps a slot busy there; the cached 3,000 tokens still win.
+    const next = await run(
+      makeRequest({ promptTokens: 3200, prefixTokens: 3050, conversationKey: 'c1', continuesConversation: true }),
+    );
+    expect(next.attempt.node.id).toBe(served);
+    // 150 tokens left to evaluate, against 3,200 on the twin (-64 points there).
+    expect(next.decision.breakdown.expected_prefill.points).toBeGreaterThan(-5);
+    other.slot.release();
+    next.slot.release();
+  });
+
+  it('orders candidates by the configured strategy', async () => {
+    const { run, calls } = setup({
+      records: [hot('a'), agentNode({ id: 'b' }), hot('c')],
+      strategy: STRATEGIES['round-robin'],
+    });
+    for (let turn = 0; turn < 3; turn += 1) (await run()).slot.release();
+    // Round robin sends to the cold node in its turn, which the score never would.
+    expect(calls).toEqual([`a/${MODEL}`, `b/${MODEL}`, `c/${MODEL}`]);
+  });
+});
 
 describe('createDispatcher', () => {
   it('sends to the best node and holds its slot until the caller releases it', async () => {
