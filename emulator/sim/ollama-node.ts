@@ -12,19 +12,18 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { CATALOG, type CatalogModel, hasCapability } from './catalog';
 import { hostOffsetMinutes } from './clock';
 import type { SimFaults } from './faults';
-import { fnv1a32, seededRandom } from './hash';
 import { parseJson, sendError, sendJson, sendText } from './http';
 import { type SimTiming, serveCompletion } from './ollama-completion';
 import { serveEmbed, serveLegacyEmbeddings } from './ollama-embed';
 import { modelNameOf, serveCopy, serveDelete, servePull } from './ollama-pull';
 import { type Endpoint, isRequestError, parseCompletion } from './ollama-request';
 import { loadedSize, psEntry, showResponse, tagsEntry } from './ollama-shapes';
-import { kvBytesPerToken, performanceModel, type SimPerformance, type SimPerformanceModel } from './performance/model';
-import { NodeScheduler } from './performance/scheduler';
-import { realClock } from './performance/scheduler-clock';
+import { performanceModel, type SimPerformance, type SimPerformanceModel } from './performance/model';
+import { createNodeRuntime, createNodeScheduler, whenNodeIdle } from './performance/node-setup';
+import type { NodeScheduler } from './performance/scheduler';
 import { servePerformanceCompletion } from './performance/serve-completion';
 import type { SimPerformanceStats } from './performance/stats';
-import { catalogModifiedAt, type HotModel, ModelRuntime } from './runtime';
+import { catalogModifiedAt, type HotModel, type ModelRuntime } from './runtime';
 import { type SimRequest, type SimServer, startSimServer } from './sim-server';
 
 export interface SimNodeOptions {
@@ -247,48 +246,14 @@ function snapshotOf(runtime: ModelRuntime, scheduler: NodeScheduler | undefined)
   return { models: runtime.listDisk().map((disk) => disk.entry), loaded, requestsActive };
 }
 
-/** The runtime of a node: with `performance`, memory-bound and with KV cache for every parallel slot. */
-function createRuntime(options: SimNodeOptions, model: SimPerformanceModel | undefined): ModelRuntime {
-  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
-  const maxLoadedModels = options.maxLoadedModels ?? 3;
-  if (model === undefined) return new ModelRuntime({ keepAliveMs, maxLoadedModels, defaultNumCtx: 4096 });
-  return new ModelRuntime({
-    keepAliveMs: keepAliveMs < 0 ? keepAliveMs : keepAliveMs / model.timeScale,
-    maxLoadedModels,
-    defaultNumCtx: 4096,
-    memoryBytes: model.memoryBytes,
-    kvBytesPerToken: (entry) => kvBytesPerToken(entry) * model.numParallel,
-  });
-}
-
-function createScheduler(
-  options: SimNodeOptions,
-  runtime: ModelRuntime,
-  model: SimPerformanceModel | undefined,
-  id: string,
-): NodeScheduler | undefined {
-  if (model === undefined) return undefined;
-  // Seeded with the node id too, so that nodes of one fleet do not share their jitter.
-  const random = seededRandom(fnv1a32(`${model.seed}:${id}`));
-  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
-  return new NodeScheduler({ runtime, clock: realClock(), model, keepAliveMs, random });
-}
-
-async function whenAllIdle(runtime: ModelRuntime, scheduler: NodeScheduler | undefined): Promise<void> {
-  await scheduler?.whenIdle();
-  await runtime.whenIdle();
-  if (scheduler !== undefined && (scheduler.unplaced() > 0 || runtime.requestsActive() > 0)) {
-    return whenAllIdle(runtime, scheduler);
-  }
-}
-
 /** Starts a simulated Ollama server on 127.0.0.1 (by default) and resolves once it listens. */
 export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNode> {
   const models = options.models ?? defaultModels();
   const numParallel = options.numParallel ?? 1;
   const model =
     options.performance === undefined ? undefined : performanceModel(options.performance, models, numParallel);
-  const runtime = createRuntime(options, model);
+  const keepAliveMs = options.keepAliveMs ?? 5 * 60_000;
+  const runtime = createNodeRuntime({ keepAliveMs, maxLoadedModels: options.maxLoadedModels ?? 3 }, model);
   for (const entry of models) runtime.add(entry, catalogModifiedAt(entry.name));
   runtime.setLoaded(options.loaded ?? []);
   const requests: SimRequestRecord[] = [];
@@ -331,7 +296,7 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
   });
   const started = server;
   const id = options.id ?? `sim-${started.port}`;
-  scheduler = createScheduler(options, runtime, model, id);
+  scheduler = model === undefined ? undefined : createNodeScheduler(runtime, model, id, keepAliveMs);
   return {
     id,
     host: started.host,
@@ -352,7 +317,7 @@ export async function startSimNode(options: SimNodeOptions = {}): Promise<SimNod
     },
     unload: (name) => runtime.unload(name),
     snapshot: () => snapshotOf(runtime, scheduler),
-    whenIdle: () => whenAllIdle(runtime, scheduler),
+    whenIdle: () => whenNodeIdle(runtime, scheduler),
     onRequest: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -16,12 +16,11 @@ import {
   type JobListener,
   type JobResult,
   type JobSpec,
-  type Lane,
   tokensOut,
   workToNextEvent,
 } from './job';
+import { LaneTable } from './lanes';
 import { modelRates, type SimPerformanceModel } from './model';
-import { accountPrompt, createSlots, findLongestCacheSlot } from './prompt-cache';
 import type { SchedulerClock } from './scheduler-clock';
 import { type SimPerformanceStats, StatsRecorder } from './stats';
 
@@ -48,7 +47,7 @@ const EPSILON = 1e-6;
 type Notice = () => void;
 
 export class NodeScheduler {
-  private readonly lanes = new Map<string, Lane>();
+  private readonly lanes: LaneTable;
   private readonly wallRates = new Map<string, WallRates>();
   private readonly stats: StatsRecorder;
   private lastAdvance: number;
@@ -62,15 +61,15 @@ export class NodeScheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.lastAdvance = deps.clock.now();
     this.stats = new StatsRecorder(this.lastAdvance);
-    deps.runtime.onEvict((name) => {
+    this.lanes = new LaneTable(deps.runtime, deps.model.numParallel);
+    deps.runtime.onEvict(() => {
+      // The evicted model's lane notices on its next refresh; only idle models are evicted.
       this.stats.counts.evictions++;
-      const lane = this.lanes.get(name);
-      if (lane !== undefined) this.markCold(lane);
     });
   }
 
   submit(spec: JobSpec, listener: JobListener): JobHandle {
-    const lane = this.laneOf(spec.entry);
+    const lane = this.lanes.laneOf(spec.entry);
     const now = this.deps.clock.now();
     const jitter = this.deps.model.jitter;
     const factor = spec.loadOnly || jitter === 0 ? 1 : 1 + jitter * (2 * this.deps.random() - 1);
@@ -95,17 +94,16 @@ export class NodeScheduler {
     if (!spec.loadOnly) this.stats.counts.requests++;
     this.inFlight++;
     lane.queue.push(job);
-    if (lane.state !== 'cold') this.attach(job);
+    if (lane.state !== 'cold') this.lanes.attach(job);
     if (lane.state === 'ready') job.readyAt = now;
-    this.tick();
+    // Processed at the arrival's own instant: a request admitted at once has waited exactly 0.
+    this.tick(now);
     return { cancel: () => this.cancel(job) };
   }
 
   /** Requests waiting on a model that is not loading yet: no hot model counts them. */
   unplaced(): number {
-    let count = 0;
-    for (const lane of this.lanes.values()) if (lane.state === 'cold') count += lane.queue.length;
-    return count;
+    return this.lanes.unplaced();
   }
 
   /** Resolves once no request is waiting or running on the scheduler. */
@@ -128,24 +126,26 @@ export class NodeScheduler {
     this.cancelTimer = undefined;
   }
 
-  /** Processes everything due now; re-entrant calls (a listener cancelling) run once more afterwards. */
-  private tick(): void {
+  /** Processes everything due at `at` (default: now); re-entrant calls run once more afterwards. */
+  private tick(at?: number): void {
     if (this.ticking) {
       this.again = true;
       return;
     }
     this.ticking = true;
     const notices: Notice[] = [];
+    let first = true;
     do {
       this.again = false;
-      const now = this.deps.clock.now();
+      const now = first && at !== undefined ? at : this.deps.clock.now();
+      first = false;
       this.advance(now);
       this.settle(now, notices);
       this.pump(now, notices);
       this.retime();
       this.report(notices);
-      this.stats.accrue(now, this.running());
-      this.stats.waiting(this.waitingForSlot());
+      this.stats.accrue(now, this.lanes.running());
+      this.stats.waiting(this.lanes.waitingForSlot());
     } while (this.again);
     this.ticking = false;
     this.schedule();
@@ -157,15 +157,15 @@ export class NodeScheduler {
     const elapsed = now - this.lastAdvance;
     this.lastAdvance = now;
     if (!(elapsed > 0)) return;
-    for (const lane of this.lanes.values()) {
+    for (const lane of this.lanes.all()) {
       for (const job of lane.running) job.progress = Math.min(job.target, job.progress + job.rate * elapsed);
     }
   }
 
   /** Loads that ended, prefills that ended (first token), answers that ended. */
   private settle(now: number, notices: Notice[]): void {
-    for (const lane of this.lanes.values()) {
-      if (lane.state === 'loading' && now >= lane.loadEndsAt - EPSILON) this.finishLoad(lane, now);
+    for (const lane of this.lanes.all()) {
+      if (lane.state === 'loading' && now >= lane.loadEndsAt - EPSILON) this.lanes.finishLoad(lane, now);
       for (const job of [...lane.running]) {
         if (job.phase === 'prefill' && job.progress >= job.target - EPSILON) this.startDecode(job, now);
         if (job.phase === 'decode' && job.progress >= job.target - EPSILON) this.finish(job, now, notices);
@@ -175,42 +175,18 @@ export class NodeScheduler {
 
   /** Admissions to free slots, then loads of cold models in the order their first request arrived. */
   private pump(now: number, notices: Notice[]): void {
-    for (const lane of this.lanes.values()) {
-      if (lane.state !== 'cold' && this.deps.runtime.hotModel(lane.entry.name) !== lane.hot) this.markCold(lane);
-      if (lane.state === 'ready') this.admit(lane, now, notices);
+    for (const lane of this.lanes.all()) {
+      this.lanes.refresh(lane);
+      if (lane.state !== 'ready') continue;
+      for (const job of lane.queue.filter((j) => j.spec.loadOnly)) this.finishLoadOnly(job, now, notices);
+      for (const job of this.lanes.admit(lane, now)) this.countAdmission(job, now);
     }
-    const cold = [...this.lanes.values()].filter((lane) => lane.state === 'cold' && lane.queue.length > 0);
-    cold.sort((a, b) => (a.queue[0]?.arrivedAt ?? 0) - (b.queue[0]?.arrivedAt ?? 0));
     // One pending load waits for room before later ones may load: Ollama's scheduler takes them in order.
-    for (const lane of cold) if (!this.startLoad(lane, now)) break;
-  }
-
-  private admit(lane: Lane, now: number, notices: Notice[]): void {
-    for (const job of lane.queue.filter((j) => j.spec.loadOnly)) this.finishLoadOnly(job, now, notices);
-    const hot = lane.hot;
-    while (hot !== undefined && lane.queue.length > 0) {
-      const head = lane.queue[0] as Job;
-      if (this.deps.runtime.contextFor(lane.entry, head.spec.numCtx) !== hot.contextLength) {
-        // A different num_ctx needs a reload, which waits until the model's running requests are done.
-        if (lane.running.length === 0) this.unloadForReload(lane);
-        return;
-      }
-      const choice = findLongestCacheSlot(lane.slots, head.spec.prompt);
-      if (choice === undefined) return;
-      lane.queue.shift();
-      const slot = lane.slots[choice.index];
-      if (slot === undefined) return;
-      slot.inUse = true;
-      slot.text = head.spec.prompt;
-      const accounting = accountPrompt(head.spec.prompt, choice.prefixChars, hot.contextLength);
-      head.phase = 'prefill';
-      head.slot = slot;
-      head.accounting = accounting;
-      head.progress = 0;
-      head.target = accounting.evaluatedTokens;
-      head.admittedAt = now;
-      lane.running.push(head);
-      this.countAdmission(head, now);
+    for (const lane of this.lanes.waitingForLoad()) {
+      const head = lane.queue[0];
+      const { loadMs } = this.ratesOf(lane.entry);
+      if (head === undefined || !this.lanes.startLoad(lane, now, loadMs, this.keepAlive(head.spec))) break;
+      this.stats.coldLoad(lane.entry.name, loadMs);
     }
   }
 
@@ -227,32 +203,6 @@ export class NodeScheduler {
       counts.waited++;
       counts.waitMs += waited;
     }
-  }
-
-  private startLoad(lane: Lane, now: number): boolean {
-    const head = lane.queue[0];
-    if (head === undefined) return true;
-    const { runtime } = this.deps;
-    const context = runtime.contextFor(lane.entry, head.spec.numCtx);
-    if (!runtime.makeRoomFor(lane.entry, context)) return false;
-    runtime.load(lane.entry.name, this.keepAlive(head.spec), head.spec.numCtx);
-    lane.hot = runtime.hotModel(lane.entry.name);
-    lane.state = 'loading';
-    lane.slots = createSlots(this.deps.model.numParallel);
-    const { loadMs } = this.ratesOf(lane.entry);
-    lane.loadEndsAt = now + loadMs;
-    this.stats.coldLoad(lane.entry.name, loadMs);
-    for (const job of lane.queue) this.attach(job);
-    return true;
-  }
-
-  private finishLoad(lane: Lane, now: number): void {
-    if (this.deps.runtime.hotModel(lane.entry.name) !== lane.hot) {
-      this.markCold(lane);
-      return;
-    }
-    lane.state = 'ready';
-    for (const job of lane.queue) job.readyAt ??= now;
   }
 
   private finishLoadOnly(job: Job, now: number, notices: Notice[]): void {
@@ -322,30 +272,8 @@ export class NodeScheduler {
     }
   }
 
-  /** Counts the job on the hot model, so that the model is busy (never evicted) while it waits or runs. */
-  private attach(job: Job): void {
-    job.end ??= this.deps.runtime.begin(job.lane.entry.name);
-  }
-
-  /** The runtime dropped the model (expiry, eviction, unload): its slots' caches are gone with it. */
-  private markCold(lane: Lane): void {
-    lane.state = 'cold';
-    lane.hot = undefined;
-    lane.slots = createSlots(this.deps.model.numParallel);
-    for (const job of lane.queue) {
-      job.end?.();
-      job.end = undefined;
-      job.readyAt = undefined;
-    }
-  }
-
-  private unloadForReload(lane: Lane): void {
-    this.deps.runtime.unload(lane.entry.name);
-    this.markCold(lane);
-  }
-
   private retime(): void {
-    const active = [...this.lanes.values()].filter((lane) => lane.running.length > 0);
+    const active = [...this.lanes.all()].filter((lane) => lane.running.length > 0);
     for (const lane of active) {
       const rates = this.ratesOf(lane.entry);
       const prefilling = lane.running.filter((job) => job.phase === 'prefill').length;
@@ -357,7 +285,7 @@ export class NodeScheduler {
   }
 
   private report(notices: Notice[]): void {
-    for (const lane of this.lanes.values()) {
+    for (const lane of this.lanes.all()) {
       for (const job of lane.running) {
         if (!job.spec.streamTokens || job.listener.tokens === undefined) continue;
         const count = tokensOut(job, EPSILON);
@@ -376,25 +304,13 @@ export class NodeScheduler {
     if (this.closed) return;
     const now = this.deps.clock.now();
     let next = Number.POSITIVE_INFINITY;
-    for (const lane of this.lanes.values()) {
+    for (const lane of this.lanes.all()) {
       if (lane.state === 'loading') next = Math.min(next, lane.loadEndsAt);
       for (const job of lane.running) {
         if (job.rate > 0) next = Math.min(next, now + workToNextEvent(job, EPSILON) / job.rate);
       }
     }
     if (Number.isFinite(next)) this.cancelTimer = this.deps.clock.schedule(next, () => this.tick());
-  }
-
-  private running(): number {
-    let count = 0;
-    for (const lane of this.lanes.values()) count += lane.running.length;
-    return count;
-  }
-
-  private waitingForSlot(): number {
-    let count = 0;
-    for (const lane of this.lanes.values()) if (lane.state === 'ready') count += lane.queue.length;
-    return count;
   }
 
   private resultOf(job: Job, now: number): JobResult {
@@ -416,35 +332,6 @@ export class NodeScheduler {
   private keepAlive(spec: JobSpec): number {
     const modelled = spec.keepAliveMs ?? this.deps.keepAliveMs;
     return modelled < 0 ? -1 : modelled / this.deps.model.timeScale;
-  }
-
-  private laneOf(entry: CatalogModel): Lane {
-    let lane = this.lanes.get(entry.name);
-    if (lane === undefined) {
-      const hot = this.deps.runtime.hotModel(entry.name);
-      lane = {
-        entry,
-        state: hot === undefined ? 'cold' : 'ready',
-        hot,
-        loadEndsAt: 0,
-        queue: [],
-        running: [],
-        slots: [],
-      };
-      lane.slots = createSlots(this.deps.model.numParallel);
-      this.lanes.set(entry.name, lane);
-    } else if (lane.state !== 'cold' && this.deps.runtime.hotModel(entry.name) !== lane.hot) {
-      this.markCold(lane);
-    }
-    if (lane.state === 'cold' && lane.queue.length === 0 && lane.running.length === 0) {
-      // A model loaded outside the scheduler (node.load, setLoaded, an embedding request) is simply ready.
-      const hot = this.deps.runtime.hotModel(entry.name);
-      if (hot !== undefined) {
-        lane.state = 'ready';
-        lane.hot = hot;
-      }
-    }
-    return lane;
   }
 
   private ratesOf(entry: CatalogModel): WallRates {
