@@ -3,7 +3,7 @@
  * runs the sidecars it is given on their own ports, and POSTs the full heartbeat to `{routerUrl}/heartbeat`
  * at once and then every `intervalMs`. A failed heartbeat is counted and retried next interval, never thrown.
  */
-import { type HeartbeatHost, type HeartbeatPayload, heartbeatPayload } from './heartbeat';
+import { BASE_USED_GB, type HeartbeatHost, type HeartbeatPayload, heartbeatPayload } from './heartbeat';
 import { type ImageModel, type ImageSidecar, startImageSidecar } from './image-sidecar';
 import { type SimNode, type SimNodeOptions, startSimNode } from './ollama-node';
 import {
@@ -26,14 +26,16 @@ export interface SimAgentOptions {
   readonly ollama?: SimNode;
   readonly ollamaOptions?: SimNodeOptions;
   readonly host?: string;
-  /** Default 64. */
+  /** Default 64; with a performance model, the memory of its hardware class. */
   readonly totalGb?: number;
-  /** Fixed memory use; default: 6 GB plus the loaded models. */
+  /** Fixed memory use; default: 6 GB plus the loaded models (the loaded models alone with a performance model). */
   readonly usedGb?: number;
   readonly diskTotalGb?: number;
+  /** Default `Apple M4 Max`; with a performance model, its hardware class's chip. */
   readonly chip?: string;
+  /** Default 546; with a performance model, its hardware class's bandwidth. */
   readonly memoryBandwidthGbps?: number;
-  /** Default `apple_silicon`, the value herd-node hard-codes. */
+  /** Default `apple_silicon`, the value herd-node hard-codes; with a performance model, its class's. */
   readonly arch?: string;
   readonly coresPhysical?: number;
   readonly agentVersion?: string;
@@ -93,16 +95,19 @@ async function startSidecars(options: SimAgentOptions): Promise<Sidecars> {
   };
 }
 
+/** The machine the agent describes: its options first, then the node's hardware class, then herd-node's defaults. */
 function hostOf(options: SimAgentOptions, node: SimNode): HeartbeatHost {
+  const hardware = node.performanceModel()?.hardware;
   return {
     nodeId: options.nodeId ?? `agent-${node.port}`,
-    arch: options.arch ?? 'apple_silicon',
-    chip: options.chip ?? 'Apple M4 Max',
-    memoryBandwidthGbps: options.memoryBandwidthGbps ?? 546,
+    arch: options.arch ?? hardware?.arch ?? 'apple_silicon',
+    chip: options.chip ?? hardware?.chip ?? hardware?.name ?? 'Apple M4 Max',
+    memoryBandwidthGbps: options.memoryBandwidthGbps ?? hardware?.memoryBandwidthGbps ?? 546,
     agentVersion: options.agentVersion ?? '0.10.0',
     coresPhysical: options.coresPhysical ?? 16,
-    totalGb: options.totalGb ?? 64,
+    totalGb: options.totalGb ?? hardware?.memoryGb ?? 64,
     usedGb: options.usedGb,
+    baseUsedGb: hardware === undefined ? BASE_USED_GB : 0,
     diskTotalGb: options.diskTotalGb ?? 1000,
   };
 }

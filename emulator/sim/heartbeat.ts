@@ -11,7 +11,7 @@ import type { TranscriptionModel } from './transcription-sidecar';
 
 const GIB = 1024 ** 3;
 /** Memory the operating system and agent use before any model is loaded, GB. */
-const BASE_USED_GB = 6;
+export const BASE_USED_GB = 6;
 
 export type MemoryPressure = 'normal' | 'warn' | 'critical';
 
@@ -79,6 +79,11 @@ export interface HeartbeatHost {
   readonly totalGb: number;
   /** Fixed memory use; undefined = computed from the loaded models. */
   readonly usedGb: number | undefined;
+  /**
+   * Memory in use before any model, GB: 6 for a machine whose total includes the OS, 0 for a node with a
+   * performance model, whose total is the memory models may occupy (so available = room for models).
+   */
+  readonly baseUsedGb: number;
   readonly diskTotalGb: number;
 }
 
@@ -129,7 +134,7 @@ function ollamaSection(node: SimNode, snapshot: SimNodeSnapshot): HeartbeatPaylo
 
 function memorySection(host: HeartbeatHost, snapshot: SimNodeSnapshot): HeartbeatPayload['memory'] {
   const loadedGb = snapshot.loaded.reduce((sum, model) => sum + model.size / GIB, 0);
-  const used = Math.min(host.totalGb, host.usedGb ?? BASE_USED_GB + loadedGb);
+  const used = Math.min(host.totalGb, host.usedGb ?? host.baseUsedGb + loadedGb);
   return {
     total_gb: round(host.totalGb),
     used_gb: round(used),

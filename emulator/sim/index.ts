@@ -24,6 +24,14 @@ export {
   type SimRequestRecord,
   startSimNode,
 } from './ollama-node';
+export { HARDWARE_CLASSES, type HardwareSpec, resolveHardware } from './performance/hardware';
+export {
+  type ModelRates,
+  performanceModel,
+  type SimPerformance,
+  type SimPerformanceModel,
+} from './performance/model';
+export type { SimPerformanceStats } from './performance/stats';
 export { MAX_IMAGE_SIDE, PNG_SIGNATURE, readPngSize } from './png';
 export type { SimSidecar } from './sidecar';
 export {
