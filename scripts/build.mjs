@@ -160,6 +160,9 @@ const toolBuilds = [
   // The side that starts it, for `serverless offline` (serverless/offline-setup.js) to require.
   ['emulator/dynamo-process.ts', 'dist/emulator/dynamo-process.js'],
   ['bench/main.ts', 'dist/bench/main.js'],
+  // `npm run bench:routing` (issue 41), and the reference implementation's scoring as a router of its own.
+  ['bench/routing/main.ts', 'dist/bench/routing/main.js'],
+  ['bench/routing/reference-router.ts', 'dist/bench/routing/reference-router.js'],
 ]
   .filter(([source]) => existsSync(join(root, source)))
   .map(([source, outfile]) => build({ ...common, entryPoints: [source], outfile, packages: 'external' }));

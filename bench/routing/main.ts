@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:routing` (issue 41 items 3 and 6): replays a window of an inference trace through the
+ * router onto a fleet, once per strategy with the same seed, for each scenario in ./scenarios, and writes
+ * docs/routing.md with its charts. Results are kept in docs/routing/results.json, so running some
+ * scenarios regenerates the whole report with only those measured anew. `--help` lists the flags (./cli).
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { pinning, pinningText } from '../pinning';
+import { stopRunningChildren } from '../processes';
+import { formatNumber } from '../stats';
+import { benchScenario } from './bench-scenario';
+import { type BenchOptions, parseOptions, USAGE } from './cli';
+import { projectRoot } from './project-root';
+import { renderReport } from './report';
+import { type Results, readResults, type ScenarioResult, type Settings, writeResults } from './results';
+import { loadScenario, type Scenario } from './scenario';
+
+const root = projectRoot();
+const SCENARIO_DIR = join(root, 'bench', 'routing', 'scenarios');
+const DEFAULT_TRACE = join(root, '..', 'shared', 'data', 'azure-llm-inference-2023', 'conversation.csv');
+
+function selectScenarios(selectors: readonly string[]): Scenario[] {
+  const files = readdirSync(SCENARIO_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
+  const chosen =
+    selectors.length === 0
+      ? files
+      : selectors.map((selector) => {
+          const file = files.find((name) => basename(name, '.json') === selector || name.startsWith(`${selector}-`));
+          if (file === undefined) throw new Error(`no scenario "${selector}" in ${SCENARIO_DIR}`);
+          return file;
+        });
+  return chosen.map((file) => loadScenario(join(SCENARIO_DIR, file)));
+}
+
+function settingsOf(scenario: Scenario, options: BenchOptions, timeScale?: number, runs?: number): Settings {
+  return {
+    windowStartSeconds: options.windowStart ?? scenario.window.startSeconds,
+    windowSeconds: options.windowSeconds ?? scenario.window.seconds,
+    rateScale: options.rateScale ?? scenario.rateScale,
+    timeScale: timeScale ?? options.timeScale ?? scenario.timeScale,
+    seed: options.seed ?? scenario.seed,
+    runs: runs ?? options.runs,
+  };
+}
+
+async function measure(scenario: Scenario, options: BenchOptions, settings: Settings): Promise<ScenarioResult> {
+  console.log(`\n${scenario.name}: ${scenario.title} (time scale ${settings.timeScale}, ${settings.runs} run(s))`);
+  const result = await benchScenario({
+    scenario,
+    settings,
+    strategies: options.strategies,
+    trace: options.trace,
+    nodes: options.nodes,
+    onRun: (strategy, run, metrics) =>
+      console.log(
+        `  run ${run} ${strategy.padEnd(11)} TTFT p50 ${formatNumber(metrics.ttftP50, 0)} p95 ${formatNumber(metrics.ttftP95, 0)} ms` +
+          ` · ${formatNumber(metrics.outputTokensPerSecond, 0)} tok/s · cold ${metrics.coldLoads ?? 'n/a'}` +
+          ` · cache ${metrics.cacheShare === undefined ? 'n/a' : formatNumber(metrics.cacheShare * 100, 0)} %` +
+          ` · slots ${metrics.utilisation === undefined ? 'n/a' : formatNumber(metrics.utilisation * 100, 0)} %` +
+          ` · ok ${metrics.ok}/${metrics.requests} refused ${metrics.refused} failed ${metrics.failed}`,
+      ),
+  });
+  for (const line of result.verdicts) {
+    console.log(`  ${line.pass === undefined ? 'UNDECIDED' : line.pass ? 'PASS' : 'FAIL'} ${line.goal}: ${line.text}`);
+  }
+  return result;
+}
+
+function write(out: string, results: Results): void {
+  const chartDir = join(dirname(out), basename(out, '.md'));
+  mkdirSync(chartDir, { recursive: true });
+  writeResults(join(chartDir, 'results.json'), results);
+  const report = renderReport(results, relative(dirname(out), chartDir));
+  for (const chart of report.charts) writeFileSync(join(chartDir, chart.name), chart.svg);
+  writeFileSync(out, report.markdown);
+  console.log(`\nwrote ${relative(root, out)} and ${report.charts.length} charts in ${relative(root, chartDir)}`);
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(USAGE);
+    return;
+  }
+  const options = parseOptions(process.argv.slice(2), DEFAULT_TRACE);
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+  ] as const) {
+    process.once(signal, () => {
+      stopRunningChildren();
+      process.exit(128 + number);
+    });
+  }
+  pinning();
+  console.log(pinningText());
+  const out = resolve(root, options.out);
+  const chartDir = join(dirname(out), basename(out, '.md'));
+  const stored = readResults(join(chartDir, 'results.json'));
+  const scenarios = { ...stored.scenarios };
+  let compression = stored.compression;
+  for (const scenario of selectScenarios(options.scenarios)) {
+    const result = await measure(scenario, options, settingsOf(scenario, options));
+    scenarios[scenario.name] = result;
+    write(out, { scenarios, compression });
+    if (options.compression !== undefined && selectScenarios([options.compression])[0]?.name === scenario.name) {
+      const uncompressed = await measure(scenario, options, settingsOf(scenario, options, 1, options.compressionRuns));
+      compression = { scenario: scenario.name, compressed: result, uncompressed };
+      write(out, { scenarios, compression });
+    }
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  stopRunningChildren();
+  process.exit(1);
+});

@@ -1,0 +1,65 @@
+/**
+ * One routing-bench run (issue 41 item 3): a fresh router with one strategy and a fresh fleet (the same
+ * seed for every strategy), the router waited on until it sees every node and its initial models, the
+ * planned window replayed open-loop, and the nodes' statistics collected before both are stopped. The
+ * bench process's own event-loop delay is measured too: the fleet and the client share its core, and a
+ * delay there would read as the router's.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type BenchFleet, listedFleet, simulatedFleet } from './fleet';
+import { type RunMetrics, runMetrics } from './metrics';
+import { sampleRouterQueue } from './queue-sampler';
+import { waitForFleet } from './ready';
+import { replay } from './replay';
+import { type Strategy, startRouter } from './router';
+import type { ScenarioNode } from './scenario';
+import type { PlannedRequest } from './workload';
+
+export interface RunSpec {
+  readonly strategy: Strategy;
+  readonly plan: readonly PlannedRequest[];
+  readonly timeScale: number;
+  readonly seed: number;
+  /** The simulated fleet, or a user's nodes (`id=url,…`) in its place. */
+  readonly fleet: { readonly simulated: readonly ScenarioNode[] } | { readonly listed: string };
+}
+
+export interface RunResult extends RunMetrics {
+  /** The bench process's event-loop delay, p99 wall ms: high values mean the client and fleet starve. */
+  readonly benchLoopDelayP99Ms: number;
+}
+
+function fleetOf(spec: RunSpec): BenchFleet {
+  return 'listed' in spec.fleet
+    ? listedFleet(spec.fleet.listed)
+    : simulatedFleet(spec.fleet.simulated, spec.timeScale, spec.seed);
+}
+
+/** Runs `spec` once and returns what it measured. */
+export async function runOnce(spec: RunSpec): Promise<RunResult> {
+  const fleet = fleetOf(spec);
+  const router = await startRouter(spec.strategy, fleet.listed);
+  try {
+    await fleet.join(router.url);
+    const models = [...new Set(spec.plan.map((request) => request.model))];
+    await waitForFleet(router.url, { loaded: fleet.expectedLoaded, models });
+    fleet.resetStats();
+    const sampler = sampleRouterQueue(router.url);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const replayed = await replay(router.url, spec.plan, { timeScale: spec.timeScale, seed: spec.seed });
+    loop.disable();
+    const routerQueuePeak = await sampler.stop();
+    const metrics = runMetrics({
+      replay: replayed,
+      timeScale: spec.timeScale,
+      nodeStats: fleet.stats(),
+      slots: fleet.slots,
+      routerQueuePeak,
+    });
+    return { ...metrics, benchLoopDelayP99Ms: loop.percentile(99) / 1e6 };
+  } finally {
+    await fleet.stop();
+    await router.stop();
+  }
+}
