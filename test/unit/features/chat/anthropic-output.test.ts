@@ -88,6 +88,9 @@ describe('createAnthropicOutput', () => {
       completionTokens: reply.eval_count,
       finishReason: 'stop',
       loadMs: Math.round((reply.load_duration ?? Number.NaN) / 1e6),
+      // The node's own prompt and answer times, for its observed rates.
+      promptEvalMs: (reply.prompt_eval_duration ?? Number.NaN) / 1e6,
+      evalMs: (reply.eval_duration ?? Number.NaN) / 1e6,
       // Loading, the prompt and one token of the answer, in ms (Ollama's durations are ns).
       nodeFirstTokenMs:
         ((reply.load_duration ?? 0) +

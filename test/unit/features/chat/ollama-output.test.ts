@@ -104,7 +104,8 @@ describe('createOllamaOutput, the outcome', () => {
 
     driveOutput(output, bytes({ model: 'm', response: 'ok', done: true, ...metrics }));
 
-    expect(output.outcome()).toEqual({ promptTokens: 5, completionTokens: 3, finishReason: 'stop' });
+    // The answer's own time (900 ns) is kept for the node's decode rate; the prompt's was not reported.
+    expect(output.outcome()).toEqual({ promptTokens: 5, completionTokens: 3, finishReason: 'stop', evalMs: 0.0009 });
   });
 
   it("reports the prompt tokens a node served from its cache, a measured 0 included, for the models' cache hit rate", () => {
