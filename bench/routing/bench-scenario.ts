@@ -4,6 +4,7 @@
  * of the machine over the bench touches every strategy alike. The same plan and seed go to every run.
  * `npm run bench:routing` and the CI-sized test (test/e2e/routing-bench.test.ts) both run this.
  */
+import { loadavg } from 'node:os';
 import { pinningText } from '../pinning';
 import type { ScenarioResult, Settings, StrategyResult } from './results';
 import { type Strategy, strategyAvailable } from './router';
@@ -28,6 +29,7 @@ export interface ScenarioRequest {
 export async function benchScenario(request: ScenarioRequest): Promise<ScenarioResult> {
   const { scenario, settings } = request;
   const began = performance.now();
+  const loadAtStart = loadavg()[0] ?? Number.NaN;
   const trace = await readTrace(request.trace, {
     startSeconds: settings.windowStartSeconds,
     seconds: settings.windowSeconds,
@@ -71,5 +73,6 @@ export async function benchScenario(request: ScenarioRequest): Promise<ScenarioR
     ranAt: new Date().toISOString(),
     wallSeconds: (performance.now() - began) / 1000,
     pinning: pinningText(),
+    loadAverage: [loadAtStart, loadavg()[0] ?? Number.NaN],
   };
 }

@@ -3,7 +3,8 @@
  * time scale, so a run compressed 4× reports the latencies the uncompressed fleet would have. Latencies are
  * of answered requests; output tokens per second are the fleet's, over the replay's span (first arrival to
  * the last stream's end). Node-side figures (cold loads, cache share, node queues, utilisation) come from
- * the simulated nodes and are undefined on a user's own fleet.
+ * the simulated nodes and are undefined on a user's own fleet — except the cache share, taken there from
+ * the usage the router returns when it reports cached prompt tokens for every answer.
  */
 import type { TurnKind } from './conversations';
 import type { NodeStats } from './fleet';
@@ -62,6 +63,18 @@ function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
 
+/** Cache share from the usage the router returned, when it reported cached tokens for every answer. */
+function usageCacheShare(records: ReplayResult['records']): number | undefined {
+  let prompt = 0;
+  let cached = 0;
+  for (const record of records) {
+    if (record.cachedTokens === undefined || record.usagePromptTokens === undefined) return undefined;
+    prompt += record.usagePromptTokens;
+    cached += record.cachedTokens;
+  }
+  return prompt === 0 ? undefined : cached / prompt;
+}
+
 function nodeUse(inputs: RunInputs, counts: ReadonlyMap<string, number>): NodeUse[] {
   const ids = new Set([...counts.keys(), ...(inputs.nodeStats?.keys() ?? [])]);
   const span = inputs.replay.wallMs;
@@ -106,7 +119,7 @@ export function runMetrics(inputs: RunInputs): RunMetrics {
     coldLoads: stats === undefined ? undefined : sum(stats.map((node) => node.coldLoads)),
     cacheShare:
       stats === undefined || promptTokens === 0
-        ? undefined
+        ? usageCacheShare(ok)
         : sum(stats.map((node) => node.cachedTokens)) / promptTokens,
     queuedOnNodes: stats === undefined ? undefined : sum(stats.map((node) => node.waited)),
     routerQueuePeak: inputs.routerQueuePeak,

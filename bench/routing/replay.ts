@@ -33,6 +33,8 @@ export interface RequestRecord {
   readonly httpStatus: number | undefined;
   readonly node: string | undefined;
   readonly outputTokens: number;
+  /** `usage.prompt_tokens` and its `cached_tokens`, as the router reported them. */
+  readonly usagePromptTokens: number | undefined;
   readonly cachedTokens: number | undefined;
   readonly error: string | undefined;
 }
@@ -80,6 +82,7 @@ export async function replay(baseUrl: string, plan: readonly PlannedRequest[], o
       httpStatus: outcome.httpStatus,
       node: outcome.node,
       outputTokens: outcome.outputTokens,
+      usagePromptTokens: outcome.promptTokens,
       cachedTokens: outcome.cachedTokens,
       error: outcome.error,
     };

@@ -46,6 +46,17 @@ then, like the simulated nodes' rates and load times, compressed by the time sca
 timers (heartbeats, polls, snapshot refresh) are not compressed, so the scale stays modest; the compression
 check below compares a compressed run's verdict with an uncompressed one.
 
+**Where it runs.** The host has two cores. The router (and the table process it starts) is pinned to one,
+the bench process — the replaying client and the simulated fleet, which share one event loop — to the other
+(\`bench/pinning.ts\`; \`BENCH_PIN=false\` turns it off). The bench's own event-loop delay is measured during
+every replay and shown per scenario: a delay there is added to every latency the client measures, by the time
+scale. The host is shared with other work, so each scenario also states the load average around it.
+
+**User's own nodes.** \`--nodes id=url,…\` replays onto those nodes instead of the simulated fleet (the router
+polls them as listed nodes): latencies, throughput and per-node requests are measured the same way; cold loads,
+node queues and slot use are unknown (n/a), and the cache share is taken from the usage the router returns,
+where it reports cached prompt tokens.
+
 **Columns.** TTFT: time to the first content token; E2E: to the end of the stream (answered requests, trace
 ms). Output tok/s: the fleet's, over the replay. Cold loads, cache share (prompt tokens served from a slot's
 cache ÷ prompt tokens), queued on nodes (requests that waited for a slot) and slot use (running requests ÷
@@ -75,7 +86,7 @@ function settingsLine(result: ScenarioResult): string {
       .join(', ')}`,
     `slot use under the default: **${utilisation}**`,
     `fleet: ${result.fleet === 'simulated' ? 'simulated' : `the user's nodes ${result.fleet} (no node statistics)`}`,
-    `ran ${result.ranAt.slice(0, 16).replace('T', ' ')} UTC in ${formatNumber(result.wallSeconds / 60, 1)} min; ${result.pinning}`,
+    `ran ${result.ranAt.slice(0, 16).replace('T', ' ')} UTC in ${formatNumber(result.wallSeconds / 60, 1)} min; ${result.pinning}; host load average ${formatNumber(result.loadAverage[0], 1)} at the start, ${formatNumber(result.loadAverage[1], 1)} at the end`,
   ].join('; ');
 }
 

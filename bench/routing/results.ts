@@ -46,6 +46,8 @@ export interface ScenarioResult {
   readonly wallSeconds: number;
   /** Where the parties ran (../pinning). */
   readonly pinning: string;
+  /** The host's 1-minute load average when the scenario started and ended (the host is shared). */
+  readonly loadAverage: readonly [number, number];
 }
 
 export interface CompressionResult {
