@@ -67,7 +67,6 @@ export function simulatedFleet(nodes: readonly ScenarioNode[], timeScale: number
             nodeId: node.id,
             routerUrl,
             intervalMs: HEARTBEAT_INTERVAL_MS,
-            totalGb: node.memoryGb,
             ollamaOptions: {
               id: node.id,
               host: '127.0.0.1',

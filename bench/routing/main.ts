@@ -60,7 +60,8 @@ async function measure(scenario: Scenario, options: BenchOptions, settings: Sett
           ` · ${formatNumber(metrics.outputTokensPerSecond, 0)} tok/s · cold ${metrics.coldLoads ?? 'n/a'}` +
           ` · cache ${metrics.cacheShare === undefined ? 'n/a' : formatNumber(metrics.cacheShare * 100, 0)} %` +
           ` · slots ${metrics.utilisation === undefined ? 'n/a' : formatNumber(metrics.utilisation * 100, 0)} %` +
-          ` · ok ${metrics.ok}/${metrics.requests} refused ${metrics.refused} failed ${metrics.failed}`,
+          ` · ok ${metrics.ok}/${metrics.requests} refused ${metrics.refused} failed ${metrics.failed}` +
+          metrics.errors.map((error) => `\n    ${error}`).join(''),
       ),
   });
   for (const line of result.verdicts) {

@@ -47,6 +47,8 @@ export interface RunMetrics {
   readonly turns: Readonly<Record<TurnKind, number>>;
   /** 99th percentile of how late the replay sent a request, wall ms (the client's own delay). */
   readonly lateP99WallMs: number;
+  /** Up to three distinct errors of refused or failed requests, for the report. */
+  readonly errors: readonly string[];
   /** TTFT CDF (101 quantiles, trace ms), for the charts. */
   readonly ttftCdf: readonly number[];
 }
@@ -131,6 +133,7 @@ export function runMetrics(inputs: RunInputs): RunMetrics {
       records.map((record) => record.lateMs),
       99,
     ),
+    errors: [...new Set(records.flatMap((record) => (record.error === undefined ? [] : [record.error])))].slice(0, 3),
     ttftCdf: quantiles(ttft),
   };
 }

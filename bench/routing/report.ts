@@ -102,6 +102,12 @@ function scenarioSection(result: ScenarioResult, chartDir: string): string {
     settingsLine(result),
     resultTable(result),
     `p95 TTFT of each run (trace ms): ${spreadLine(result)}. Continuations that could not extend their previous turn (median per run): ${turns}. Bench process event-loop delay p99: ${rows.map(({ strategy, row }) => `${strategy} ${formatNumber(row.benchLoopDelayP99Ms, 0)} ms`).join(', ')} (wall).${skipped === '' ? '' : ` Not run: ${skipped}.`}`,
+    ...rows
+      .filter(({ row }) => row.errors.length > 0)
+      .map(
+        ({ strategy, row }) =>
+          `Refused or failed under ${strategy}: ${row.errors.map((error) => `\`${error}\``).join('; ')}`,
+      ),
     'Requests per node (median), with slot use and busy share where known:',
     nodeTable(result),
     `**Verdict** (medians of ${result.settings.runs} run(s)):`,

@@ -29,6 +29,8 @@ export interface SummaryRow {
   readonly continuedAsPlanned: number;
   readonly branchedOrFresh: number;
   readonly benchLoopDelayP99Ms: number;
+  /** Up to three distinct errors of refused or failed requests over the runs. */
+  readonly errors: readonly string[];
   readonly ttftCdf: readonly number[];
 }
 
@@ -82,6 +84,7 @@ export function summarise(runs: readonly RunResult[]): SummaryRow {
     continuedAsPlanned: medianOf(runs, (run) => run.turns.continued),
     branchedOrFresh: medianOf(runs, (run) => run.turns.branched + run.turns.fresh),
     benchLoopDelayP99Ms: medianOf(runs, (run) => run.benchLoopDelayP99Ms),
+    errors: [...new Set(runs.flatMap((run) => run.errors))].slice(0, 3),
     ttftCdf: Array.from({ length: points }, (_, index) => medianOf(runs, (run) => run.ttftCdf[index] ?? Number.NaN)),
   };
 }
