@@ -5,7 +5,9 @@
  * `npm run bench:routing` and the CI-sized test (test/e2e/routing-bench.test.ts) both run this.
  */
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { pinningText } from '../pinning';
+import { projectRoot } from './project-root';
 import type { ScenarioResult, Settings, StrategyResult } from './results';
 import { type Strategy, strategyAvailable } from './router';
 import { type RunResult, runOnce } from './run';
@@ -19,6 +21,7 @@ export interface ScenarioRequest {
   readonly scenario: Scenario;
   readonly settings: Settings;
   readonly strategies: readonly Strategy[];
+  /** The trace file, absolute or relative to the project's root (as the report names it). */
   readonly trace: string;
   /** A user's nodes (`id=url,…`) in place of the scenario's simulated fleet. */
   readonly nodes: string | undefined;
@@ -30,7 +33,7 @@ export async function benchScenario(request: ScenarioRequest): Promise<ScenarioR
   const { scenario, settings } = request;
   const began = performance.now();
   const loadAtStart = loadavg()[0] ?? Number.NaN;
-  const trace = await readTrace(request.trace, {
+  const trace = await readTrace(resolve(projectRoot(), request.trace), {
     startSeconds: settings.windowStartSeconds,
     seconds: settings.windowSeconds,
     rateScale: settings.rateScale,

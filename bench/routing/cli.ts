@@ -23,6 +23,8 @@ export interface BenchOptions {
   /** A scenario to run again at time scale 1, to compare verdicts with its compressed run. */
   readonly compression: string | undefined;
   readonly compressionRuns: number;
+  /** Only render the report again from the stored results. */
+  readonly renderOnly: boolean;
 }
 
 export const USAGE = `npm run bench:routing -- [options]
@@ -38,7 +40,8 @@ export const USAGE = `npm run bench:routing -- [options]
   --nodes id=url,...      replay onto these nodes instead of the simulated fleet (no node statistics)
   --out docs/routing.md   the report; figures go to docs/routing/ beside it
   --compression a         also run this scenario uncompressed (time scale 1) and compare verdicts
-  --compression-runs 1    runs per strategy of the uncompressed replay`;
+  --compression-runs 1    runs per strategy of the uncompressed replay
+  --render-only           write the report again from docs/routing/results.json, running nothing`;
 
 function number(text: string | undefined, name: string): number | undefined {
   if (text === undefined) return undefined;
@@ -79,6 +82,7 @@ export function parseOptions(argv: readonly string[], defaultTrace: string): Ben
       out: { type: 'string' },
       compression: { type: 'string' },
       'compression-runs': { type: 'string' },
+      'render-only': { type: 'boolean' },
     },
     strict: true,
   });
@@ -96,5 +100,6 @@ export function parseOptions(argv: readonly string[], defaultTrace: string): Ben
     out: values.out ?? 'docs/routing.md',
     compression: values.compression,
     compressionRuns: Math.max(1, Math.round(number(values['compression-runs'], 'compression-runs') ?? 1)),
+    renderOnly: values['render-only'] === true,
   };
 }

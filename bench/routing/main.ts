@@ -52,7 +52,7 @@ async function measure(scenario: Scenario, options: BenchOptions, settings: Sett
     scenario,
     settings,
     strategies: options.strategies,
-    trace: options.trace,
+    trace: relative(root, resolve(options.trace)),
     nodes: options.nodes,
     onRun: (strategy, run, metrics) =>
       console.log(
@@ -102,6 +102,10 @@ async function main(): Promise<void> {
   const stored = readResults(join(chartDir, 'results.json'));
   const scenarios = { ...stored.scenarios };
   let compression = stored.compression;
+  if (options.renderOnly) {
+    write(out, stored);
+    return;
+  }
   for (const scenario of selectScenarios(options.scenarios)) {
     const result = await measure(scenario, options, settingsOf(scenario, options));
     scenarios[scenario.name] = result;
