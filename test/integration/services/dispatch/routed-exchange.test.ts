@@ -112,7 +112,7 @@ describe('exchangeWhole', () => {
     // The breakdown as the reference keeps it: points per signal, adding up to the score.
     const [trace] = traces;
     const points = Object.values(trace?.scoreBreakdown ?? {});
-    expect(points).toHaveLength(7);
+    expect(points).toHaveLength(9);
     expect(points.reduce((sum, value) => sum + value, 0)).toBeCloseTo(trace?.score ?? Number.NaN, 10);
     expect(depth()).toBe(0);
   });
