@@ -16,6 +16,7 @@ import {
   prefillMs,
   prefillSlowdown,
   queuePoints,
+  runnerSharing,
   type SignalInput,
   slotWaitMs,
   type TtftParts,
@@ -26,6 +27,11 @@ export interface QueueDepths {
   depth(nodeId: string, model: string): number;
   /** Visits every node with requests queued or running on `model` (depth > 0). */
   forEachBusy(model: string, visit: (nodeId: string, depth: number) => void): void;
+  /**
+   * Visits every busy node:model, whatever the model: where another model's runner shares a node's GPU
+   * with the one ranked. Absent: only the ranked model's own load counts.
+   */
+  forEachBusyModel?(visit: (model: string, nodeId: string, depth: number) => void): void;
 }
 
 export interface LoadContext {
@@ -126,6 +132,7 @@ export function loadPoints(table: PlacementTable, profile: EliminationProfile, c
     const pinned = context.pinnedNodeId === undefined ? undefined : byNode.get(context.pinnedNodeId);
     if (pinned !== undefined) touched.push(pinned);
   }
+  const runners = otherRunners(table, context.queues, touched);
   if (touched.length === 0) return undefined;
   for (const index of touched) {
     if (profile.out[index] === 1) continue;
@@ -134,12 +141,33 @@ export function loadPoints(table: PlacementTable, profile: EliminationProfile, c
     const limit = limitAt(table, index, context.concurrencyOverrides);
     points.queue[index] = queuePoints(nodeDepth, limit);
     points.waitMs[index] = slotWaitMs(nodeDepth, limit, latencyAt(table, index, nodeDepth, limit, context));
-    points.slowdown[index] = prefillSlowdown(nodeDepth, limit);
+    points.slowdown[index] = prefillSlowdown(nodeDepth, limit) + runnerSharing(runners?.get(index) ?? 0);
     const pinned = context.pinnedNodeId === nodeId;
     points.session[index] = pinned ? affinityPoints(nodeDepth) : 0;
     points.cached[index] = pinned ? cachedTokensAt(table, index, limit, context) : 0;
   }
   return { points, touched };
+}
+
+/**
+ * Per placement index, how many other models have requests on its node (each a runner taking turns on the
+ * GPU); the indexes found are added to `touched`. Undefined when no other model is busy anywhere.
+ */
+function otherRunners(table: PlacementTable, queues: QueueDepths, touched: number[]): Map<number, number> | undefined {
+  if (queues.forEachBusyModel === undefined) return undefined;
+  let runners: Map<number, number> | undefined;
+  queues.forEachBusyModel((model, nodeId, depth) => {
+    if (depth <= 0 || table.indexOf.has(model)) return;
+    for (const byNode of table.indexOf.values()) {
+      const index = byNode.get(nodeId);
+      if (index === undefined) continue;
+      runners ??= new Map();
+      const count = runners.get(index);
+      if (count === undefined) touched.push(index);
+      runners.set(index, (count ?? 0) + 1);
+    }
+  });
+  return runners;
 }
 
 /** Returns the scratch arrays to all zeros. */
@@ -265,7 +293,8 @@ export function loadInput(
     index,
     tokens.prompt,
     depth > 0 ? slotWaitMs(depth, limit, p75Ms) : 0,
-    prefillSlowdown(depth, limit),
+    // The ranking's own figure: it counts the other models' runners on the node too.
+    table.scratch.slowdown[index] ?? 0,
     pinned ? cachedTokensAt(table, index, limit, context) : 0,
     observed,
   );

@@ -54,6 +54,11 @@ export interface RankedCandidate {
   /** The expected time to first token here, by part. */
   readonly ttft: TtftParts;
   /**
+   * How much slower than alone a prompt is expected to run here now (the requests beside it, other
+   * models' runners): what an observation of this request's prefill is corrected by.
+   */
+  readonly slowdown: number;
+  /**
    * Ejected, and ranked all the same because every candidate for the model is (a panic, as Envoy's
    * panic threshold: an ejection steers work to healthy peers, it does not turn a whole model away).
    */
@@ -274,6 +279,7 @@ export function rankNodes(
         limit: input.limit,
         p75Ms: input.p75Ms,
         ttft: input.ttft,
+        slowdown: table.scratch.slowdown[index] ?? 0,
         ejected: panic && context.ejected?.has(targetKey(input.node.id, input.placement.backend)) === true,
       });
     }

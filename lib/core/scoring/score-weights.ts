@@ -52,6 +52,11 @@ export const DELAY_MAX_PENALTY = 600;
  * this is kept small: it ranks a busier node behind an idle twin, it does not model the batch.
  */
 export const PREFILL_SHARING = 0.5;
+/**
+ * Another model busy on the same node runs in a runner of its own that takes turns on the GPU with this
+ * one: each such runner is counted as doubling the prompt's time (an equal share of the GPU each).
+ */
+export const RUNNER_SHARING = 1;
 
 /**
  * Role affinity: big models to big (fast) nodes, small models to small ones. Sizes in GB of the model's

@@ -160,6 +160,14 @@ export function prefillSlowdown(depth: number, limit: number): number {
   return depth > 0 ? (W.PREFILL_SHARING * Math.min(depth, limit)) / limit : 0;
 }
 
+/**
+ * How much slower a prompt is evaluated while `runners` other models have requests on the node: each
+ * model runs in a runner of its own, and runners take turns on the GPU rather than batch together.
+ */
+export function runnerSharing(runners: number): number {
+  return runners > 0 ? W.RUNNER_SHARING * runners : 0;
+}
+
 /** Ms to evaluate `tokens` prompt tokens at `tps`, slowed by `slowdown` (./prefillSlowdown). */
 export function prefillMs(tokens: number, tps: number, slowdown: number): number {
   return tokens > 0 && tps > 0 ? ((tokens * 1000) / tps) * (1 + slowdown) : 0;

@@ -124,7 +124,13 @@ export interface ServedSlot extends Slot {
  * The queue slot, plus what the scorer learns when it ends: the duration for the slot wait, and the node's
  * own prefill and decode times for its rates.
  */
-function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock: () => number): ServedSlot {
+function timedSlot(
+  slot: Slot,
+  sentAt: number,
+  slowdown: number,
+  options: DispatcherOptions,
+  clock: () => number,
+): ServedSlot {
   let released = false;
   return {
     nodeId: slot.nodeId,
@@ -134,7 +140,7 @@ function timedSlot(slot: Slot, sentAt: number, options: DispatcherOptions, clock
       released = true;
       if (outcome === 'completed') {
         options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
-        if (observation !== undefined) options.rates?.observe(slot.nodeId, slot.model, observation);
+        if (observation !== undefined) options.rates?.observe(slot.nodeId, slot.model, observation, slowdown);
       }
       slot.release(outcome);
     },
@@ -228,7 +234,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           if (key !== undefined) affinity.pin(key, attempt.node.id);
           residency?.served(key, attempt.node.id, attempt.model);
         }
-        const slot = timedSlot(outcome.slot, sentAt, options, clock);
+        const slot = timedSlot(outcome.slot, sentAt, candidate.slowdown, options, clock);
         const failedAttempts = log.failures.filter(isSendFailure);
         if (log.skipped.length > 0) decision.skipped = [...log.skipped];
         return { reply, attempt, slot, decision, failedAttempts, sentAt };

@@ -78,6 +78,15 @@ export function createFleetDepths(local: QueueDepths, options: FleetDepthsOption
         if (local.depth(nodeId, model) === 0) visit(nodeId, depth);
       }
     },
+    forEachBusyModel(visit) {
+      const remote = current();
+      local.forEachBusyModel?.((model, nodeId, depth) =>
+        visit(model, nodeId, depth + (remote.get(model)?.get(nodeId) ?? 0)),
+      );
+      for (const [model, byNode] of remote) {
+        for (const [nodeId, depth] of byNode) if (local.depth(nodeId, model) === 0) visit(model, nodeId, depth);
+      }
+    },
   };
 }
 

@@ -22,7 +22,13 @@ export interface NodeRatesEntry extends ObservedRates {
 }
 
 export interface NodeRates extends RateLookup {
-  observe(nodeId: string, model: string, observation: NodeObservation): void;
+  /**
+   * Learns from one completed request. `slowdown` is how much slower than alone the scorer expected its
+   * prompt to run when it was sent (lib/core/scoring/signals `prefillSlowdown`, `runnerSharing`): the
+   * prefill rate kept is the node's alone, so a rate seen in a busy spell does not make the node look
+   * slow once the spell is over.
+   */
+  observe(nodeId: string, model: string, observation: NodeObservation, slowdown?: number): void;
   entries(): NodeRatesEntry[];
 }
 
@@ -47,7 +53,7 @@ export function createNodeRates(): NodeRates {
       return version;
     },
     ratesOf: (nodeId, model) => byKey.get(`${nodeId}\u0000${model}`),
-    observe(nodeId, model, observation) {
+    observe(nodeId, model, observation, slowdown = 0) {
       const key = `${nodeId}\u0000${model}`;
       let entry = byKey.get(key);
       if (entry === undefined) {
@@ -63,7 +69,7 @@ export function createNodeRates(): NodeRates {
         promptTokens >= MIN_PREFILL_TOKENS &&
         promptEvalMs > 0
       ) {
-        entry.prefillTps = smoothed(entry.prefillTps, (promptTokens * 1000) / promptEvalMs);
+        entry.prefillTps = smoothed(entry.prefillTps, ((promptTokens * 1000) / promptEvalMs) * (1 + slowdown));
       }
       if (
         completionTokens !== undefined &&

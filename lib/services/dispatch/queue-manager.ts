@@ -137,6 +137,9 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
       const set = busy.get(model);
       if (set !== undefined) for (const queue of set) visit(queue.nodeId, queue.depth);
     },
+    forEachBusyModel(visit) {
+      for (const [model, set] of busy) for (const queue of set) visit(model, queue.nodeId, queue.depth);
+    },
     evict(nodeId, error, which) {
       let evicted = 0;
       for (const [model, byNode] of byModel) {

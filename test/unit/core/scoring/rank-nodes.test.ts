@@ -201,6 +201,26 @@ describe('rankNodes', () => {
     expect(waitOf(first)).toBe(slower);
   });
 
+  it("counts another model's requests on a node as a runner taking turns on its GPU", () => {
+    const snapshot = snapshotOf([hot({ id: 'shared' }), hot({ id: 'alone' })]);
+    const busy = { 'shared:qwen3:8b': 2 };
+    const queues = {
+      ...depthsOf(busy),
+      forEachBusyModel(visit: (model: string, nodeId: string, depth: number) => void) {
+        visit('qwen3:8b', 'shared', 2);
+      },
+    };
+    const ranking = rankNodes(snapshot, makeRequest({ promptTokens: 2000 }), { now: T0, queues });
+    expect(ids(ranking)).toEqual(['alone', 'shared']);
+    const [alone, shared] = ranking.ranked;
+    expect(shared?.slowdown).toBe(1);
+    expect(shared?.breakdown.expected_prefill.points).toBeCloseTo(
+      2 * (alone?.breakdown.expected_prefill.points ?? 0),
+      10,
+    );
+    expect(shared?.breakdown.queue_depth.points).toBe(0);
+  });
+
   it('divides depth by the concurrency limit, overridden per node when configured', () => {
     const snapshot = snapshotOf([hot({ id: 'busy', numParallel: 4 })]);
     const queues = depthsOf({ 'busy:llama3.2:3b': 2 });

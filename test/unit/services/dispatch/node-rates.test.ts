@@ -22,6 +22,12 @@ describe('createNodeRates', () => {
     expect(entry?.loadMs).toBe(3000);
   });
 
+  it('keeps the prefill rate the node would have alone, from the slowdown expected when the request was sent', () => {
+    const rates = createNodeRates();
+    rates.observe('a', 'm', { promptTokens: 1000, promptEvalMs: 1000 }, 1);
+    expect(rates.ratesOf('a', 'm')?.prefillTps).toBe(2000);
+  });
+
   it('ignores prompts and answers too short to time, and counts a new node:model in its version', () => {
     const rates = createNodeRates();
     const before = rates.version;
