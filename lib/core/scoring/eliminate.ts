@@ -33,7 +33,7 @@ const DESCRIPTIONS: Readonly<Record<EliminationReason, string>> = {
   'wrong-kind': 'model does not do this kind of work',
   'no-vision': 'model cannot read images',
   'no-tools': 'model does not support tools',
-  'does-not-fit': 'model does not fit in free memory',
+  'does-not-fit': 'model does not fit in free memory, even with the other models unloaded',
   'context-too-long': "prompt is far longer than the model's context",
   ejected: 'node is ejected after failing',
 };
@@ -51,12 +51,24 @@ export function isPermanentElimination(reason: EliminationReason): boolean {
 
 /**
  * Polled nodes report no memory: they are never eliminated for fit. A model already hot on the node
- * fits by definition; an unknown size (0) eliminates nothing.
+ * fits by definition; an unknown size (0) eliminates nothing. Otherwise the model must fit in the free
+ * memory plus what the node's other loaded models occupy: Ollama unloads idle models, least recently used
+ * first, to make room for a load (research: ollama-runtime), so a node whose memory is full of models it
+ * could unload can still serve — it pays a load and an eviction, which the score counts
+ * (./placement-table `coldLoadMs`). Only a model bigger than all of that is refused, which is what kept the
+ * reference from loading a 290 GB model onto a 512 GB machine.
  */
 function fits(placement: ModelPlacement, resident: number): boolean {
   const memory = placement.node.memory;
   if (memory === undefined || placement.loaded !== undefined || resident <= 0) return true;
-  return memory.availableGb * BYTES_PER_GIB >= resident;
+  return memory.availableGb * BYTES_PER_GIB + unloadableBytes(placement) >= resident;
+}
+
+/** Bytes the node's other loaded models occupy: what unloading them would free. */
+export function unloadableBytes(placement: ModelPlacement): number {
+  let bytes = 0;
+  for (const loaded of placement.node.loaded) if (loaded.name !== placement.model?.name) bytes += loaded.size;
+  return bytes;
 }
 
 /**

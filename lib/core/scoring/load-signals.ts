@@ -242,10 +242,13 @@ export function ratesByIndex(table: PlacementTable, lookup: RateLookup | undefin
   return cache.byIndex;
 }
 
-/** Ms to load the model here: 0 where it is loaded, else the node's last cold load of it, else the prior. */
+/**
+ * Ms to load the model here: 0 where it is loaded, else the node's last cold load of it (else the prior
+ * from its size), plus what unloading other models to make room costs (./placement-table `evictMs`).
+ */
 export function loadMsAt(table: PlacementTable, index: number, observed: ObservedRates | undefined): number {
   const prior = table.coldLoadMs[index] ?? 0;
-  return prior > 0 ? (observed?.loadMs ?? prior) : 0;
+  return prior > 0 ? (observed?.loadMs ?? prior) + (table.evictMs[index] ?? 0) : 0;
 }
 
 /** The prefill rate to expect here: observed, else the prior from the node's hardware. */

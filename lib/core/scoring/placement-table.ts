@@ -47,6 +47,11 @@ export interface PlacementTable {
   readonly roleAffinity: Float64Array;
   /** Ms a cold load should take here before the node reported one (./observed-rates); 0 where it is loaded. */
   readonly coldLoadMs: Float64Array;
+  /**
+   * Ms a load here costs the requests after it: where the model fits only by unloading others (./eliminate),
+   * half the time to load back what it pushes out — the evicted models may be wanted again soon.
+   */
+  readonly evictMs: Float64Array;
   /** Prompt tokens per second to expect here before the node reported its rate (./observed-rates). */
   readonly priorPrefillTps: Float64Array;
   /** The distinct loaded context windows (0 = not loaded or unknown), and each placement's entry in it. */
@@ -67,6 +72,16 @@ export interface PlacementTable {
   /** Zeroed load arrays each ranking borrows and clears (./load-signals). */
   readonly scratch: LoadPoints;
   profile(request: Pick<RoutingRequest, 'kind' | 'needsVision' | 'needsTools'>): EliminationProfile;
+}
+
+/** Share of the evicted models' load time counted against a load that pushes them out. */
+const EVICTION_SHARE = 0.5;
+const BYTES_PER_GIB = 2 ** 30;
+
+function evictionMs(placement: ModelPlacement, resident: number): number {
+  const free = (placement.node.memory?.availableGb ?? Number.POSITIVE_INFINITY) * BYTES_PER_GIB;
+  const pushedOut = resident - free;
+  return pushedOut > 0 ? EVICTION_SHARE * priorLoadMs(pushedOut) : 0;
 }
 
 const NO_DELAY = Object.freeze({ waitMs: 0, loadMs: 0, prefillMs: 0 });
@@ -133,6 +148,7 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     memoryFit: new Float64Array(size),
     roleAffinity: new Float64Array(size),
     coldLoadMs: new Float64Array(size),
+    evictMs: new Float64Array(size),
     priorPrefillTps: new Float64Array(size),
     windows,
     windowOf: new Int32Array(size),
@@ -189,7 +205,9 @@ function buildTable(placements: readonly ModelPlacement[], model: string): Place
     table.roleAffinity[index] = roleAffinity(input).points;
     // A sidecar's model has no load the node reports, and its work no prompt to evaluate.
     const llm = placement.model !== undefined;
-    table.coldLoadMs[index] = llm && placement.loaded === undefined ? priorLoadMs(resident) : 0;
+    const cold = llm && placement.loaded === undefined;
+    table.coldLoadMs[index] = cold ? priorLoadMs(resident) : 0;
+    table.evictMs[index] = cold ? evictionMs(placement, resident) : 0;
     table.priorPrefillTps[index] = priorPrefillTps(placement.node.hardware.memoryBandwidthGbps, resident);
     const window = placement.loaded?.contextLength ?? 0;
     let windowAt = windows.indexOf(window);

@@ -90,6 +90,16 @@ describe('eliminate', () => {
     expect(eliminate(placement(record), chat, 4 * GIB)).toBeUndefined();
   });
 
+  it('counts the memory of the other loaded models as room, since Ollama unloads idle ones for a load', () => {
+    const other = makeLoadedModel({ name: 'other:7b', size: 6 * GIB });
+    const full = agentNode({
+      loaded: [other],
+      memory: { totalGb: 16, usedGb: 14, availableGb: 2, pressure: 'normal' },
+    });
+    expect(eliminate(placement(full), chat, 8 * GIB)).toBeUndefined();
+    expect(eliminate(placement(full), chat, 8 * GIB + 1)).toBe('does-not-fit');
+  });
+
   it('never eliminates for fit when the model is already loaded there', () => {
     const record = agentNode({
       memory: { totalGb: 16, usedGb: 15, availableGb: 1, pressure: 'normal' },
@@ -110,7 +120,9 @@ describe('eliminate', () => {
   });
 
   it('names each reason and tells the permanent ones apart', () => {
-    expect(describeElimination('does-not-fit')).toBe('model does not fit in free memory');
+    expect(describeElimination('does-not-fit')).toBe(
+      'model does not fit in free memory, even with the other models unloaded',
+    );
     expect(isPermanentElimination('no-vision')).toBe(true);
     expect(isPermanentElimination('wrong-kind')).toBe(true);
     expect(isPermanentElimination('no-tools')).toBe(true);
