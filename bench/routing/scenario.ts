@@ -41,6 +41,7 @@ const scenarioSchema = z.object({
     modelMix: z.record(z.string(), z.number().min(0)),
     continueShare: z.number().min(0).max(1),
     minTurnGapSeconds: z.number().min(0),
+    continuePick: z.optional(z.enum(['uniform', 'recent'])),
     contextTokens: z.number().int().positive(),
   }),
   nodes: z.array(nodeSchema).min(1),

@@ -7,7 +7,8 @@
  * - Conversation: with probability `continueShare` a request continues an open conversation of its model
  *   whose previous turn arrived at least `minTurnGapSeconds` earlier (trace time: a person reads the
  *   answer before writing again) and whose previous prompt and answer are shorter than this request's
- *   prompt; one of those is drawn uniformly. Otherwise, or when none qualifies, it starts a new one.
+ *   prompt; one of those is drawn uniformly, or with `continuePick: "recent"` the one whose last turn came
+ *   latest (an agent's loop). Otherwise, or when none qualifies, it starts a new one.
  * - Sizes: the trace's prompt and output tokens, except that a prompt is cut so that prompt and answer fit
  *   the context the nodes load models with (`contextTokens`, less a margin for the router's estimate);
  *   such requests are counted as clipped. An output of 0 tokens is asked as 1 (no prompt asks for none).
@@ -22,6 +23,12 @@ export interface WorkloadSpec {
   readonly continueShare: number;
   /** Least trace time between a conversation's turns, seconds. */
   readonly minTurnGapSeconds: number;
+  /**
+   * Which qualifying conversation goes on: `uniform`, any of them (people coming back to chats at random);
+   * `recent`, the one whose last turn came latest (an agent's loop: the conversation that just got its
+   * answer sends the next turn). Default `uniform`.
+   */
+  readonly continuePick?: 'uniform' | 'recent' | undefined;
   /** The context window models run with on the nodes, tokens. */
   readonly contextTokens: number;
 }
@@ -69,7 +76,10 @@ function pickContinuation(
       conversation.lastAt + spec.minTurnGapSeconds <= at && conversation.length + MIN_NEW_TURN_TOKENS <= promptTokens,
   );
   if (eligible.length === 0) return undefined;
-  return eligible[Math.floor(random() * eligible.length)];
+  // The draw is made either way, so both picks consume the same random numbers and plan the same models.
+  const drawn = eligible[Math.floor(random() * eligible.length)];
+  if (spec.continuePick !== 'recent') return drawn;
+  return eligible.reduce((latest, conversation) => (conversation.lastAt > latest.lastAt ? conversation : latest));
 }
 
 /** The seeded plan of a window: model, conversation and sizes of every request. */
