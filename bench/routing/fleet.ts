@@ -80,6 +80,7 @@ export function simulatedFleet(nodes: readonly ScenarioNode[], timeScale: number
                 timeScale,
                 seed,
                 memoryGb: node.memoryGb,
+                multiUserCache: node.multiUserCache,
               },
             },
           }),

@@ -27,13 +27,24 @@ function percent(value: number): string {
 
 export function fleetTable(nodes: readonly ScenarioNode[]): string {
   return table(
-    ['node', 'hardware', 'speed', 'memory GB', 'slots', 'max loaded', 'models on disk', 'hot at start'],
+    [
+      'node',
+      'hardware',
+      'speed',
+      'memory GB',
+      'slots',
+      'multi-user cache',
+      'max loaded',
+      'models on disk',
+      'hot at start',
+    ],
     nodes.map((node) => [
       node.id,
       node.hardware,
       `${node.speed}×`,
       String(node.memoryGb),
       String(node.numParallel),
+      node.multiUserCache ? 'on' : 'off',
       String(node.maxLoadedModels),
       node.models.join(', '),
       node.loaded.length === 0 ? '—' : node.loaded.join(', '),

@@ -80,7 +80,7 @@ function settingsLine(result: ScenarioResult): string {
   return [
     `Trace \`${trace.path}\`, window ${settings.windowStartSeconds}–${settings.windowStartSeconds + settings.windowSeconds} s`,
     `rate scale ${settings.rateScale}, time scale ${settings.timeScale}, seed ${settings.seed}, ${settings.runs} run(s) per strategy`,
-    `${trace.requests} requests over ${formatNumber(trace.traceSeconds, 0)} trace s in ${trace.conversations} conversations (${trace.continuations} continuations, continue share ${scenario.workload.continueShare}${scenario.workload.continuePick === 'recent' ? ', the latest conversation going on' : ''}, minimum turn gap ${scenario.workload.minTurnGapSeconds} s; ${trace.clipped} prompts clipped)`,
+    `${trace.requests} requests over ${formatNumber(trace.traceSeconds, 0)} trace s in ${trace.conversations} conversations (${trace.continuations} continuations, continue share ${scenario.workload.continueShare}${scenario.workload.continuePick === 'recent' ? ', the latest conversation going on' : ''}${scenario.workload.firstTurnMaxTokens !== undefined ? `, first turns of at most ${scenario.workload.firstTurnMaxTokens} tokens` : ''}, minimum turn gap ${scenario.workload.minTurnGapSeconds} s; ${trace.clipped} prompts clipped)`,
     `model mix ${Object.entries(scenario.workload.modelMix)
       .map(([model, weight]) => `${model} ${weight}`)
       .join(', ')}`,

@@ -19,6 +19,8 @@ const nodeSchema = z.object({
   numParallel: z.number().int().positive(),
   /** OLLAMA_MAX_LOADED_MODELS. */
   maxLoadedModels: z.number().int().positive(),
+  /** OLLAMA_MULTIUSER_CACHE: each user's cached prefix kept where the runner can (default off, as Ollama's). */
+  multiUserCache: z.boolean().default(false),
   /** Models on disk. */
   models: z.array(z.string().min(1)).min(1),
   /** Models hot at start. */
@@ -42,6 +44,7 @@ const scenarioSchema = z.object({
     continueShare: z.number().min(0).max(1),
     minTurnGapSeconds: z.number().min(0),
     continuePick: z.optional(z.enum(['uniform', 'recent'])),
+    firstTurnMaxTokens: z.optional(z.number().int().positive()),
     contextTokens: z.number().int().positive(),
   }),
   nodes: z.array(nodeSchema).min(1),

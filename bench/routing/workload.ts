@@ -9,7 +9,8 @@
  *   answer before writing again) and whose previous prompt and answer are shorter than this request's
  *   prompt; one of those is drawn uniformly, or with `continuePick: "recent"` the one whose last turn came
  *   latest (an agent's loop). Otherwise, or when none qualifies, it starts a new one.
- * - Sizes: the trace's prompt and output tokens, except that a prompt is cut so that prompt and answer fit
+ * - Sizes: the trace's prompt and output tokens, except that a new conversation's first prompt may be capped
+ *   (`firstTurnMaxTokens`: an opening turn is short, the history grows), and that a prompt is cut so that prompt and answer fit
  *   the context the nodes load models with (`contextTokens`, less a margin for the router's estimate);
  *   such requests are counted as clipped. An output of 0 tokens is asked as 1 (no prompt asks for none).
  */
@@ -29,6 +30,11 @@ export interface WorkloadSpec {
    * answer sends the next turn). Default `uniform`.
    */
   readonly continuePick?: 'uniform' | 'recent' | undefined;
+  /**
+   * The longest first prompt of a new conversation, tokens (default: none): a chat's history is what grows
+   * long, its opening turn is short. A trace prompt cut to it counts as clipped.
+   */
+  readonly firstTurnMaxTokens?: number | undefined;
   /** The context window models run with on the nodes, tokens. */
   readonly contextTokens: number;
 }
@@ -105,9 +111,11 @@ export function planWorkload(trace: readonly TraceRequest[], spec: WorkloadSpec,
       conversations += 1;
       ofModel.push(conversation);
     }
+    const cap = chosen === undefined ? spec.firstTurnMaxTokens : undefined;
+    const asked = cap === undefined ? promptTokens : Math.max(MIN_NEW_TURN_TOKENS, Math.min(promptTokens, cap));
     conversation.turns += 1;
     conversation.lastAt = request.at;
-    conversation.length = promptTokens + Math.ceil(outputTokens * ANSWER_PROMPT_TOKENS_PER_WORD);
+    conversation.length = asked + Math.ceil(outputTokens * ANSWER_PROMPT_TOKENS_PER_WORD);
     open.set(model, ofModel);
     return {
       index,
@@ -115,9 +123,9 @@ export function planWorkload(trace: readonly TraceRequest[], spec: WorkloadSpec,
       model,
       conversation: conversation.id,
       turn: conversation.turns,
-      promptTokens,
+      promptTokens: asked,
       outputTokens,
-      clipped: promptTokens < request.promptTokens,
+      clipped: asked < request.promptTokens,
     };
   });
 }

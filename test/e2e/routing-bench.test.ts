@@ -37,6 +37,7 @@ const SCENARIO: Scenario = {
     memoryGb: 24,
     numParallel: 2,
     maxLoadedModels: 2,
+    multiUserCache: false,
     models: ['llama3.2:1b', 'llama3.2:3b'],
     loaded: ['llama3.2:1b', 'llama3.2:3b'],
   })),

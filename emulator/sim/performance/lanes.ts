@@ -8,7 +8,7 @@
 import type { CatalogModel } from '../catalog';
 import type { ModelRuntime } from '../runtime';
 import type { Job, Lane } from './job';
-import { accountPrompt, createSlots, findLongestCacheSlot } from './prompt-cache';
+import { accountPrompt, createSlots, findBestCacheSlot, findLongestCacheSlot } from './prompt-cache';
 
 export class LaneTable {
   private readonly lanes = new Map<string, Lane>();
@@ -16,6 +16,8 @@ export class LaneTable {
   constructor(
     private readonly runtime: ModelRuntime,
     private readonly numParallel: number,
+    /** OLLAMA_MULTIUSER_CACHE: slots are chosen to keep each user's prefix (./prompt-cache `findBestCacheSlot`). */
+    private readonly multiUserCache = false,
   ) {}
 
   all(): IterableIterator<Lane> {
@@ -110,11 +112,12 @@ export class LaneTable {
         }
         break;
       }
-      const choice = findLongestCacheSlot(lane.slots, head.spec.prompt);
+      const choice = (this.multiUserCache ? findBestCacheSlot : findLongestCacheSlot)(lane.slots, head.spec.prompt);
       const slot = choice === undefined ? undefined : lane.slots[choice.index];
       if (choice === undefined || slot === undefined) break;
       lane.queue.shift();
       slot.inUse = true;
+      slot.lastUsed = now;
       slot.text = head.spec.prompt;
       head.accounting = accountPrompt(head.spec.prompt, choice.prefixChars, hot.contextLength);
       head.phase = 'prefill';

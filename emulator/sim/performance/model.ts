@@ -20,6 +20,11 @@ export interface SimPerformance {
   readonly jitter?: number;
   /** Overrides the class's memory, GiB. */
   readonly memoryGb?: number;
+  /**
+   * `OLLAMA_MULTIUSER_CACHE` set on the node (default false): the runner keeps each user's cached prefix
+   * where it can rather than give a new prompt the first free slot (./prompt-cache).
+   */
+  readonly multiUserCache?: boolean;
 }
 
 /** What one model does on the node, in the modelled world (speed applied, timeScale not). */
@@ -47,6 +52,7 @@ export interface SimPerformanceModel {
   readonly decodeEfficiency: number;
   readonly batchBeta: number;
   readonly numParallel: number;
+  readonly multiUserCache: boolean;
   /** Bytes models may occupy. */
   readonly memoryBytes: number;
   readonly models: readonly ModelRates[];
@@ -111,6 +117,7 @@ export function performanceModel(
     decodeEfficiency: hardware.decodeEfficiency ?? DEFAULT_DECODE_EFFICIENCY,
     batchBeta: hardware.batchBeta ?? DEFAULT_BATCH_BETA,
     numParallel,
+    multiUserCache: performance.multiUserCache === true,
     memoryBytes: positive(hardware.memoryGb, 1, 'memoryGb') * GIB,
     models: models.map((entry) => modelRates(hardware, entry, speed)),
   };

@@ -2,7 +2,10 @@
  * The prompt cache of one loaded model, as Ollama's runner keeps it (`runner/ollamarunner/cache.go`): one
  * slot per parallel request, each remembering the text it last processed. A request takes the free slot
  * sharing the longest prefix with its prompt (`findLongestCacheSlot`; ties go to the first free slot) and
- * evaluates only the rest — at least one token, so that sampling can start.
+ * evaluates only the rest — at least one token, so that sampling can start. With `OLLAMA_MULTIUSER_CACHE`
+ * set, the runner picks instead with `findBestCacheSlot`: a free slot whose whole text starts the prompt
+ * (a conversation coming back), else the least recently used free slot, into which the longest prefix any
+ * slot holds is copied — so one user's new conversation does not overwrite another's cached turns.
  *
  * Tokens are counted as the rest of the simulator counts them: a prompt is ⌈chars / 4⌉ tokens and a cached
  * prefix ⌊chars / 4⌋, so a prefix never counts more tokens than the prompt it belongs to.
@@ -13,10 +16,16 @@ export interface CacheSlot {
   /** What the slot last processed: a rendered prompt, then that prompt plus the answer. */
   text: string;
   inUse: boolean;
+  /** When a request last took the slot (the scheduler's clock); −∞ for a slot never used. */
+  lastUsed: number;
 }
 
 export function createSlots(count: number): CacheSlot[] {
-  return Array.from({ length: Math.max(1, count) }, () => ({ text: '', inUse: false }));
+  return Array.from({ length: Math.max(1, count) }, () => ({
+    text: '',
+    inUse: false,
+    lastUsed: Number.NEGATIVE_INFINITY,
+  }));
 }
 
 export function commonPrefixLength(a: string, b: string): number {
@@ -41,6 +50,26 @@ export function findLongestCacheSlot(slots: readonly CacheSlot[], prompt: string
     if (best === undefined || prefixChars > best.prefixChars) best = { index, prefixChars };
   });
   return best;
+}
+
+/**
+ * `OLLAMA_MULTIUSER_CACHE`'s choice: the free slot whose whole text starts the prompt; else the free slot
+ * used longest ago, which gets a copy of the longest prefix any slot holds (free or not); undefined when
+ * every slot is in use.
+ */
+export function findBestCacheSlot(slots: readonly CacheSlot[], prompt: string): SlotChoice | undefined {
+  let longest: { index: number; prefixChars: number } | undefined;
+  let oldest: number | undefined;
+  slots.forEach((slot, index) => {
+    const prefixChars = commonPrefixLength(slot.text, prompt);
+    if (longest === undefined || prefixChars > longest.prefixChars) longest = { index, prefixChars };
+    if (!slot.inUse && (oldest === undefined || slot.lastUsed < (slots[oldest]?.lastUsed ?? 0))) oldest = index;
+  });
+  if (longest === undefined) return undefined;
+  const holder = slots[longest.index];
+  if (holder !== undefined && !holder.inUse && longest.prefixChars === holder.text.length) return longest;
+  if (oldest === undefined) return undefined;
+  return { index: oldest, prefixChars: longest.prefixChars };
 }
 
 export interface PromptAccounting {

@@ -61,7 +61,7 @@ export class NodeScheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.lastAdvance = deps.clock.now();
     this.stats = new StatsRecorder(this.lastAdvance);
-    this.lanes = new LaneTable(deps.runtime, deps.model.numParallel);
+    this.lanes = new LaneTable(deps.runtime, deps.model.numParallel, deps.model.multiUserCache);
     deps.runtime.onEvict(() => {
       // The evicted model's lane notices on its next refresh; only idle models are evicted.
       this.stats.counts.evictions++;

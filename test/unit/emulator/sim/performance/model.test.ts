@@ -3,7 +3,12 @@ import { HARDWARE_CLASSES, type HardwareSpec, performanceModel, resolveHardware 
 import { parseCompletion } from '../../../../../emulator/sim/ollama-request';
 import { batchedDecodeTotal, requestRates } from '../../../../../emulator/sim/performance/batching';
 import { modelRates } from '../../../../../emulator/sim/performance/model';
-import { accountPrompt, createSlots, findLongestCacheSlot } from '../../../../../emulator/sim/performance/prompt-cache';
+import {
+  accountPrompt,
+  createSlots,
+  findBestCacheSlot,
+  findLongestCacheSlot,
+} from '../../../../../emulator/sim/performance/prompt-cache';
 import { entryOf } from './harness';
 
 /** LLaMA-2 7B Q4_0, the model llama.cpp's published tables were measured on. */
@@ -92,6 +97,21 @@ describe('prompt cache slots', () => {
     Object.assign(slots[2] ?? {}, { text: 'abcd', inUse: false });
     expect(findLongestCacheSlot(slots, 'abcdefgh')).toEqual({ index: 2, prefixChars: 4 });
     expect(findLongestCacheSlot(createSlots(2), 'x')).toEqual({ index: 0, prefixChars: 0 });
+  });
+
+  it('with OLLAMA_MULTIUSER_CACHE, gives a conversation its own slot back and a new prompt the least recently used', () => {
+    const slots = createSlots(3);
+    Object.assign(slots[0] ?? {}, { text: 'sys: alice hi', inUse: false, lastUsed: 30 });
+    Object.assign(slots[1] ?? {}, { text: 'sys: bob yo', inUse: false, lastUsed: 10 });
+    Object.assign(slots[2] ?? {}, { text: 'sys: carol', inUse: true, lastUsed: 5 });
+    // Alice's next turn starts with all her slot holds: that slot.
+    expect(findBestCacheSlot(slots, 'sys: alice hi there')).toEqual({ index: 0, prefixChars: 13 });
+    // Dave is new: the least recently used free slot (Bob's), with the shared prefix copied in; the first
+    // free slot (Alice's) is what findLongestCacheSlot would have overwritten.
+    expect(findBestCacheSlot(slots, 'sys: dave')).toEqual({ index: 1, prefixChars: 5 });
+    expect(findLongestCacheSlot(slots, 'sys: dave')).toEqual({ index: 0, prefixChars: 5 });
+    for (const slot of slots) slot.inUse = true;
+    expect(findBestCacheSlot(slots, 'sys: alice hi there')).toBeUndefined();
   });
 
   it('counts cached tokens down and prompt tokens up, and evaluates at least one', () => {
