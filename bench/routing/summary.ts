@@ -4,34 +4,15 @@
  * TTFT CDF is the median of each quantile.
  */
 import { median } from '../stats';
-import type { NodeUse } from './metrics';
+import type { NodeUse, RunMetrics } from './metrics';
 import type { RunResult } from './run';
 
-export interface SummaryRow {
+/** A run's figures, each the median over the runs; `turns` and the client's lateness are summed up apart. */
+export interface SummaryRow extends Omit<RunMetrics, 'turns' | 'lateP99WallMs'> {
   readonly runs: number;
-  readonly requests: number;
-  readonly ok: number;
-  readonly refused: number;
-  readonly failed: number;
-  readonly ttftP50: number;
-  readonly ttftP95: number;
-  readonly ttftP99: number;
-  readonly e2eP50: number;
-  readonly e2eP95: number;
-  readonly outputTokensPerSecond: number;
-  readonly coldLoads: number | undefined;
-  readonly cacheShare: number | undefined;
-  readonly queuedOnNodes: number | undefined;
-  readonly routerQueuePeak: number;
-  readonly utilisation: number | undefined;
-  readonly nodes: readonly NodeUse[];
-  readonly answersExact: boolean;
   readonly continuedAsPlanned: number;
   readonly branchedOrFresh: number;
   readonly benchLoopDelayP99Ms: number;
-  /** Up to three distinct errors of refused or failed requests over the runs. */
-  readonly errors: readonly string[];
-  readonly ttftCdf: readonly number[];
 }
 
 function medianOf(runs: readonly RunResult[], pick: (run: RunResult) => number): number {
