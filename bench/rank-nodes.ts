@@ -9,6 +9,7 @@ import { buildSnapshot } from '../lib/core/fleet/snapshot';
 import { type RankContext, rankNodes } from '../lib/core/scoring/rank-nodes';
 import type { RoutingRequest } from '../lib/core/scoring/routing-request';
 import { createLatencyStats } from '../lib/services/dispatch/latency-stats';
+import { createNodeRates } from '../lib/services/dispatch/node-rates';
 import { createQueueManager } from '../lib/services/dispatch/queue-manager';
 import { median } from './stats';
 
@@ -88,6 +89,18 @@ export function measureRankNodes(): RankMeasurement {
       for (let sample = 0; sample < 8; sample += 1)
         latency.recordDuration(record.id, MODEL, 2000 + index + sample * 100);
   }
+  // Every other node's rates observed, as a router that has served them has (the expected time to first token).
+  const rates = createNodeRates();
+  for (const [index, record] of records.entries()) {
+    if (index % 2 === 0) {
+      rates.observe(record.id, MODEL, {
+        promptTokens: 2000,
+        promptEvalMs: 400 + index,
+        completionTokens: 100,
+        evalMs: 2500,
+      });
+    }
+  }
   const request: RoutingRequest = {
     model: MODEL,
     fallbackModels: [],
@@ -96,7 +109,7 @@ export function measureRankNodes(): RankMeasurement {
     promptTokens: 3000,
     conversationKey: 'session:bench',
   };
-  const context: RankContext = { now: NOW, queues, latency, pinnedNodeId: 'node-0500' };
+  const context: RankContext = { now: NOW, queues, latency, rates, pinnedNodeId: 'node-0500' };
 
   let sink = 0;
   for (let run = 0; run < 3000; run += 1) sink += rankNodes(snapshot, request, context).ranked.length;
