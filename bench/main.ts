@@ -19,7 +19,7 @@ import { awakeText, keepBenchAwake, startEchoServer } from './keep-awake';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { onCpuOf, pinning, pinningText } from './pinning';
 import { processCpuMicros } from './process-cpu';
-import { startRole, stopRunningChildren, trackChild } from './processes';
+import { startRole, stopChildrenOnSignals, trackChild } from './processes';
 import { measureRankNodes } from './rank-nodes';
 import { defaultsBench, routerBench } from './router-bench';
 import { interleavedSequentialMicros } from './sequential-probe';
@@ -199,15 +199,7 @@ async function main(): Promise<void> {
   }
   // Interrupted (Ctrl-C), the bench stops the parties it started; the spinners end by themselves. It
   // exits as the signal would have ended it: 128 + the signal's number.
-  for (const [signal, number] of [
-    ['SIGINT', 2],
-    ['SIGTERM', 15],
-  ] as const) {
-    process.once(signal, () => {
-      stopRunningChildren();
-      process.exit(128 + number);
-    });
-  }
+  stopChildrenOnSignals();
   // Ranking is timed first, before this process drives the load runs: timed after them it read up to
   // 114 µs for what ranks in ~60 µs in a router (fresh snapshots on long-lived queues, measured apart).
   const rank = rankVerdict();

@@ -124,3 +124,19 @@ export function peakRssMb(pid: number): number {
   const found = /VmHWM:\s+(\d+) kB/.exec(status);
   return found?.[1] === undefined ? Number.NaN : Number(found[1]) / 1024;
 }
+
+/**
+ * Interrupted (Ctrl-C) or terminated, a bench stops the parties it started and exits as the signal would
+ * have ended it: 128 + the signal's number.
+ */
+export function stopChildrenOnSignals(): void {
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+  ] as const) {
+    process.once(signal, () => {
+      stopRunningChildren();
+      process.exit(128 + number);
+    });
+  }
+}

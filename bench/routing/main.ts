@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pinning, pinningText } from '../pinning';
-import { stopRunningChildren } from '../processes';
+import { stopChildrenOnSignals, stopRunningChildren } from '../processes';
 import { formatNumber } from '../stats';
 import { benchScenario } from './bench-scenario';
 import { type BenchOptions, parseOptions, USAGE } from './cli';
@@ -86,15 +86,7 @@ async function main(): Promise<void> {
     return;
   }
   const options = parseOptions(process.argv.slice(2), DEFAULT_TRACE);
-  for (const [signal, number] of [
-    ['SIGINT', 2],
-    ['SIGTERM', 15],
-  ] as const) {
-    process.once(signal, () => {
-      stopRunningChildren();
-      process.exit(128 + number);
-    });
-  }
+  stopChildrenOnSignals();
   pinning();
   console.log(pinningText());
   const out = resolve(root, options.out);

@@ -5,17 +5,8 @@
 
 export type Random = () => number;
 
-/** A generator of floats in [0, 1) from `seed`; the same seed, the same sequence. */
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A generator of floats in [0, 1) from `seed`; the same seed, the same sequence (the simulator's own). */
+export { seededRandom } from '../../emulator/sim/hash';
 
 /** A seed derived from `seed` and `salt`, so independent streams (one per conversation) do not overlap. */
 export function childSeed(seed: number, salt: number): number {
