@@ -1,6 +1,7 @@
 /**
  * The retry/fallback loop (issue: routing item 3; anchor §2.4–2.5): for the requested model, then each
- * of `fallback_models` in order, rank the nodes and try candidates best first. A full queue moves on to
+ * of `fallback_models` in order, rank the nodes and try candidates best first — best by the instance's
+ * strategy (FLEET_ROUTING_STRATEGY, lib/core/scoring/routing-strategy: the score's order by default). A full queue moves on to
  * the next candidate; a connection error, a time-out before the first byte or a 5xx moves on too and
  * counts as a retry, up to `maxRetries`; a 4xx is the client's and comes back as is. A model whose
  * candidates are all used up is "unavailable" and the next fallback is tried. Nothing to try: 404 or
@@ -9,6 +10,8 @@
  * Every decision is known before the first byte, so every X-Fleet-* header can be final.
  * Nodes ejected for failing (./outlier-ejection) are eliminated as `ejected`; whoever waited in an
  * ejected node's queue moves on to its next candidate at once, and the decision names the nodes skipped.
+ * What the scorer learns lives here too: each completed request's node-reported rates (./node-rates) and
+ * where each conversation's turn went (./prefix-residency).
  */
 import type { FleetSnapshot } from '../../core/fleet/node';
 import type { ConcurrencyOverrides } from '../../core/scoring/concurrency-limit';
