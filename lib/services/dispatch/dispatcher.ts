@@ -2,8 +2,8 @@
  * The retry/fallback loop (issue: routing item 3; anchor §2.4–2.5): for the requested model, then each
  * of `fallback_models` in order, rank the nodes and try candidates best first — best by the instance's
  * strategy (FLEET_ROUTING_STRATEGY, lib/core/scoring/routing-strategy: the score's order by default). A
- * full queue moves on to the next candidate; a connection error, a time-out before the first byte or a 5xx moves on too and
- * counts as a retry, up to `maxRetries`; a 4xx is the client's and comes back as is. A model whose
+ * full queue moves on to the next candidate; a connection error, a time-out before the first byte or a
+ * 5xx moves on too and counts as a retry, up to `maxRetries`; a 4xx is the client's and comes back as is. A model whose
  * candidates are all used up is "unavailable" and the next fallback is tried. Nothing to try: 404 or
  * 503 (./dispatch-failures). The served attempt keeps its queue slot: the caller relays the body and
  * releases the slot when the stream ends, which records the request's duration for the scorer.
