@@ -291,14 +291,15 @@ export function loadInput(
   const p75Ms = latencyAt(table, index, depth, limit, context);
   const pinned = context.pinnedNodeId !== undefined && context.pinnedNodeId === nodeId;
   const observed = ratesByIndex(table, context.rates)[index];
+  // The wait, slowdown and cached prefix are the ranking's own figures (./loadPoints), read, not worked out again.
+  const { waitMs, slowdown, cached } = table.scratch;
   const ttft = ttftParts(
     table,
     index,
     tokens.prompt,
-    depth > 0 ? slotWaitMs(depth, limit, p75Ms) : 0,
-    // The ranking's own figure: it counts the other models' runners on the node too.
-    table.scratch.slowdown[index] ?? 0,
-    pinned ? cachedTokensAt(table, index, limit, context) : 0,
+    waitMs[index] ?? 0,
+    slowdown[index] ?? 0,
+    cached[index] ?? 0,
     observed,
   );
   return {
