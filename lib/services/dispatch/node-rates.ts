@@ -6,6 +6,7 @@
  * process, like the latency windows: a routing hint learnt from this instance's traffic; the record of
  * rates every instance shares is the analytics rollups. Holds state, does no I/O.
  */
+import { COLD_LOAD_MS } from '../../core/analytics/rollup';
 import type { NodeObservation, ObservedRates, RateLookup } from '../../core/scoring/observed-rates';
 
 /** Weight of the newest observation. */
@@ -13,8 +14,6 @@ const SMOOTHING = 0.3;
 /** A prompt this short is timed by the node's clock granularity and the first token's sampling, not by prefill. */
 const MIN_PREFILL_TOKENS = 32;
 const MIN_DECODE_TOKENS = 8;
-/** A load shorter than this is no cold load: the model was in memory (Ollama reports a few ms then). */
-const COLD_LOAD_MS = 250;
 
 export interface NodeRatesEntry extends ObservedRates {
   readonly nodeId: string;
