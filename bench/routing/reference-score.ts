@@ -11,17 +11,11 @@
  */
 import type { RankedCandidate } from '../../lib/core/scoring/rank-nodes';
 import type { CandidateOrder, RoutingStrategy } from '../../lib/core/scoring/routing-strategy';
+import { median } from '../stats';
 
 const QUEUE_POINTS = 6;
 const QUEUE_MAX = 30;
 const WAIT_MAX = 25;
-
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 export function referenceTotal(candidate: RankedCandidate, medianBandwidth: number | undefined): number {
   const { breakdown, depth } = candidate;
@@ -50,7 +44,7 @@ const order: CandidateOrder = (ranked) => {
     const bandwidth = candidate.node.hardware.memoryBandwidthGbps;
     return bandwidth !== undefined && bandwidth > 0 ? [bandwidth] : [];
   });
-  const medianBandwidth = median(bandwidths);
+  const medianBandwidth = bandwidths.length === 0 ? undefined : median(bandwidths);
   const totals = new Map(candidates.map((candidate) => [candidate, referenceTotal(candidate, medianBandwidth)]));
   const sorted = [...candidates].sort(
     (a, b) =>
