@@ -1,4 +1,4 @@
-// Measures what the router costs in DynamoDB (README, "Deploying to AWS"): a proxy between the router and a
+// Measures what the router costs in DynamoDB (docs/deploying.md, "Deploying to AWS"): a proxy between the router and a
 // DynamoDB stand-in that asks the stand-in for each request's consumed capacity and adds it up. dynalite
 // computes a write's units from the item's size (1 KB each, the larger of before and after) and a read's
 // (4 KB each, half for eventually consistent reads), as DynamoDB does; it does not report index writes, so an

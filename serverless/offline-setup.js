@@ -1,6 +1,6 @@
 /**
  * Serverless Framework v3 plugin: `serverless offline` runs as `npm start` does, with nothing to set up first
- * (README "Running under serverless-offline"; ARCHITECTURE.md §3.1). Before serverless-offline starts, and on
+ * (docs/deploying.md "Running under serverless-offline"; ARCHITECTURE.md §3.1). Before serverless-offline starts, and on
  * that command only, it
  *
  * 1. builds the bundles (scripts/build.mjs, the build `npm start` runs): the functions run from dist/, which a
@@ -10,7 +10,7 @@
  *    FLEET_DYNAMODB_ENDPOINT names a table service already, and hands its endpoint to the functions; the
  *    stand-in ends with this process, as under the emulator;
  * 3. hands every FLEET_* variable of the shell to the functions (serverless-offline passes them only what
- *    serverless.yml lists), so the README's settings apply here as under `npm start`;
+ *    serverless.yml lists), so the settings of docs/configuration.md apply here as under `npm start`;
  * 4. points the functions' Lambda client at serverless-offline's own Lambda API (`AWS_ENDPOINT_URL_LAMBDA`):
  *    a benchmark run is the dashboard function invoking itself (lib/services/benchmarks/benchmark-launcher),
  *    which here reaches the local function instead of AWS. Run in the background of the request's worker

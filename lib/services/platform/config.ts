@@ -1,5 +1,5 @@
 /**
- * Settings, read once from the `FLEET_*` environment (ARCHITECTURE.md §7; the README's table lists the names
+ * Settings, read once from the `FLEET_*` environment (ARCHITECTURE.md §7; docs/configuration.md lists the names
  * and defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
