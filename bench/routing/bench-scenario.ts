@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pinningText } from '../pinning';
 import { projectRoot } from './project-root';
+import type { RequestRecord } from './replay';
 import type { ScenarioResult, Settings, StrategyResult } from './results';
 import { type Strategy, strategyAvailable } from './router';
 import { type RunResult, runOnce } from './run';
@@ -25,6 +26,8 @@ export interface ScenarioRequest {
   readonly trace: string;
   /** A user's nodes (`id=url,…`) in place of the scenario's simulated fleet. */
   readonly nodes: string | undefined;
+  /** Receives every run's request records (`--records`). */
+  readonly onRecords?: ((strategy: Strategy, run: number, records: readonly RequestRecord[]) => void) | undefined;
   /** Called after every run, for progress output. */
   readonly onRun?: (strategy: Strategy, run: number, result: RunResult) => void;
 }
@@ -48,7 +51,15 @@ export async function benchScenario(request: ScenarioRequest): Promise<ScenarioR
   const fleet = request.nodes === undefined ? { simulated: scenario.nodes } : { listed: request.nodes };
   for (let run = 1; run <= settings.runs; run++) {
     for (const strategy of strategies) {
-      const result = await runOnce({ strategy, plan, timeScale: settings.timeScale, seed: settings.seed, fleet });
+      const onRecords = request.onRecords?.bind(undefined, strategy, run);
+      const result = await runOnce({
+        strategy,
+        plan,
+        timeScale: settings.timeScale,
+        seed: settings.seed,
+        fleet,
+        onRecords,
+      });
       runs.get(strategy)?.push(result);
       request.onRun?.(strategy, run, result);
     }

@@ -23,6 +23,8 @@ export interface BenchOptions {
   /** A scenario to run again at time scale 1, to compare verdicts with its compressed run. */
   readonly compression: string | undefined;
   readonly compressionRuns: number;
+  /** A directory for every run's request records, one JSON file per scenario, strategy and run. */
+  readonly records: string | undefined;
   /** Only render the report again from the stored results. */
   readonly renderOnly: boolean;
 }
@@ -41,6 +43,7 @@ export const USAGE = `npm run bench:routing -- [options]
   --out docs/routing.md   the report; figures go to docs/routing/ beside it
   --compression a         also run this scenario uncompressed (time scale 1) and compare verdicts
   --compression-runs 1    runs per strategy of the uncompressed replay
+  --records DIR           also write every request's record (node, TTFT, cached tokens…) of each run there
   --render-only           write the report again from docs/routing/results.json, running nothing`;
 
 function number(text: string | undefined, name: string): number | undefined {
@@ -82,6 +85,7 @@ export function parseOptions(argv: readonly string[], defaultTrace: string): Ben
       out: { type: 'string' },
       compression: { type: 'string' },
       'compression-runs': { type: 'string' },
+      records: { type: 'string' },
       'render-only': { type: 'boolean' },
     },
     strict: true,
@@ -100,6 +104,7 @@ export function parseOptions(argv: readonly string[], defaultTrace: string): Ben
     out: values.out ?? 'docs/routing.md',
     compression: values.compression,
     compressionRuns: Math.max(1, Math.round(number(values['compression-runs'], 'compression-runs') ?? 1)),
+    records: values.records,
     renderOnly: values['render-only'] === true,
   };
 }

@@ -12,6 +12,7 @@ import { formatNumber } from '../stats';
 import { benchScenario } from './bench-scenario';
 import { type BenchOptions, parseOptions, USAGE } from './cli';
 import { projectRoot } from './project-root';
+import type { RequestRecord } from './replay';
 import { renderReport } from './report';
 import { type Results, readResults, type ScenarioResult, type Settings, writeResults } from './results';
 import { loadScenario, type Scenario } from './scenario';
@@ -54,6 +55,11 @@ async function measure(scenario: Scenario, options: BenchOptions, settings: Sett
     strategies: options.strategies,
     trace: relative(root, resolve(options.trace)),
     nodes: options.nodes,
+    onRecords:
+      options.records === undefined
+        ? undefined
+        : (strategy, run, records) =>
+            writeRecords(resolve(root, options.records ?? '.'), scenario, settings, strategy, run, records),
     onRun: (strategy, run, metrics) =>
       console.log(
         `  run ${run} ${strategy.padEnd(11)} TTFT p50 ${formatNumber(metrics.ttftP50, 0)} p95 ${formatNumber(metrics.ttftP95, 0)} ms` +
@@ -68,6 +74,19 @@ async function measure(scenario: Scenario, options: BenchOptions, settings: Sett
     console.log(`  ${line.pass === undefined ? 'UNDECIDED' : line.pass ? 'PASS' : 'FAIL'} ${line.goal}: ${line.text}`);
   }
   return result;
+}
+
+function writeRecords(
+  dir: string,
+  scenario: Scenario,
+  settings: Settings,
+  strategy: string,
+  run: number,
+  records: readonly RequestRecord[],
+): void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${scenario.name}-ts${settings.timeScale}-${strategy}-${run}.json`);
+  writeFileSync(file, `${JSON.stringify(records, null, 1)}\n`);
 }
 
 function write(out: string, results: Results): void {

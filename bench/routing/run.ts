@@ -10,7 +10,7 @@ import { type BenchFleet, listedFleet, simulatedFleet } from './fleet';
 import { type RunMetrics, runMetrics } from './metrics';
 import { sampleRouterQueue } from './queue-sampler';
 import { waitForFleet } from './ready';
-import { replay } from './replay';
+import { type RequestRecord, replay } from './replay';
 import { type Strategy, startRouter } from './router';
 import type { ScenarioNode } from './scenario';
 import type { PlannedRequest } from './workload';
@@ -22,6 +22,8 @@ export interface RunSpec {
   readonly seed: number;
   /** The simulated fleet, or a user's nodes (`id=url,…`) in its place. */
   readonly fleet: { readonly simulated: readonly ScenarioNode[] } | { readonly listed: string };
+  /** Receives every request's record of the run (`--records`), before the figures are summed. */
+  readonly onRecords?: ((records: readonly RequestRecord[]) => void) | undefined;
 }
 
 export interface RunResult extends RunMetrics {
@@ -50,6 +52,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const replayed = await replay(router.url, spec.plan, { timeScale: spec.timeScale, seed: spec.seed });
     loop.disable();
     const routerQueuePeak = await sampler.stop();
+    spec.onRecords?.(replayed.records);
     const metrics = runMetrics({
       replay: replayed,
       timeScale: spec.timeScale,
