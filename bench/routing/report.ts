@@ -16,6 +16,13 @@ export interface RenderedReport {
   readonly charts: readonly { readonly name: string; readonly svg: string }[];
 }
 
+/** How the report names a scenario's choice of the conversation that goes on (./workload `continuePick`). */
+const CONTINUE_PICK = {
+  uniform: '',
+  recent: ', the latest conversation going on',
+  closest: ', the longest history that fits going on',
+} as const;
+
 const METHOD = `Each run starts a fresh router process (the built emulator, as \`npm start\` runs it, on an in-memory table)
 with \`FLEET_ROUTING_STRATEGY\` set to the strategy measured — \`reference\` is the reference implementation's
 scoring in a router of its own (\`bench/routing/reference-router.ts\`) — and a fresh simulated fleet: one
@@ -31,7 +38,9 @@ the tables show the median of the runs.
 (\`bench/routing/workload.ts\`): each request's model is drawn from the scenario's model mix; with the
 scenario's continue share, a request continues an open conversation of its model whose previous turn arrived
 at least the minimum turn gap earlier and whose previous prompt and answer are shorter than this request's
-prompt (one drawn uniformly), else it starts a new conversation. A new conversation is a short system prompt
+prompt (one drawn uniformly; or, where the scenario says so, the one that got its answer latest, as an
+agent's loop goes on, or the one with the longest history, as a context grows a turn at a time), else it
+starts a new conversation. A new conversation is a short system prompt
 shared by all and a user message of text of its own, built to the trace's prompt size (⌈characters ÷ 4⌉, as
 the simulated node counts); a continuation is the conversation's messages, the assistant's previous answer
 exactly as it streamed, and a new user message filling up to the trace's prompt size. Each user message ends
@@ -80,7 +89,7 @@ function settingsLine(result: ScenarioResult): string {
   return [
     `Trace \`${trace.path}\`, window ${settings.windowStartSeconds}–${settings.windowStartSeconds + settings.windowSeconds} s`,
     `rate scale ${settings.rateScale}, time scale ${settings.timeScale}, seed ${settings.seed}, ${settings.runs} run(s) per strategy`,
-    `${trace.requests} requests over ${formatNumber(trace.traceSeconds, 0)} trace s in ${trace.conversations} conversations (${trace.continuations} continuations, continue share ${scenario.workload.continueShare}${scenario.workload.continuePick === 'recent' ? ', the latest conversation going on' : ''}${scenario.workload.firstTurnMaxTokens !== undefined ? `, first turns of at most ${scenario.workload.firstTurnMaxTokens} tokens` : ''}, minimum turn gap ${scenario.workload.minTurnGapSeconds} s; ${trace.clipped} prompts clipped)`,
+    `${trace.requests} requests over ${formatNumber(trace.traceSeconds, 0)} trace s in ${trace.conversations} conversations (${trace.continuations} continuations, continue share ${scenario.workload.continueShare}${CONTINUE_PICK[scenario.workload.continuePick ?? 'uniform']}${scenario.workload.firstTurnMaxTokens !== undefined ? `, first turns of at most ${scenario.workload.firstTurnMaxTokens} tokens` : ''}, minimum turn gap ${scenario.workload.minTurnGapSeconds} s; ${trace.clipped} prompts clipped)`,
     `model mix ${Object.entries(scenario.workload.modelMix)
       .map(([model, weight]) => `${model} ${weight}`)
       .join(', ')}`,

@@ -43,7 +43,7 @@ const scenarioSchema = z.object({
     modelMix: z.record(z.string(), z.number().min(0)),
     continueShare: z.number().min(0).max(1),
     minTurnGapSeconds: z.number().min(0),
-    continuePick: z.optional(z.enum(['uniform', 'recent'])),
+    continuePick: z.optional(z.enum(['uniform', 'recent', 'closest'])),
     firstTurnMaxTokens: z.optional(z.number().int().positive()),
     contextTokens: z.number().int().positive(),
   }),

@@ -27,9 +27,11 @@ export interface WorkloadSpec {
   /**
    * Which qualifying conversation goes on: `uniform`, any of them (people coming back to chats at random);
    * `recent`, the one whose last turn came latest (an agent's loop: the conversation that just got its
-   * answer sends the next turn). Default `uniform`.
+   * answer sends the next turn); `closest`, the one whose history is longest yet still shorter than the
+   * request's prompt (the trace's prompt size is the whole context, and a conversation's context grows by a
+   * turn at a time). Default `uniform`.
    */
-  readonly continuePick?: 'uniform' | 'recent' | undefined;
+  readonly continuePick?: 'uniform' | 'recent' | 'closest' | undefined;
   /**
    * The longest first prompt of a new conversation, tokens (default: none): a chat's history is what grows
    * long, its opening turn is short. A trace prompt cut to it counts as clipped.
@@ -84,8 +86,13 @@ function pickContinuation(
   if (eligible.length === 0) return undefined;
   // The draw is made either way, so both picks consume the same random numbers and plan the same models.
   const drawn = eligible[Math.floor(random() * eligible.length)];
-  if (spec.continuePick !== 'recent') return drawn;
-  return eligible.reduce((latest, conversation) => (conversation.lastAt > latest.lastAt ? conversation : latest));
+  if (spec.continuePick === 'recent') {
+    return eligible.reduce((latest, conversation) => (conversation.lastAt > latest.lastAt ? conversation : latest));
+  }
+  if (spec.continuePick === 'closest') {
+    return eligible.reduce((longest, conversation) => (conversation.length > longest.length ? conversation : longest));
+  }
+  return drawn;
 }
 
 /** The seeded plan of a window: model, conversation and sizes of every request. */

@@ -32,4 +32,29 @@ describe('planWorkload', () => {
     const longest = (plan: typeof recent) => Math.max(...plan.map((request) => request.turn));
     expect(longest(recent)).toBeGreaterThan(longest(uniform));
   });
+
+  it('continues the conversation with the longest history that fits when asked to, so each turn adds least', () => {
+    // Prompts that rise and fall, so the conversation with the longest history is not the latest one.
+    const mixed = Array.from({ length: 60 }, (_, index) => ({
+      at: index,
+      promptTokens: 300 + ((index * 7919) % 23) * 300,
+      outputTokens: 20,
+    }));
+    const added = (plan: ReturnType<typeof planWorkload>) => {
+      const last = new Map<number, number>();
+      let total = 0;
+      for (const request of plan) {
+        const before = last.get(request.conversation);
+        if (before !== undefined) total += request.promptTokens - before;
+        last.set(request.conversation, request.promptTokens + Math.ceil(request.outputTokens * 1.75));
+      }
+      return total;
+    };
+    const closest = planWorkload(mixed, { ...spec, continuePick: 'closest' }, 7);
+    const uniform = planWorkload(mixed, spec, 7);
+    const recent = planWorkload(mixed, { ...spec, continuePick: 'recent' }, 7);
+    expect(closest.filter((request) => request.turn > 1).length).toBeGreaterThan(10);
+    expect(added(closest)).toBeLessThan(added(uniform));
+    expect(added(closest)).toBeLessThan(added(recent));
+  });
 });
