@@ -143,8 +143,9 @@ export function loadPoints(table: PlacementTable, profile: EliminationProfile, c
     points.waitMs[index] = slotWaitMs(nodeDepth, limit, latencyAt(table, index, nodeDepth, limit, context));
     points.slowdown[index] = prefillSlowdown(nodeDepth, limit) + runnerSharing(runners?.get(index) ?? 0);
     const pinned = context.pinnedNodeId === nodeId;
-    points.session[index] = pinned ? affinityPoints(nodeDepth) : 0;
-    points.cached[index] = pinned ? cachedTokensAt(table, index, limit, context) : 0;
+    const held = pinned ? heldAt(table, index, limit, context) : undefined;
+    points.session[index] = pinned ? affinityPoints(nodeDepth, held) : 0;
+    points.cached[index] = held === undefined ? 0 : cachedTokens(held, context);
   }
   return { points, touched };
 }
@@ -204,12 +205,20 @@ function latencyAt(table: PlacementTable, index: number, depth: number, limit: n
   return window.p75;
 }
 
-/** Prompt tokens the pinned node likely still holds: the earlier turns' tokens × the chance it does. */
-function cachedTokensAt(table: PlacementTable, index: number, limit: number, context: LoadContext): number {
+/**
+ * The chance that the pinned node still holds the conversation's earlier turns; undefined when the request
+ * carries no prefix to hold or the caches are not tracked.
+ */
+function heldAt(table: PlacementTable, index: number, limit: number, context: LoadContext): number | undefined {
   const prefix = context.prefix;
-  if (prefix === undefined || prefix.tokens <= 0) return 0;
-  const chance = prefix.likelihood(table.nodeIds[index] ?? '', table.names[index] ?? '', limit);
-  return chance > 0 ? prefix.tokens * Math.min(1, chance) : 0;
+  if (prefix === undefined || prefix.tokens <= 0) return undefined;
+  return Math.min(1, Math.max(0, prefix.likelihood(table.nodeIds[index] ?? '', table.names[index] ?? '', limit)));
+}
+
+/** Prompt tokens the pinned node likely still holds: the earlier turns' tokens × the chance it does. */
+function cachedTokens(held: number, context: LoadContext): number {
+  const tokens = context.prefix?.tokens ?? 0;
+  return held > 0 ? tokens * held : 0;
 }
 
 /**
@@ -313,6 +322,7 @@ export function loadInput(
     ttft,
     promptTokens: tokens.need,
     pinned,
+    held: pinned ? heldAt(table, index, limit, context) : undefined,
     now: context.now,
   };
 }

@@ -37,6 +37,11 @@ export interface SignalInput {
   readonly promptTokens: number | undefined;
   /** The request's conversation is pinned to this node. */
   readonly pinned: boolean;
+  /**
+   * Where the conversation is pinned and the router tracks prompt caches: the chance (0–1) that this node
+   * still holds the conversation's prompt, which scales the affinity. Absent: the full affinity.
+   */
+  readonly held?: number | undefined;
   readonly now: number;
 }
 
@@ -269,14 +274,30 @@ export function contextFit(input: SignalInput): Signal {
 const NOT_PINNED = signal(0, 'conversation not pinned here');
 const PINNED_IDLE = signal(W.AFFINITY_POINTS, 'conversation pinned here');
 
-/** Affinity points on the pinned node: full when idle, shrinking with its queue, always above 0. */
-export function affinityPoints(depth: number): number {
-  return depth > 0 ? W.AFFINITY_POINTS / (1 + depth / W.AFFINITY_HALF_DEPTH) : W.AFFINITY_POINTS;
+/**
+ * Affinity points on the pinned node: full when idle, shrinking with its queue, and scaled by `held`, the
+ * chance the node still holds the conversation's prompt (0 when it surely does not).
+ */
+export function affinityPoints(depth: number, held = 1): number {
+  const points = depth > 0 ? W.AFFINITY_POINTS / (1 + depth / W.AFFINITY_HALF_DEPTH) : W.AFFINITY_POINTS;
+  return held >= 1 ? points : points * Math.max(0, held);
 }
 
-/** Back to the node that served the conversation, unless its queue makes that a bad deal. */
+/**
+ * Back to the node that served the conversation, unless its queue makes that a bad deal. What a
+ * conversation finds there is its prompt in the node's cache, so where the router tracks the caches the
+ * affinity shrinks with the chance that the node still holds it: a node that has since served more other
+ * conversations than it has slots is no better a place for the next turn than any other.
+ */
 export function sessionAffinity(input: SignalInput): Signal {
   if (!input.pinned) return NOT_PINNED;
+  const held = input.held ?? 1;
+  if (held < 1) {
+    return {
+      points: affinityPoints(input.depth, held),
+      reason: 'conversation pinned here, shrunk by the chance its prompt is still cached and by queue depth',
+    };
+  }
   if (input.depth <= 0) return PINNED_IDLE;
   return { points: affinityPoints(input.depth), reason: 'conversation pinned here, shrunk by queue depth' };
 }

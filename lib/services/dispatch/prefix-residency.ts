@@ -1,13 +1,20 @@
 /**
  * Whether a node still holds a conversation's prompt in its cache (issue 41, item 4: "conversation
- * affinity weighed against load"). An Ollama runner keeps one prompt per parallel slot and overwrites a
- * slot with whatever request takes it next (../../../docs/simulated-node.md, research: ollama-runtime), so
- * a conversation's prefix survives on the node that served its last turn only while fewer other requests
- * than it has slots have come since. This counts, per node:model, the requests this instance sent, and
- * per conversation where and at which count its last turn went; the scorer turns that into the share of
- * the earlier turns it can expect the node to skip. Bounded (oldest conversation out first). In memory,
- * per instance: another instance's turns in between are not counted, so across instances the figure is
- * an upper bound. Holds state, does no I/O.
+ * affinity weighed against load"). An Ollama runner keeps one prompt per parallel slot
+ * (../../../docs/simulated-node.md, research: ollama-runtime): a turn that comes back to its own slot
+ * takes that slot again, and any other prompt takes a slot of its own, overwriting the one used longest
+ * ago (with `OLLAMA_MULTIUSER_CACHE`; without it, a slot the newcomer shares the most with, which is no
+ * better for the one overwritten). So a conversation's prefix survives on the node that served its last
+ * turn while fewer *other conversations* than it has slots have been sent there since — the turns of a
+ * conversation already held do not push it out, however many they are.
+ *
+ * This keeps, per node:model, the conversations this instance sent there in the order of their latest
+ * turn (a request with no conversation counts as one of its own), and per conversation the node of its
+ * latest turn; the scorer turns that into the share of the earlier turns it can expect the node to skip.
+ * Bounded: the conversations per node:model (`perNode`, older ones count as pushed out) and the
+ * conversations remembered (`maxConversations`, oldest out first). In memory, per instance: another
+ * instance's turns in between are not counted, so across instances the figure is an upper bound. Holds
+ * state, does no I/O.
  */
 
 export interface PrefixResidency {
@@ -15,39 +22,59 @@ export interface PrefixResidency {
   served(key: string | undefined, nodeId: string, model: string): void;
   /**
    * The chance (0–1) that node:model still holds the conversation's prompt, for a node running `slots`
-   * requests at once: 1 while fewer than `slots` other requests came since its last turn there, then
-   * falling as `slots / (others + 1)`; 0 when its last turn went elsewhere or is unknown here.
+   * requests at once: 1 while fewer than `slots` other conversations were sent there since its last turn,
+   * then falling as `slots / (others + 1)` (the node's own choice of slot is not known exactly); 0 when its
+   * last turn went elsewhere or is unknown here.
    */
   likelihood(key: string, nodeId: string, model: string, slots: number): number;
 }
 
-interface Turn {
-  readonly node: string;
-  readonly at: number;
+/** Conversations kept in order per node:model: beyond this many others, a prefix counts as pushed out. */
+const PER_NODE = 64;
+
+interface NodeLog {
+  /** Requests sent: names the anonymous ones. */
+  sent: number;
+  /** Conversations in the order of their latest turn here, latest last. */
+  readonly recent: string[];
 }
 
-export function createPrefixResidency(maxConversations = 4000): PrefixResidency {
-  const sent = new Map<string, number>();
-  const turns = new Map<string, Turn>();
+const nodeKey = (nodeId: string, model: string) => `${nodeId}\u0000${model}`;
+
+export function createPrefixResidency(maxConversations = 4000, perNode = PER_NODE): PrefixResidency {
+  const logs = new Map<string, NodeLog>();
+  /** Conversation → node:model of its latest turn. */
+  const latest = new Map<string, string>();
   return {
     served(key, nodeId, model) {
-      const node = `${nodeId}\u0000${model}`;
-      const count = (sent.get(node) ?? 0) + 1;
-      sent.set(node, count);
+      const node = nodeKey(nodeId, model);
+      let log = logs.get(node);
+      if (log === undefined) {
+        log = { sent: 0, recent: [] };
+        logs.set(node, log);
+      }
+      log.sent += 1;
+      const entry = key ?? `\u0001${log.sent}`;
+      const at = log.recent.lastIndexOf(entry);
+      if (at >= 0) log.recent.splice(at, 1);
+      log.recent.push(entry);
+      if (log.recent.length > perNode) log.recent.shift();
       if (key === undefined) return;
-      turns.delete(key);
-      turns.set(key, { node, at: count });
-      if (turns.size > maxConversations) {
-        const oldest = turns.keys().next();
-        if (oldest.done !== true) turns.delete(oldest.value);
+      latest.delete(key);
+      latest.set(key, node);
+      if (latest.size > maxConversations) {
+        const oldest = latest.keys().next();
+        if (oldest.done !== true) latest.delete(oldest.value);
       }
     },
     likelihood(key, nodeId, model, slots) {
-      const turn = turns.get(key);
-      const node = `${nodeId}\u0000${model}`;
-      if (turn === undefined || turn.node !== node) return 0;
-      const others = (sent.get(node) ?? 0) - turn.at;
+      const node = nodeKey(nodeId, model);
+      if (latest.get(key) !== node) return 0;
       const width = Math.max(1, slots);
+      const recent = logs.get(node)?.recent;
+      const at = recent === undefined ? -1 : recent.lastIndexOf(key);
+      if (recent === undefined || at < 0) return width / (perNode + 1);
+      const others = recent.length - 1 - at;
       return others < width ? 1 : width / (others + 1);
     },
   };

@@ -239,6 +239,18 @@ describe('sessionAffinity', () => {
       }),
     );
   });
+
+  it('scales with the chance the node still holds the conversation, to nothing once it surely does not', () => {
+    const held = (chance: number, depth = 0) =>
+      sessionAffinity(signalInput(agentNode(), { depth, pinned: true, held: chance }));
+    expect(held(1)).toEqual({ points: 20, reason: 'conversation pinned here' });
+    expect(held(0.5).points).toBe(10);
+    expect(held(0.5, 2).points).toBe(5);
+    expect(held(0)).toEqual({
+      points: 0,
+      reason: 'conversation pinned here, shrunk by the chance its prompt is still cached and by queue depth',
+    });
+  });
 });
 
 describe('scoreCandidate', () => {
