@@ -82,6 +82,58 @@ describe('createRuntimeSettings', () => {
     expect(lines).toEqual([expect.stringContaining('table unreachable')]);
   });
 
+  it('answers from memory without waiting while the process is awake, the read it starts landing behind', async () => {
+    let now = 0;
+    const store = new CountingStore();
+    const settings = createRuntimeSettings({ store, defaults, maxAgeMs: 1000, clock: () => now, awake: () => true });
+    await settings.current();
+    let answer: (overrides: RuntimeOverrides) => void = () => {};
+    store.load = () => new Promise<RuntimeOverrides>((resolve) => (answer = resolve));
+
+    now = 1500;
+    // The read under way has not answered: the values come from memory.
+    const stale = await settings.current();
+    answer({ transcription: false });
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(stale).toEqual({ imageGeneration: false, transcription: true });
+    await expect(settings.current()).resolves.toEqual({ imageGeneration: false, transcription: false });
+  });
+
+  it("is kept fresh by readAhead, the refresh ticker's work, with no request asking", async () => {
+    let now = 0;
+    const store = new CountingStore();
+    const settings = createRuntimeSettings({ store, defaults, maxAgeMs: 1000, clock: () => now, awake: () => true });
+    // Nothing read yet, nothing to keep fresh: the first read is a request's.
+    settings.readAhead();
+    expect(store.loads).toBe(0);
+    await settings.current();
+
+    store.stored = { imageGeneration: true };
+    now = 500;
+    settings.readAhead();
+    await new Promise((resolve) => setImmediate(resolve));
+    now = 1400;
+
+    await expect(settings.current()).resolves.toEqual({ imageGeneration: true, transcription: true });
+    expect(store.loads).toBe(2);
+  });
+
+  it('after a freeze, waits for the read at most waitMs, then answers with the last known values', async () => {
+    let now = 0;
+    const store = new CountingStore({ imageGeneration: true });
+    const settings = createRuntimeSettings({ store, defaults, waitMs: 30, clock: () => now, awake: () => false });
+    await settings.current();
+    store.load = () => new Promise<RuntimeOverrides>(() => {});
+
+    now = 60_000;
+    const began = performance.now();
+    const values = await settings.current();
+
+    expect(performance.now() - began).toBeGreaterThanOrEqual(25);
+    expect(values).toEqual({ imageGeneration: true, transcription: true });
+  });
+
   it('merges an update into what is stored and answers the settings now in force', async () => {
     const store = new CountingStore({ imageGeneration: true });
     const settings = createRuntimeSettings({ store, defaults });
