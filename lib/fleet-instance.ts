@@ -26,6 +26,7 @@ import { strategyOf } from './services/dispatch/strategy-of';
 import type { HandlerOptions } from './services/http/handler';
 import { createModelDescriber, type DescribeModels } from './services/node-client/describe-models';
 import { type FleetConfig, getConfig } from './services/platform/config';
+import { createRefreshTicker, type RefreshTicker } from './services/platform/refresh-ticker';
 import { onShutdown } from './services/platform/shutdown-hooks';
 import { heartbeatAdmission } from './services/registry/heartbeat-admission';
 import { createListedNodePolls, type ListedNodePolls } from './services/registry/poll-listed-nodes';
@@ -57,6 +58,13 @@ export interface FleetServices {
   readonly polls: ListedNodePolls;
   readonly writeBehind: WriteBehind;
   readonly routing: RoutingState;
+  /**
+   * The background re-reads that keep what routing reads from memory fresh (the fleet snapshot, the
+   * other instances' queue counts; lib/instance.ts adds the runtime settings), ticking every half of
+   * `snapshotMaxAgeMs`. Started by lib/instance.ts, whose functions route: the `fleet` and `poller`
+   * functions, which do not, read on demand instead of twice a second for as long as they run.
+   */
+  readonly ticker: RefreshTicker;
 }
 
 /** What the dispatcher needs that outlives a request: queues, latency observations, affinity pins. */
@@ -97,14 +105,22 @@ export function initFleetServices(config: FleetConfig): FleetServices {
     recreate: () => ensureTable(client, config.table),
   });
   const describe = createModelDescriber();
+  const writeBehind = createWriteBehind(table);
+  const ticker = createRefreshTicker({
+    periodMs: config.snapshotMaxAgeMs / 2,
+    closed: () => writeBehind.isClosed(),
+  });
   const registry = createFleetRegistry({
     store: createNodeRepository(table),
     config,
     describe,
     admission: heartbeatAdmission(config),
+    awake: ticker.awake,
   });
-  const writeBehind = createWriteBehind(table);
-  onShutdown(() => writeBehind.close());
+  onShutdown(async () => {
+    ticker.stop();
+    await writeBehind.close();
+  });
   // Every change of a depth publishes (throttled): a slot freed by any path shows in every instance's
   // views; one another instance may be waiting for goes out at once (./services/dispatch/queue-publisher).
   let publisher: QueuePublisher | undefined;
@@ -141,6 +157,11 @@ export function initFleetServices(config: FleetConfig): FleetServices {
     },
     maxAgeMs: QUEUE_STATE_TTL_MS,
   });
+  // Each tick re-reads the fleet and the other instances' counts once a request has read them, so neither
+  // is read on a request's path while the process runs, and the shares of the nodes' slots stay "alone as
+  // of a recent read".
+  ticker.onTick(registry.readAhead);
+  ticker.onTick(depths.readAhead);
   slots = createSharedSlots({
     instanceId: INSTANCE_ID,
     queues,
@@ -156,6 +177,7 @@ export function initFleetServices(config: FleetConfig): FleetServices {
     describe,
     polls: createListedNodePolls({ registry, describe }),
     writeBehind,
+    ticker,
     queueStates,
     queueView: async (now) => [
       ...queues.entries(),

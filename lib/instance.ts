@@ -70,7 +70,7 @@ export function initServices(config: FleetConfig): Services {
 }
 
 function buildServices(fleet: FleetServices): Services {
-  const { config, table, registry, writeBehind, routing } = fleet;
+  const { config, table, registry, writeBehind, routing, ticker } = fleet;
   const dispatcher = createDispatcher({
     // The snapshot at hand when the process is warm: no promise on the routing path.
     snapshot: () => registry.ready() ?? registry.snapshot(),
@@ -79,6 +79,15 @@ function buildServices(fleet: FleetServices): Services {
     concurrencyOverrides: config.nodeConcurrency,
   });
   const traces = createTraceRecorder(writeBehind, { instanceId: fleetInstance.INSTANCE_ID });
+  const settings = createRuntimeSettings({
+    store: createSettingsRepository(table),
+    defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
+    awake: ticker.awake,
+    waitMs: config.snapshotWaitMs,
+  });
+  // These functions route: from here on, what routing reads is kept fresh in the background (§3.5).
+  ticker.onTick(settings.readAhead);
+  ticker.start();
   services = {
     ...fleet,
     traces,
@@ -87,10 +96,7 @@ function buildServices(fleet: FleetServices): Services {
     analyticsCache: createReadCache(),
     showModel: createShowModel(),
     dispatcher,
-    settings: createRuntimeSettings({
-      store: createSettingsRepository(table),
-      defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
-    }),
+    settings,
     benchmarks: createBenchmarkRepository(table),
     benchmarkLauncher: createBenchmarkLauncher({ functionName: fleetInstance.LAMBDA_FUNCTION_NAME }),
     contextLayers: createContextLayers({

@@ -1,8 +1,9 @@
 /**
  * The queue depths the scorer reads (issue: routing item 2; ARCHITECTURE.md §3.6): this instance's own
  * queues, exact, plus what the other instances last published through the table, at most about a second
- * old. Another instance's published counts are re-read in the background when they are older than
- * `refreshMs`, never on the request's path; a failed read keeps the last good counts until they expire.
+ * old. Another instance's published counts are re-read in the background — at every tick of the
+ * instance's refresh ticker (`readAhead`), and when a request finds them older than `refreshMs` — never
+ * on the request's path; a failed read keeps the last good counts until they expire.
  * So a node that another Lambda container keeps busy scores as busy here too. The same read gives each
  * queue its share of the node's slots (./shared-slots).
  */
@@ -28,6 +29,11 @@ export interface FleetDepthsOptions {
 export interface FleetDepths extends QueueDepths {
   /** Re-reads the other instances' counts now (tests, and the first request of a container). */
   refresh(): Promise<void>;
+  /**
+   * Re-reads them in the background unless none were read yet (nothing to keep fresh: the first read is
+   * a request's) or a read is under way: the refresh ticker's work (lib/services/platform/refresh-ticker).
+   */
+  readAhead(): void;
 }
 
 export function createFleetDepths(local: QueueDepths, options: FleetDepthsOptions): FleetDepths {
@@ -64,6 +70,9 @@ export function createFleetDepths(local: QueueDepths, options: FleetDepthsOption
 
   return {
     refresh,
+    readAhead() {
+      if (loadedAt !== Number.NEGATIVE_INFINITY && loading === undefined) void refresh();
+    },
     depth(nodeId, model) {
       return local.depth(nodeId, model) + (others.get(model)?.get(nodeId) ?? 0);
     },

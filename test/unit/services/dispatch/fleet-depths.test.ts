@@ -88,4 +88,22 @@ describe('createFleetDepths', () => {
     timers.advance(6000);
     expect(busy()).toEqual({});
   });
+
+  it('is re-read by the refresh ticker only once a request has read it, one read at a time', async () => {
+    let answer = [published('a', 0, 1)];
+    const { depths, busy, loads } = setup(async () => answer);
+
+    depths.readAhead();
+    const beforeAnyRead = loads();
+    await depths.refresh();
+    answer = [published('a', 0, 3)];
+    depths.readAhead();
+    depths.readAhead();
+    await Promise.resolve();
+    await Promise.resolve();
+
+    expect(beforeAnyRead).toBe(0);
+    expect(loads()).toBe(2);
+    expect(busy()).toEqual({ a: 3 });
+  });
 });
