@@ -149,6 +149,7 @@ describe('/dashboard/api analytics', () => {
         prompt_eval_ms: 50,
         eval_ms: 100.5,
         prompt_estimate_tokens: 400,
+        table_wait_ms: null,
         benchmark_run_id: null,
       });
       expect(body).toMatchObject({ limit: 20, partial: false });

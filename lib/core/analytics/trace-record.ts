@@ -67,6 +67,12 @@ export interface Trace {
    * from its cache: against this estimate, the rollups see how much of the prompts the caches served.
    */
   readonly promptEstimateTokens?: number;
+  /**
+   * How long the request waited for the table's fleet read before it was routed, ms: a cold start's
+   * first read, or the one read a process thawed after a quiet spell (a Lambda container) may wait for
+   * (ARCHITECTURE.md §3.5). Absent when it waited for nothing: every request of a process that runs.
+   */
+  readonly tableWaitMs?: number;
   /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
   readonly benchmarkRunId?: string;
 }

@@ -39,6 +39,8 @@ export interface TraceView {
   readonly eval_ms: number | null;
   /** The router's estimate of the prompt it sent, tokens (`prompt_tokens` is what the node evaluated). */
   readonly prompt_estimate_tokens: number | null;
+  /** How long routing waited for the table's fleet read (a cold start, or a thawed container's first request). */
+  readonly table_wait_ms: number | null;
   readonly benchmark_run_id: string | null;
 }
 
@@ -71,6 +73,7 @@ export function traceView(trace: Trace): TraceView {
     prompt_eval_ms: trace.promptEvalMs ?? null,
     eval_ms: trace.evalMs ?? null,
     prompt_estimate_tokens: trace.promptEstimateTokens ?? null,
+    table_wait_ms: trace.tableWaitMs ?? null,
     benchmark_run_id: trace.benchmarkRunId ?? null,
   };
 }

@@ -37,7 +37,7 @@ export async function serveAnthropicMessages(
     headerValue: request.header('x-service-tags'),
     user: body.metadata?.user_id,
   });
-  const { forModel, routing, headers } = await prepareResolvedChat(deps, {
+  const { forModel, routing, headers, tableWaitMs } = await prepareResolvedChat(deps, {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
@@ -58,6 +58,7 @@ export async function serveAnthropicMessages(
     style: 'anthropic-messages',
     family: 'anthropic',
     tags,
+    tableWaitMs,
     routing,
     requestedModel: body.model,
     headers: merged<Record<string, string>>(

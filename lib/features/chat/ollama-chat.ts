@@ -5,6 +5,7 @@
  * image model is relayed the same way, routed as image work.
  */
 
+import type { FleetSnapshot } from '../../core/fleet/node';
 import { merged } from '../../core/merged';
 import { type ChatRoutingInput, chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
@@ -20,6 +21,7 @@ import {
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
+import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import { requireImageGeneration } from '../../services/settings/require-image-generation';
 import type { ChatDeps } from './chat-deps';
 import { createOllamaOutput } from './ollama-output';
@@ -56,9 +58,11 @@ function readGenerate(raw: unknown): RoutedBody {
  * then the image on the last) is image generation: it needs image generation switched on, and is routed
  * to image models only. Undefined for any other model.
  */
-async function imageRouting(deps: ChatDeps, body: OllamaClientGenerateRequest): Promise<RoutingRequest | undefined> {
-  const { registry } = deps;
-  const snapshot = registry.ready() ?? (await registry.snapshot());
+async function imageRouting(
+  deps: ChatDeps,
+  body: OllamaClientGenerateRequest,
+  snapshot: FleetSnapshot,
+): Promise<RoutingRequest | undefined> {
   const placements = snapshot.placements.get(body.model) ?? [];
   if (!placements.some((placement) => placement.kind === 'image' && placement.backend === 'ollama')) return undefined;
   await requireImageGeneration(deps.settings);
@@ -81,8 +85,10 @@ export async function serveOllamaChat(
   });
   const forwarded = stripRouterFields(body);
   const streaming = ollamaStreamRequested(body);
+  // A generate may be image generation: the fleet says which models paint (any wait for it is traced).
+  const fleet = endpoint === 'generate' ? await timedSnapshot(deps.registry) : undefined;
   const routing =
-    (endpoint === 'generate' ? await imageRouting(deps, body) : undefined) ??
+    (fleet !== undefined ? await imageRouting(deps, body, fleet.snapshot) : undefined) ??
     chatRoutingRequest({
       model: body.model,
       fallbackModels: body.fallback_models ?? [],
@@ -97,6 +103,7 @@ export async function serveOllamaChat(
     style: endpoint === 'chat' ? 'ollama-chat' : 'ollama-generate',
     family: 'ollama',
     tags,
+    tableWaitMs: fleet?.tableWaitMs,
     routing,
     nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
     nodeBody: (model) => merged<object>(forwarded, { model, stream: streaming }),

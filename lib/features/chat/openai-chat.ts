@@ -14,6 +14,7 @@ import { readJson, requireModel, requireValid } from '../../services/http/parse-
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { fetchImages } from '../../services/image-urls/fetch-images';
+import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { ChatDeps } from './chat-deps';
 import { createOpenAIOutput } from './openai-output';
 import { serveChat } from './serve-chat';
@@ -35,7 +36,7 @@ export async function serveOpenAIChat(deps: ChatDeps, request: HttpRequest, resp
     imageUrls.length === 0
       ? new Map<string, string>()
       : await fetchImages(imageUrls, { signal: response.signal, allow: config.imageUrlAllow });
-  const snapshot = await registry.snapshot();
+  const { snapshot, tableWaitMs } = await timedSnapshot(registry);
   const translate = (capable: boolean) => fromOpenAIChatRequest(body, { images, thinking: { capable } });
   const capable = thinkingCapable(snapshot, body.model);
   const canonical = translate(capable);
@@ -60,6 +61,7 @@ export async function serveOpenAIChat(deps: ChatDeps, request: HttpRequest, resp
     style: 'openai-chat',
     family: 'openai',
     tags,
+    tableWaitMs,
     routing,
     nodePath: '/api/chat',
     // The node streams whenever the router keeps the budget, so it can be stopped there.

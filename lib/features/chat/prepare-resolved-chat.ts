@@ -13,6 +13,7 @@ import { resolveModel } from '../../core/scoring/resolve-model';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import type { OllamaChatRequest } from '../../core/wire/ollama';
 import { fetchImages, type ImageUrlAt } from '../../services/image-urls/fetch-images';
+import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { ChatDeps } from './chat-deps';
 import { contextLayerHeaders, modelResolutionHeaders } from './preparation-headers';
 import { requestPerModel } from './thinking-per-model';
@@ -39,11 +40,13 @@ export interface ResolvedChat {
   readonly routing: RoutingRequest;
   /** The resolution and context-layer headers of the reply. */
   readonly headers: Readonly<Record<string, string>>;
+  /** How long resolving waited for the table's fleet read (../../services/registry/timed-snapshot). */
+  readonly tableWaitMs: number | undefined;
 }
 
 export async function prepareResolvedChat(deps: ChatDeps, input: ResolvedChatInput): Promise<ResolvedChat> {
   const { config, registry, contextLayers } = deps;
-  const snapshot = await registry.snapshot();
+  const { snapshot, tableWaitMs } = await timedSnapshot(registry);
   const resolution = resolveModel(input.model, snapshot, {
     map: config.modelMap,
     autoRoute: config.autoRoute,
@@ -69,5 +72,6 @@ export async function prepareResolvedChat(deps: ChatDeps, input: ResolvedChatInp
     modelResolutionHeaders(input.model, resolution),
     contextLayerHeaders(layers),
   );
-  return { resolution, forModel: requestPerModel(canonical, capable, snapshot, translate), routing, headers };
+  const forModel = requestPerModel(canonical, capable, snapshot, translate);
+  return { resolution, forModel, routing, headers, tableWaitMs };
 }

@@ -37,7 +37,7 @@ export async function serveResponses(deps: ChatDeps, request: HttpRequest, respo
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
-  const { forModel, routing, headers } = await prepareResolvedChat(deps, {
+  const { forModel, routing, headers, tableWaitMs } = await prepareResolvedChat(deps, {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
@@ -59,6 +59,7 @@ export async function serveResponses(deps: ChatDeps, request: HttpRequest, respo
     style: 'openai-responses',
     family: 'openai',
     tags,
+    tableWaitMs,
     routing,
     requestedModel: body.model,
     headers: merged<Record<string, string>>(headers, droppedToolsHeader(body)),

@@ -46,6 +46,8 @@ export interface ServeChatInput<Chunk> {
   /** More headers for the reply, before the `X-Fleet-*` ones (which win). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly tags: readonly string[];
+  /** How long the route waited for the table's fleet read before serving (the trace's `tableWaitMs`). */
+  readonly tableWaitMs?: number | undefined;
   readonly nodePath: '/api/chat' | '/api/generate';
   /** The body for the node, naming the model as that node has it. */
   nodeBody(model: string): unknown;

@@ -29,13 +29,14 @@ import {
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetRegistry } from '../../services/registry/registry';
+import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { requireImageModel } from './image-models';
 import { createImageTransport, type NodeFailure } from './image-transport';
 
 /** What the image routes use from the instance: the routed exchange's, the fleet, the runtime switch. */
 export interface ImagesDeps extends ExchangeDeps {
-  readonly registry: Pick<FleetRegistry, 'snapshot'>;
+  readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
   readonly settings: Pick<RuntimeSettings, 'current'>;
 }
 
@@ -75,21 +76,28 @@ function imageOf(answer: NodeAnswer): Buffer {
   return image.png;
 }
 
-/** The 404 before any dispatch, traced as the dispatcher's own failures are. */
-async function requireImageModelTraced(deps: ImagesDeps, input: GenerateImageInput): Promise<void> {
+/**
+ * The 404 before any dispatch, traced as the dispatcher's own failures are. Answers how long reading the
+ * fleet waited for the table, for the trace.
+ */
+async function requireImageModelTraced(deps: ImagesDeps, input: GenerateImageInput): Promise<number | undefined> {
   const { job } = input;
+  let tableWaitMs: number | undefined;
   try {
-    requireImageModel(await deps.registry.snapshot(), [job.model, ...job.fallbackModels]);
+    const fleet = await timedSnapshot(deps.registry);
+    tableWaitMs = fleet.tableWaitMs;
+    requireImageModel(fleet.snapshot, [job.model, ...job.fallbackModels]);
   } catch (error) {
-    const trace = createRequestTrace(deps.traces, { ...input, style: 'image', requestedModel: job.model });
+    const trace = createRequestTrace(deps.traces, { ...input, style: 'image', requestedModel: job.model, tableWaitMs });
     trace({ status: 'failed', error: toRouterError(error).message });
     throw error;
   }
+  return tableWaitMs;
 }
 
 export async function generateImage(deps: ImagesDeps, input: GenerateImageInput): Promise<GeneratedImage> {
   const { job, response } = input;
-  await requireImageModelTraced(deps, input);
+  const tableWaitMs = await requireImageModelTraced(deps, input);
   const routing: RoutingRequest = {
     model: job.model,
     fallbackModels: job.fallbackModels,
@@ -104,7 +112,7 @@ export async function generateImage(deps: ImagesDeps, input: GenerateImageInput)
         routing,
         send: transport.send,
         signal: response.clientGone,
-        traced: { request: input.request, style: 'image', routing, tags: input.tags },
+        traced: { request: input.request, style: 'image', routing, tags: input.tags, tableWaitMs },
       },
       (answer) => ({ value: { png: imageOf(answer), generationMs: Date.now() - transport.sentAt() } }),
     );

@@ -28,6 +28,7 @@ import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { openNodeRequest } from '../../services/node-client/node-stream';
 import type { FleetRegistry } from '../../services/registry/registry';
+import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { encodeAudioForm } from './audio-form';
 import { readAudioUpload } from './audio-upload';
@@ -37,7 +38,7 @@ import { transcriptionRouting } from './transcription-routing';
 
 /** What the speech-to-text route uses from the instance: the routed exchange's, the fleet, the runtime switch. */
 export interface TranscriptionDeps extends ExchangeDeps {
-  readonly registry: Pick<FleetRegistry, 'snapshot'>;
+  readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
   readonly settings: Pick<RuntimeSettings, 'current'>;
 }
 
@@ -114,7 +115,8 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Tr
   return async (deps, request, response) => {
     await requireEnabled(deps.settings);
     const upload = await readAudioUpload(request);
-    const routing = transcriptionRouting(await deps.registry.snapshot(), upload.model);
+    const { snapshot, tableWaitMs } = await timedSnapshot(deps.registry);
+    const routing = transcriptionRouting(snapshot, upload.model);
     const form = encodeAudioForm(upload.audio, upload.fields, `fleet-router-${randomUUID()}`);
     let sentAt = Date.now();
     const send: NodeTransport = (attempt, signal) => {
@@ -139,7 +141,12 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Tr
     const tags = mergeTags({ headerValue: request.header('x-service-tags'), user: upload.user });
     const routed = await exchangeWhole(
       deps,
-      { routing, send, signal: response.signal, traced: { request, style: 'transcription', routing, tags } },
+      {
+        routing,
+        send,
+        signal: response.signal,
+        traced: { request, style: 'transcription', routing, tags, tableWaitMs },
+      },
       interpret,
     ).catch((error: unknown) => {
       throw asNodeFailure(error);

@@ -73,6 +73,11 @@ export interface RoutingDecision {
   readonly servedModel: string;
   /** Nodes passed over because they were ejected (`a: node is ejected for 25 s more (…)`), for the trace. */
   readonly skipped?: readonly string[];
+  /**
+   * How long the request waited for the table's fleet read, ms: a cold start's first read, or a thawed
+   * process's one read (lib/services/registry/snapshot-keeper); absent when it did not wait.
+   */
+  readonly tableWaitMs?: number;
 }
 
 export interface DispatchResult {
@@ -99,6 +104,11 @@ export interface DispatchTrail {
   decision?: RoutingDecision;
   /** Attempts that reached for a node and failed (unreachable, 5xx), in order. */
   readonly failedAttempts: AttemptFailure[];
+  /**
+   * How long the request waited for the table's fleet read: what its route waited before the dispatch
+   * (the caller sets it), plus the dispatch's own wait, added here.
+   */
+  tableWaitMs?: number;
 }
 
 /**
@@ -183,7 +193,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return async function dispatch(request, send, signal, trail) {
     throwIfAborted(signal);
     const current = options.snapshot();
-    const snapshot = current instanceof Promise ? await current : current;
+    let snapshot: FleetSnapshot;
+    if (current instanceof Promise) {
+      // Only a cold start or a thawed process waits here; the trace says how long.
+      const before = clock();
+      snapshot = await current;
+      if (trail !== undefined) trail.tableWaitMs = (trail.tableWaitMs ?? 0) + clock() - before;
+    } else snapshot = current;
     throwIfAborted(signal);
     if (ejection !== undefined) ejectFromPolls(ejection, snapshot, queues, clock());
     const key = request.conversationKey;
@@ -220,6 +236,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (log.sendFailures > options.maxRetries) throw log.toError(snapshot, tried);
         if (log.isUnreachable(candidate.node.id)) continue;
         const decision = routingDecision(candidate, model, request.model, log, key, pinnedNodeId);
+        if (trail?.tableWaitMs !== undefined) decision.tableWaitMs = trail.tableWaitMs;
         if (trail !== undefined) trail.decision = decision;
         const outcome = await tryCandidate(
           candidate,

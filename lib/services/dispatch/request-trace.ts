@@ -34,6 +34,11 @@ export interface TracedRequest {
   /** The model the request is routed by: the trace's requested model when `requestedModel` is absent. */
   readonly routing?: { readonly model: string } | undefined;
   readonly tags: readonly string[];
+  /**
+   * How long the route waited for the table's fleet read before it dispatched (a cold start's first read,
+   * a thawed process's one read: lib/services/registry/timed-snapshot); absent when it did not wait.
+   */
+  readonly tableWaitMs?: number | undefined;
 }
 
 /** The request's trace recorder, written to `traces`; `startedAt` (epoch ms) is now when absent. */
@@ -76,6 +81,7 @@ export function routedTraceFields(decision: RoutingDecision, status: TraceStatus
   };
   if (decision.fallbackModel !== undefined) fields.fallbackModel = decision.fallbackModel;
   if (decision.skipped !== undefined) fields.skipped = decision.skipped;
+  if (decision.tableWaitMs !== undefined) fields.tableWaitMs = decision.tableWaitMs;
   return fields;
 }
 

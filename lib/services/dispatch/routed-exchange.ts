@@ -146,6 +146,8 @@ async function dispatchTraced(
   if (trace === undefined) return dispatcher(input.routing, input.send, input.signal);
   const requestId = input.traced?.request.requestId ?? '';
   const trail: DispatchTrail = { failedAttempts: [] };
+  // What the route waited for the table before the dispatch counts with what the dispatch waits.
+  if (input.traced?.tableWaitMs !== undefined) trail.tableWaitMs = input.traced.tableWaitMs;
   let result: DispatchResult;
   try {
     result = await dispatcher(input.routing, input.send, input.signal, trail);
@@ -157,6 +159,7 @@ async function dispatchTraced(
     traceFailedAttempts(trace, requestId, retried);
     const status = input.signal.aborted ? 'client_disconnected' : 'failed';
     const fields: TraceFieldsBuilder = last !== undefined ? routedTraceFields(last, status) : { status };
+    if (last === undefined && trail.tableWaitMs !== undefined) fields.tableWaitMs = trail.tableWaitMs;
     fields.error = traceError(routerError);
     trace(fields);
     throw routerError;

@@ -72,14 +72,15 @@ beforeEach(() => {
   });
 });
 
-function input(model = 'embedder'): ExchangeInput {
+/** An embeddings request for `model`; `tableWaitMs`: what its route waited for the fleet read. */
+function input(model = 'embedder', tableWaitMs?: number): ExchangeInput {
   const request = toHttpRequest(makeHttpEvent({ method: 'POST', path: '/api/embed', body: {} }));
   const routing = { model, fallbackModels: [], kind: 'embedding', needsVision: false } as const;
   return {
     routing,
     send: (attempt, signal) => openNodeStream(attempt.node.url, '/api/embed', { model: attempt.model }, { signal }),
     signal: createBufferedSink().sink.clientGone,
-    traced: { request, style: 'embeddings', routing, tags: ['team:search'] },
+    traced: { request, style: 'embeddings', routing, tags: ['team:search'], tableWaitMs },
   };
 }
 
@@ -167,6 +168,19 @@ describe('exchangeWhole', () => {
     await expect(exchangeWhole(services, missing, () => ({ value: undefined }))).rejects.toMatchObject({ status: 404 });
     expect(traces).toEqual([expect.objectContaining({ status: 'failed', requestedModel: 'nobody-has-this' })]);
     expect(traces[0]?.nodeId).toBeUndefined();
+  });
+
+  it("puts what the route waited for the table's fleet read in the trace, served or not", async () => {
+    next = { status: 200, body: '{"embeddings":[[1]]}' };
+
+    await exchangeWhole(services, input('embedder', 3), () => ({ value: 0 }));
+    const missing = exchangeWhole(services, input('nobody-has-this', 4), () => ({ value: 0 }));
+    await expect(missing).rejects.toMatchObject({ status: 404 });
+
+    expect(traces).toEqual([
+      expect.objectContaining({ status: 'completed', tableWaitMs: 3 }),
+      expect.objectContaining({ status: 'failed', tableWaitMs: 4 }),
+    ]);
   });
 
   it('fails with a 5xx-class error when the only node answers 5xx, with no slot left held', async () => {

@@ -29,6 +29,7 @@ describe('traceView', () => {
       promptEvalMs: 45.5,
       evalMs: 800,
       promptEstimateTokens: 1400,
+      tableWaitMs: 4,
       benchmarkRunId: 'run-7',
     });
 
@@ -60,6 +61,7 @@ describe('traceView', () => {
       prompt_eval_ms: 45.5,
       eval_ms: 800,
       prompt_estimate_tokens: 1400,
+      table_wait_ms: 4,
       benchmark_run_id: 'run-7',
     });
   });

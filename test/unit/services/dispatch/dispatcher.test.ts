@@ -6,7 +6,7 @@ import type { RoutingRequest } from '../../../../lib/core/scoring/routing-reques
 import { type RoutingStrategy, STRATEGIES } from '../../../../lib/core/scoring/routing-strategy';
 import { type AbortSource, watchAbort } from '../../../../lib/core/stream/abort-source';
 import { createAffinityTracker } from '../../../../lib/services/dispatch/affinity';
-import { createDispatcher } from '../../../../lib/services/dispatch/dispatcher';
+import { createDispatcher, type DispatchTrail } from '../../../../lib/services/dispatch/dispatcher';
 import { createFleetDepths } from '../../../../lib/services/dispatch/fleet-depths';
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
 import { createNodeRates } from '../../../../lib/services/dispatch/node-rates';
@@ -47,6 +47,8 @@ interface Setup {
   /** Outlier ejection on, with its defaults. */
   readonly ejecting?: boolean;
   readonly strategy?: RoutingStrategy;
+  /** The snapshot is not at hand: it comes this long after it was asked for (a thawed process's read). */
+  readonly snapshotReadMs?: number;
 }
 
 function setup({
@@ -57,6 +59,7 @@ function setup({
   elsewhere = {},
   ejecting,
   strategy,
+  snapshotReadMs,
 }: Setup) {
   const timers = manualTimers();
   let snapshot = snapshotOf(records);
@@ -104,7 +107,13 @@ function setup({
     clock: timers.clock,
   });
   const dispatch = createDispatcher({
-    snapshot: () => snapshot,
+    snapshot: () =>
+      snapshotReadMs === undefined
+        ? snapshot
+        : Promise.resolve().then(() => {
+            timers.freeze(snapshotReadMs);
+            return snapshot;
+          }),
     queues,
     depths,
     affinity,
@@ -116,9 +125,13 @@ function setup({
     ...(ejection !== undefined ? { ejection } : {}),
     ...(strategy !== undefined ? { strategy } : {}),
   });
-  const run = async (request: RoutingRequest = makeRequest(), signal = new AbortController().signal) => {
+  const run = async (
+    request: RoutingRequest = makeRequest(),
+    signal = new AbortController().signal,
+    trail?: DispatchTrail,
+  ) => {
     await depths.refresh();
-    return dispatch(request, send, signal);
+    return dispatch(request, send, signal, trail);
   };
   /** The registry's next snapshot (a poll came in). */
   const nextSnapshot = (next: readonly NodeRecord[]) => {
@@ -175,6 +188,21 @@ describe('createDispatcher: strategies and what it learns (issue 41)', () => {
 });
 
 describe('createDispatcher', () => {
+  it('says how long the request waited for the fleet read, added to what its route waited', async () => {
+    const atHand = setup({ records: [hot('a')] });
+    const thawed = setup({ records: [hot('a')], snapshotReadMs: 4 });
+    const trail: DispatchTrail = { failedAttempts: [], tableWaitMs: 2 };
+
+    const fresh = await atHand.run();
+    const waited = await thawed.run(makeRequest(), undefined, trail);
+
+    expect(fresh.decision.tableWaitMs).toBeUndefined();
+    expect(waited.decision.tableWaitMs).toBe(6);
+    expect(trail.tableWaitMs).toBe(6);
+    fresh.slot.release();
+    waited.slot.release();
+  });
+
   it('sends to the best node and holds its slot until the caller releases it', async () => {
     const { run, queues, latency, calls, timers } = setup({ records: [agentNode({ id: 'cold' }), hot('hot')] });
     const result = await run();

@@ -36,4 +36,9 @@ describe('routedTraceFields', () => {
   it('leaves skipped out when no node was', () => {
     expect(routedTraceFields(decision, 'completed')).not.toHaveProperty('skipped');
   });
+
+  it('says how long routing waited for the fleet read, and nothing when it did not wait', () => {
+    expect(routedTraceFields({ ...decision, tableWaitMs: 3 }, 'completed')).toMatchObject({ tableWaitMs: 3 });
+    expect(routedTraceFields(decision, 'completed')).not.toHaveProperty('tableWaitMs');
+  });
 });
