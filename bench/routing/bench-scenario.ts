@@ -27,7 +27,9 @@ export interface ScenarioRequest {
   /** A user's nodes (`id=url,…`) in place of the scenario's simulated fleet. */
   readonly nodes: string | undefined;
   /** Receives every run's request records (`--records`). */
-  readonly onRecords?: ((strategy: Strategy, run: number, records: readonly RequestRecord[]) => void) | undefined;
+  readonly onRecords?:
+    | ((strategy: Strategy, run: number, records: readonly RequestRecord[], traces: unknown) => void)
+    | undefined;
   /** Called after every run, for progress output. */
   readonly onRun?: (strategy: Strategy, run: number, result: RunResult) => void;
 }

@@ -43,7 +43,7 @@ export const USAGE = `npm run bench:routing -- [options]
   --out docs/routing.md   the report; figures go to docs/routing/ beside it
   --compression a         also run this scenario uncompressed (time scale 1) and compare verdicts
   --compression-runs 1    runs per strategy of the uncompressed replay
-  --records DIR           also write every request's record (node, TTFT, cached tokens…) of each run there
+  --records DIR           also write every request's record (node, TTFT, sizes…) and the router's traces of each run there
   --render-only           write the report again from docs/routing/results.json, running nothing`;
 
 function number(text: string | undefined, name: string): number | undefined {

@@ -58,8 +58,8 @@ async function measure(scenario: Scenario, options: BenchOptions, settings: Sett
     onRecords:
       options.records === undefined
         ? undefined
-        : (strategy, run, records) =>
-            writeRecords(resolve(root, options.records ?? '.'), scenario, settings, strategy, run, records),
+        : (strategy, run, records, traces) =>
+            writeRecords(resolve(root, options.records ?? '.'), scenario, settings, strategy, run, { records, traces }),
     onRun: (strategy, run, metrics) =>
       console.log(
         `  run ${run} ${strategy.padEnd(11)} TTFT p50 ${formatNumber(metrics.ttftP50, 0)} p95 ${formatNumber(metrics.ttftP95, 0)} ms` +
@@ -82,11 +82,12 @@ function writeRecords(
   settings: Settings,
   strategy: string,
   run: number,
-  records: readonly RequestRecord[],
+  found: { readonly records: readonly RequestRecord[]; readonly traces: unknown },
 ): void {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${scenario.name}-ts${settings.timeScale}-${strategy}-${run}.json`);
-  writeFileSync(file, `${JSON.stringify(records, null, 1)}\n`);
+  const name = `${scenario.name}-ts${settings.timeScale}-${strategy}-${run}`;
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(found.records, null, 1)}\n`);
+  writeFileSync(join(dir, `${name}-traces.json`), `${JSON.stringify(found.traces, null, 1)}\n`);
 }
 
 function write(out: string, results: Results): void {

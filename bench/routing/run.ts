@@ -6,6 +6,7 @@
  * delay there would read as the router's.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { MAX_TRACE_LIMIT } from '../../lib/features/analytics/serve-traces';
 import { type BenchFleet, listedFleet, simulatedFleet } from './fleet';
 import { type RunMetrics, runMetrics } from './metrics';
 import { sampleRouterQueue } from './queue-sampler';
@@ -15,6 +16,9 @@ import { type Strategy, startRouter } from './router';
 import type { ScenarioNode } from './scenario';
 import type { PlannedRequest } from './workload';
 
+/** The most traces the API returns at once (lib/features/analytics/serve-traces `MAX_TRACE_LIMIT`). */
+const TRACE_LIMIT = MAX_TRACE_LIMIT;
+
 export interface RunSpec {
   readonly strategy: Strategy;
   readonly plan: readonly PlannedRequest[];
@@ -22,8 +26,12 @@ export interface RunSpec {
   readonly seed: number;
   /** The simulated fleet, or a user's nodes (`id=url,…`) in its place. */
   readonly fleet: { readonly simulated: readonly ScenarioNode[] } | { readonly listed: string };
-  /** Receives every request's record of the run (`--records`), before the figures are summed. */
-  readonly onRecords?: ((records: readonly RequestRecord[]) => void) | undefined;
+  /**
+   * Receives every request's record of the run (`--records`), before the figures are summed, with the
+   * router's own traces of them (`GET /dashboard/api/traces`: node, score and its parts), as it returned
+   * them.
+   */
+  readonly onRecords?: ((records: readonly RequestRecord[], traces: unknown) => void) | undefined;
 }
 
 export interface RunResult extends RunMetrics {
@@ -35,6 +43,16 @@ function fleetOf(spec: RunSpec): BenchFleet {
   return 'listed' in spec.fleet
     ? listedFleet(spec.fleet.listed)
     : simulatedFleet(spec.fleet.simulated, spec.timeScale, spec.seed);
+}
+
+/** The router's latest traces, as its API returns them; the error's text when it does not answer. */
+async function routerTraces(url: string): Promise<unknown> {
+  try {
+    const response = await fetch(`${url}/dashboard/api/traces?limit=${TRACE_LIMIT}`);
+    return await response.json();
+  } catch (error) {
+    return { error: String(error) };
+  }
 }
 
 /** Runs `spec` once and returns what it measured. */
@@ -52,7 +70,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const replayed = await replay(router.url, spec.plan, { timeScale: spec.timeScale, seed: spec.seed });
     loop.disable();
     const routerQueuePeak = await sampler.stop();
-    spec.onRecords?.(replayed.records);
+    if (spec.onRecords !== undefined) spec.onRecords(replayed.records, await routerTraces(router.url));
     const metrics = runMetrics({
       replay: replayed,
       timeScale: spec.timeScale,
