@@ -1,13 +1,14 @@
 /**
  * The floor for any Node router (ARCHITECTURE.md §6): node:http in front of an undici pool that forwards
- * method, path, headers and body to one upstream and streams the answer back, parsing nothing.
+ * method, path, headers and body to one upstream and streams the answer back, parsing nothing. The pool
+ * holds as many connections as the router's node client (256), so 250 streams at once each get one.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 
 export async function startBareProxy(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
-  const pool = new Pool(upstream, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pool = new Pool(upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const server: Server = createServer((request, response) => {
     const headers = { ...request.headers };
     delete headers.host;
