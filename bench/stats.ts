@@ -11,3 +11,8 @@ export function median(values: readonly number[]): number {
 export function formatNumber(value: number, digits = 1): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
+
+/** `+1.2` or `-0.3`: a difference, with its sign. */
+export function formatSigned(value: number, digits = 1): string {
+  return `${value >= 0 ? '+' : ''}${formatNumber(value, digits)}`;
+}

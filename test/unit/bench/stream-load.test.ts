@@ -1,0 +1,69 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { streamLoad } from '../../../bench/stream-load';
+
+/** Streams three NDJSON chunks 20 ms apart; a body naming `broken` gets a 500, `short` loses its second chunk. */
+let server: Server;
+let url: string;
+const started: number[] = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      started.push(performance.now());
+      const body = Buffer.concat(chunks).toString();
+      if (body.includes('broken')) {
+        response.writeHead(500).end('{}');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const numbers = body.includes('short') ? [1, 3] : [1, 2, 3];
+      numbers.forEach((n, index) => {
+        setTimeout(() => {
+          response.write(`{"message":{"content":"token${n} "}}\n`);
+          if (index === numbers.length - 1) response.end('{"done":true}\n');
+        }, index * 20);
+      });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('streamLoad', () => {
+  it('runs the streams at once, spread over the time given, each with its first byte and its chunks', async () => {
+    started.length = 0;
+    const records = await streamLoad(url, '{}', 10, 30);
+
+    expect(records).toHaveLength(10);
+    expect(Math.max(...started) - Math.min(...started)).toBeGreaterThanOrEqual(10);
+    for (const record of records) {
+      expect(record.status).toBe(200);
+      expect(record.error).toBeUndefined();
+      expect(record.arrivals).toHaveLength(3);
+      expect(record.firstByteMs).toBeGreaterThan(0);
+      expect(record.firstChunkMs).toBeGreaterThanOrEqual(record.firstByteMs);
+      expect((record.arrivals[2] ?? 0) - (record.arrivals[0] ?? 0)).toBeGreaterThanOrEqual(30);
+    }
+  });
+
+  it('says when a stream failed or lost a chunk', async () => {
+    const [broken] = await streamLoad(url, '{"broken":true}', 1, 0);
+    const [short] = await streamLoad(url, '{"short":true}', 1, 0);
+
+    expect(broken?.error).toBe('status 500');
+    expect(short?.error).toBeUndefined();
+    expect(short?.arrivals).toHaveLength(2);
+    expect(short?.outOfOrder).toBe(1);
+  });
+});
