@@ -1,8 +1,12 @@
 /**
  * `npm run bench`: measures the budgets of ARCHITECTURE.md §6, in one run, as ratios and differences between
  * targets measured side by side and interleaved (these machines are shared and noisy): the router
- * against a bare Node proxy in front of the same fast node, the time to rank 1,000 nodes, the
- * emulator's own per-request cost, and the cold start of every function bundle.
+ * against a bare Node proxy in front of the same fast node — back to back, with requests a second apart,
+ * with hundreds of long streams at once, and the memory of every process the router runs — the time to
+ * rank 1,000 nodes, the emulator's own per-request cost, and the cold start of every function bundle.
+ * Knobs (environment): BENCH_ROUNDS, BENCH_SEQUENTIAL, BENCH_SECONDS, BENCH_WARM_UP_SECONDS (the back-to-back
+ * rounds), BENCH_SPACED and BENCH_SEED (spaced arrivals), BENCH_STREAMS and BENCH_STREAM_ROUNDS (many
+ * streams), BENCH_PIN and BENCH_KEEP_AWAKE.
  */
 
 import { spawn } from 'node:child_process';

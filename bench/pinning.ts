@@ -64,6 +64,16 @@ export function onCpuOf(role: 'server' | 'load', command: string, args: readonly
   return cpu === undefined ? [command, [...args]] : ['taskset', ['-c', String(cpu), command, ...args]];
 }
 
+/**
+ * Moves a running process, every thread of it, to the CPU of `role` (nothing when unpinned): a child the
+ * server under test started itself, such as the router's table process, which inherits the server's CPU.
+ */
+export function moveToCpuOf(role: 'server' | 'load', pid: number): void {
+  const { serverCpu, loadCpu } = pinning();
+  const cpu = role === 'server' ? serverCpu : loadCpu;
+  if (cpu !== undefined) spawnSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+}
+
 /** One line for the report: where each party ran. */
 export function pinningText(): string {
   const { serverCpu, loadCpu, unpinnedBecause } = pinning();

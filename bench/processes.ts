@@ -1,10 +1,12 @@
 /** Starting the benchmark's parties in their own processes, each printing its URL on its first line. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { emulatorStart } from '../emulator/start-command';
-import { onCpuOf } from './pinning';
+import { moveToCpuOf, onCpuOf } from './pinning';
+import { processTree } from './process-tree';
 
 export interface Started {
   readonly url: string;
@@ -65,12 +67,11 @@ export async function startRole(args: readonly string[], cpu: 'server' | 'load' 
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
-/** The router as `npm start` runs it (its Node flags included), polling one node, on a table in another process. */
+/** The router as `npm start` runs it (its Node flags included), polling one node. */
 export interface RouterSettings {
   readonly nodes: string;
   /** FLEET_NODE_CONCURRENCY; undefined = the router's default (what the node reports, else 1). */
   readonly concurrency: string | undefined;
-  readonly dynamodbEndpoint: string;
 }
 
 /**
@@ -97,32 +98,53 @@ async function startAsRouter(
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
-/** The router on the server under test's CPU. */
-export function startRouterProcess(settings: RouterSettings): Promise<Started> {
-  return startAsRouter(
-    [join(__dirname, '..', '..', 'dist', 'emulator', 'main.js')],
-    {
-      FLEET_PORT: '0',
-      FLEET_NODES: settings.nodes,
-      FLEET_DYNAMODB_ENDPOINT: settings.dynamodbEndpoint,
-      FLEET_POLL_INTERVAL_MS: '1000',
-      FLEET_NODE_CONCURRENCY: settings.concurrency,
+/**
+ * The router on the server under test's CPU, with everything `npm start` runs: its own table process
+ * (FLEET_DYNAMODB_ENDPOINT unset), keeping its data on disk as `npm start` does, in a folder of its own
+ * that is removed when the router stops. The table process inherits the router's CPU; it is moved to the
+ * load's, where the table has always run in this bench (it stands for DynamoDB, outside the Lambda), so
+ * the router's CPU figures are the router's. Its memory is the router's to count (./rss-window).
+ */
+export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
+  let started: Started;
+  try {
+    started = await startAsRouter(
+      [join(__dirname, '..', '..', 'dist', 'emulator', 'main.js')],
+      {
+        FLEET_PORT: '0',
+        FLEET_NODES: settings.nodes,
+        FLEET_DYNAMODB_ENDPOINT: undefined,
+        FLEET_DATA_DIR: dataDir,
+        FLEET_POLL_INTERVAL_MS: '1000',
+        FLEET_NODE_CONCURRENCY: settings.concurrency,
+      },
+      /listening on (http:\/\/\S+)/,
+      'router',
+    );
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const [, ...children] = processTree(started.pid);
+  for (const child of children) moveToCpuOf('load', child);
+  return {
+    url: started.url,
+    pid: started.pid,
+    stop: async () => {
+      await started.stop();
+      try {
+        rmSync(dataDir, { recursive: true, force: true });
+      } catch (error) {
+        console.warn(`could not remove the router's data folder ${dataDir}: ${String(error)}`);
+      }
     },
-    /listening on (http:\/\/\S+)/,
-    'router',
-  );
+  };
 }
 
 /** The frame relay (./frame-relay), started as the router is: the router's frame without its routing. */
 export function startFrameProcess(nodeUrl: string): Promise<Started> {
   return startAsRouter([join(__dirname, 'main.js'), 'serve-frame', nodeUrl], {}, /^(http:\/\/\S+)$/, 'frame relay');
-}
-
-/** Peak resident memory of a process so far (VmHWM), in MB. */
-export function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const found = /VmHWM:\s+(\d+) kB/.exec(status);
-  return found?.[1] === undefined ? Number.NaN : Number(found[1]) / 1024;
 }
 
 /**
