@@ -51,7 +51,8 @@ export interface LoadContext {
 
 export interface PrefixHint {
   readonly tokens: number;
-  likelihood(nodeId: string, model: string, slots: number): number;
+  /** The chance the node holds them; undefined when this instance knows nothing of the conversation. */
+  likelihood(nodeId: string, model: string, slots: number): number | undefined;
 }
 
 /**
@@ -207,12 +208,14 @@ function latencyAt(table: PlacementTable, index: number, depth: number, limit: n
 
 /**
  * The chance that the pinned node still holds the conversation's earlier turns; undefined when the request
- * carries no prefix to hold or the caches are not tracked.
+ * carries no prefix to hold, the caches are not tracked, or this instance knows nothing of the
+ * conversation (its pin came from another instance through the table): then the pin alone speaks.
  */
 function heldAt(table: PlacementTable, index: number, limit: number, context: LoadContext): number | undefined {
   const prefix = context.prefix;
   if (prefix === undefined || prefix.tokens <= 0) return undefined;
-  return Math.min(1, Math.max(0, prefix.likelihood(table.nodeIds[index] ?? '', table.names[index] ?? '', limit)));
+  const chance = prefix.likelihood(table.nodeIds[index] ?? '', table.names[index] ?? '', limit);
+  return chance === undefined ? undefined : Math.min(1, Math.max(0, chance));
 }
 
 /** Prompt tokens the pinned node likely still holds: the earlier turns' tokens × the chance it does. */

@@ -24,9 +24,10 @@ export interface PrefixResidency {
    * The chance (0–1) that node:model still holds the conversation's prompt, for a node running `slots`
    * requests at once: 1 while fewer than `slots` other conversations were sent there since its last turn,
    * then falling as `slots / (others + 1)` (the node's own choice of slot is not known exactly); 0 when its
-   * last turn went elsewhere or is unknown here.
+   * last turn went elsewhere. Undefined when this instance has not sent the conversation anywhere (another
+   * instance served its turns, or it was forgotten): nothing is known here either way.
    */
-  likelihood(key: string, nodeId: string, model: string, slots: number): number;
+  likelihood(key: string, nodeId: string, model: string, slots: number): number | undefined;
 }
 
 /** Conversations kept in order per node:model: beyond this many others, a prefix counts as pushed out. */
@@ -69,7 +70,9 @@ export function createPrefixResidency(maxConversations = 4000, perNode = PER_NOD
     },
     likelihood(key, nodeId, model, slots) {
       const node = nodeKey(nodeId, model);
-      if (latest.get(key) !== node) return 0;
+      const last = latest.get(key);
+      if (last === undefined) return undefined;
+      if (last !== node) return 0;
       const width = Math.max(1, slots);
       const recent = logs.get(node)?.recent;
       const at = recent === undefined ? -1 : recent.lastIndexOf(key);

@@ -259,6 +259,26 @@ describe('rankNodes', () => {
     expect(ranking.ranked[1]?.breakdown.session_affinity.points).toBe(0);
   });
 
+  it('scales the pinned node bonus by the chance it still holds the prompt, and keeps it whole when unknown', () => {
+    const snapshot = snapshotOf([hot({ id: 'a' }), hot({ id: 'b' })]);
+    const request = makeRequest({ conversationKey: 'session:1', prefixTokens: 100 });
+    const rank = (chance: number | undefined) =>
+      rankNodes(snapshot, request, {
+        now: T0,
+        queues: idle,
+        pinnedNodeId: 'b',
+        prefix: { tokens: 100, likelihood: (nodeId) => (nodeId === 'b' ? chance : 0) },
+      });
+    // Its turns went through another instance: the pin alone speaks.
+    expect(
+      rank(undefined).ranked.find((candidate) => candidate.node.id === 'b')?.breakdown.session_affinity.points,
+    ).toBe(20);
+    expect(rank(0.5).ranked.find((candidate) => candidate.node.id === 'b')?.breakdown.session_affinity.points).toBe(10);
+    const gone = rank(0);
+    expect(gone.ranked.find((candidate) => candidate.node.id === 'b')?.breakdown.session_affinity.points).toBe(0);
+    expect(ids(gone)).toEqual(['a', 'b']);
+  });
+
   it('lets a busy pinned node lose to an idle one once its queue outweighs the bonus', () => {
     const snapshot = snapshotOf([hot({ id: 'a' }), hot({ id: 'b' })]);
     const queues = depthsOf({ 'b:llama3.2:3b': 4 });

@@ -38,12 +38,12 @@ describe('createPrefixResidency', () => {
     expect(residency.likelihood('c4', 'a', 'm', 1)).toBe(1);
   });
 
-  it('expects nothing on another node or model, for an unknown conversation, or once it moved', () => {
+  it('expects nothing on another node or model or once it moved, and knows nothing of a conversation it never sent', () => {
     const residency = createPrefixResidency();
     residency.served('c1', 'a', 'm');
     expect(residency.likelihood('c1', 'b', 'm', 4)).toBe(0);
     expect(residency.likelihood('c1', 'a', 'other', 4)).toBe(0);
-    expect(residency.likelihood('c9', 'a', 'm', 4)).toBe(0);
+    expect(residency.likelihood('c9', 'a', 'm', 4)).toBeUndefined();
     residency.served('c1', 'b', 'm');
     expect(residency.likelihood('c1', 'a', 'm', 4)).toBe(0);
     expect(residency.likelihood('c1', 'b', 'm', 4)).toBe(1);
@@ -54,7 +54,7 @@ describe('createPrefixResidency', () => {
     residency.served('c1', 'a', 'm');
     residency.served('c2', 'a', 'm');
     residency.served('c3', 'a', 'm');
-    expect(residency.likelihood('c1', 'a', 'm', 8)).toBe(0);
+    expect(residency.likelihood('c1', 'a', 'm', 8)).toBeUndefined();
     expect(residency.likelihood('c3', 'a', 'm', 8)).toBe(1);
   });
 });
