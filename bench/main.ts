@@ -19,6 +19,7 @@ import { measureColdStarts } from './cold-start';
 import { startFastNode } from './fast-node';
 import { startFrameRelay } from './frame-relay';
 import { handlerCost } from './handler-cost';
+import { watchHostShare } from './host-share';
 import { awakeText, keepBenchAwake, startEchoServer } from './keep-awake';
 import { type OverheadPorts, startOverheadServers } from './overhead-servers';
 import { onCpuOf, pinning, pinningText } from './pinning';
@@ -35,6 +36,8 @@ import type { Verdict } from './verdict';
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
+/** Over this share of the machine's CPU time used by other processes, every verdict is marked [busy host]. */
+const BUSY_HOST_SHARE = 0.05;
 const SEQUENTIAL = Number(process.env['BENCH_SEQUENTIAL'] ?? 3000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
 
@@ -209,14 +212,20 @@ async function main(): Promise<void> {
   const rank = rankVerdict();
   console.log(pinningText());
   const awake = await keepBenchAwake();
+  const host = watchHostShare();
   let verdicts: Verdict[];
+  let others: number;
   try {
     verdicts = [...(await routerBench()), await defaultsBench(), rank, ...(await emulatorOverhead()), ...coldStarts()];
   } finally {
+    // Read while the spinners still run: they are the bench's own, and stopped they may not be reaped yet.
+    others = host.othersSoFar();
     awake.stop();
   }
-  const mark = pinning().unpinnedBecause === undefined ? '' : ' [unpinned]';
-  console.log(`\nBudgets (${pinningText()}; ${awakeText(awake)})`);
+  const busy = others > BUSY_HOST_SHARE;
+  const mark = `${pinning().unpinnedBecause === undefined ? '' : ' [unpinned]'}${busy ? ' [busy host]' : ''}`;
+  const sharing = `other processes on this machine used ${formatNumber(others * 100)} % of its CPU time${busy ? ': every figure below shares the cores with them' : ''}`;
+  console.log(`\nBudgets (${pinningText()}; ${awakeText(awake)}; ${sharing})`);
   for (const verdict of verdicts) {
     console.log(
       `${verdict.ok ? 'PASS' : 'FAIL'}  ${verdict.what}: ${verdict.measured} (budget ${verdict.budget})${mark}`,
