@@ -268,6 +268,9 @@ describe('every table action a function issues is allowed by its role', () => {
     }
     await ok('GET', '/metrics');
     await ok('POST', '/dashboard/api/settings', { image_generation: true, transcription: true });
+    // The agent beats once a minute here; a real one beats every few seconds. On a loaded host the flow so
+    // far can outlast the 30 s after which a silent node is offline, and a pull or delete needs it online.
+    await agent.sendHeartbeat();
     await ok('POST', '/dashboard/api/pull', { model: PULLED[1], stream: false });
     await ok('POST', '/dashboard/api/delete', { node_id: 'agent', model: PULLED[1] });
     const started = JSON.parse(
