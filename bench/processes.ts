@@ -67,6 +67,9 @@ export async function startRole(args: readonly string[], cpu: 'server' | 'load' 
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
+/** Where the router's table process runs: on the load's CPU (the default) or beside the router. */
+const TABLE_CPU = process.env['BENCH_TABLE_CPU'] === 'server' ? 'server' : 'load';
+
 /** The router as `npm start` runs it (its Node flags included), polling one node. */
 export interface RouterSettings {
   readonly nodes: string;
@@ -103,7 +106,8 @@ async function startAsRouter(
  * (FLEET_DYNAMODB_ENDPOINT unset), keeping its data on disk as `npm start` does, in a folder of its own
  * that is removed when the router stops. The table process inherits the router's CPU; it is moved to the
  * load's, where the table has always run in this bench (it stands for DynamoDB, outside the Lambda), so
- * the router's CPU figures are the router's. Its memory is the router's to count (./rss-window).
+ * the router's CPU figures are the router's — unless `BENCH_TABLE_CPU=server`, which leaves it beside the
+ * router, as `taskset -c N npm start` would. Its memory is the router's to count (./rss-window).
  */
 export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
@@ -126,8 +130,12 @@ export async function startRouterProcess(settings: RouterSettings): Promise<Star
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  const [, ...children] = processTree(started.pid);
-  for (const child of children) moveToCpuOf('load', child);
+  if (TABLE_CPU === 'load') {
+    const [, ...children] = processTree(started.pid);
+    for (const child of children) moveToCpuOf('load', child);
+  } else {
+    console.log("the router's table process runs on the router's CPU (BENCH_TABLE_CPU=server)");
+  }
   return {
     url: started.url,
     pid: started.pid,

@@ -152,7 +152,13 @@ export async function routerBench(): Promise<Verdict[]> {
       memory: c64Memory,
     });
     const verdicts = roundsReport(figures);
-    verdicts.push(...(await spacedArrivalsBench({ proxy: `${proxy.url}/api/chat`, router: `${router.url}/api/chat` })));
+    verdicts.push(
+      ...(await spacedArrivalsBench({
+        direct: `${node.url}/api/chat`,
+        proxy: `${proxy.url}/api/chat`,
+        router: `${router.url}/api/chat`,
+      })),
+    );
     verdicts.push(
       ...(await manyStreamsBench({
         urls: { proxy: proxy.url, router: router.url },

@@ -85,13 +85,16 @@ const SEED = Number(process.env['BENCH_SEED'] ?? 42);
 const P50_OVER_MS = 0.5;
 const P99_OVER_MS = 2;
 
+type Target = 'direct' | 'proxy' | 'router';
+
 /**
- * The spaced-arrivals run of `npm run bench`: `BENCH_SPACED` counted requests to each of the proxy and the
- * router (half of them streaming), a second apart for each, on the schedule of `BENCH_SEED`; its table and
- * its verdicts on first byte over all of a target's requests, both kinds together.
+ * The spaced-arrivals run of `npm run bench`: `BENCH_SPACED` counted requests to each of the node itself,
+ * the proxy and the router (half of them streaming), a second apart for each, on the schedule of
+ * `BENCH_SEED`; its table and its verdicts on first byte over all of a target's requests, both kinds
+ * together. The node is there to say what of a quiet request's first byte is neither proxy's nor router's.
  */
-export async function spacedArrivalsBench(urls: Readonly<Record<'proxy' | 'router', string>>): Promise<Verdict[]> {
-  const schedule = spacedSchedule(['proxy', 'router'] as const, { perTarget: PER_TARGET, seed: SEED });
+export async function spacedArrivalsBench(urls: Readonly<Record<Target, string>>): Promise<Verdict[]> {
+  const schedule = spacedSchedule(['direct', 'proxy', 'router'] as const, { perTarget: PER_TARGET, seed: SEED });
   const minutes = (schedule.at(-1)?.atMs ?? 0) / 60_000;
   console.log(
     `\nSpaced arrivals: ${PER_TARGET} requests to each target about a second apart (seed ${SEED}, ${formatNumber(minutes)} min)…`,
@@ -99,10 +102,10 @@ export async function spacedArrivalsBench(urls: Readonly<Record<'proxy' | 'route
   const body = (stream: boolean) =>
     JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'benchmark' }], stream });
   const results = await spacedArrivals(urls, schedule, body);
-  const all = (target: 'proxy' | 'router') => [...results[target].streaming, ...results[target].plain];
+  const all = (target: Target) => [...results[target].streaming, ...results[target].plain];
   const p = (values: readonly number[], at: number) => formatNumber(percentile(values, at), 2);
   console.log('target      first byte ms: all p50/p99   streaming p50/p99   non-streaming p50/p99   max');
-  for (const target of ['proxy', 'router'] as const) {
+  for (const target of ['direct', 'proxy', 'router'] as const) {
     const { streaming, plain } = results[target];
     const columns = [
       `${p(all(target), 50)}/${p(all(target), 99)}`.padStart(28),
