@@ -70,7 +70,7 @@ describe('the fast node', () => {
       // early, however late a busy machine delivers the first.
       const sent = (record.arrivals[0] ?? 0) - record.firstChunkMs;
       expect((record.arrivals.at(-1) ?? 0) - sent).toBeGreaterThanOrEqual((SLOW_CHUNKS - 1) * SLOW_INTERVAL_MS - 1);
-      expect(Math.min(...gapsBetween(record.arrivals))).toBeGreaterThan(0);
+      expect(Math.min(...gapsBetween(record.arrivals))).toBeGreaterThanOrEqual(0);
     }
   }, 15_000);
 });
