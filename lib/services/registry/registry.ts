@@ -80,8 +80,9 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
 
   // This instance's view first: what it just saw of a node stands while the table does not answer.
   const save = async (record: NodeRecord): Promise<void> => {
-    snapshots.keep(record);
-    await options.store.put(record);
+    const written = options.store.put(record);
+    snapshots.keep(record, written);
+    await written;
   };
 
   const known = async (id: string) => snapshots.known(id) ?? (await options.store.get(id));

@@ -61,8 +61,11 @@ export interface SnapshotKeeper {
    * throws (a failure is logged). The refresh ticker's work.
    */
   readAhead(): void;
-  /** Shows a record this instance is saving in its snapshot at once: it stands while the table does not answer. */
-  keep(record: NodeRecord): void;
+  /**
+   * Shows a record this instance is saving in its snapshot at once: it stands while the table does not
+   * answer, and over what any read begun before `written` settled says of the node.
+   */
+  keep(record: NodeRecord, written: Promise<unknown>): void;
   /** This instance's copy of a node's record. */
   known(id: string): NodeRecord | undefined;
 }
@@ -94,6 +97,8 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
    * save that changes models but not `lastSeenAt` (a delete, copy or pull recorded at once) must win.
    */
   let savedDuringRead: Set<string> | undefined;
+  /** Saves not yet in the table, by node: a read that begins before one lands may not show it either. */
+  const writing = new Map<string, number>();
 
   const rebuild = (): FleetSnapshot => {
     dirty = false;
@@ -115,7 +120,7 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
     const generation = reads;
     const startedAt = clock();
     // Saves during a read this one replaces may predate this one's answer too.
-    const saved = new Set<string>(savedDuringRead);
+    const saved = new Set<string>([...(savedDuringRead ?? []), ...writing.keys()]);
     savedDuringRead = saved;
     inFlightSince = startedAt;
     inFlightAwake = awake();
@@ -212,10 +217,17 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
     freshness,
     refresh,
     readAhead,
-    keep(record) {
+    keep(record, written) {
       records.set(record.id, record);
       savedDuringRead?.add(record.id);
       dirty = true;
+      writing.set(record.id, (writing.get(record.id) ?? 0) + 1);
+      const landed = () => {
+        const left = (writing.get(record.id) ?? 1) - 1;
+        if (left === 0) writing.delete(record.id);
+        else writing.set(record.id, left);
+      };
+      written.then(landed, landed);
     },
     known: (id) => records.get(id),
   };

@@ -187,6 +187,27 @@ describe('createSnapshotKeeper', () => {
       expect(after).toEqual(['gpu1']);
     }
   });
+
+  it('keeps a save whose table write has not landed over a read begun before it lands, then trusts the table again', async () => {
+    const fleet = setup();
+    await fleet.keeper.snapshot();
+    let land: () => void = () => undefined;
+    const written = new Promise<void>((resolve) => {
+      land = resolve;
+    });
+
+    // Saved here (a drain, a pulled or deleted model: lastSeenAt unchanged); the table does not show it yet.
+    fleet.keeper.keep(node('gpu2', true), written);
+    const whileWriting = routable(await fleet.keeper.refresh());
+    land();
+    await settle();
+    // Another instance writes the node afterwards: once this save landed, the table's copy is the newer.
+    fleet.table.set('gpu2', node('gpu2'));
+    const afterwards = routable(await fleet.keeper.refresh());
+
+    expect(whileWriting).toEqual(['gpu1']);
+    expect(afterwards).toEqual(['gpu1', 'gpu2']);
+  });
 });
 
 function fail(message: string): never {
