@@ -6,14 +6,14 @@
  * translates it. Runs take turns — every style and target once per round, the order turning each round —
  * after one uncounted round that warms each path. Each run's CPU is the server process's, read from the
  * first send to `SETTLE_MS` after the last stream ended, so what the router writes behind for those streams
- * is counted with them; the router's table process's CPU is printed beside it (it stands for DynamoDB,
+ * is counted with them, less its table thread's, printed beside it (the table stands for DynamoDB,
  * which a Lambda does not run). First byte and the gaps between chunks are measured at the client
  * (./stream-load, ./chunk-timeline), and every stream must bring every chunk, one per line, in order.
  */
 
 import { gapsBetween } from './chunk-timeline';
 import { SLOW_CHUNKS, SLOW_INTERVAL_MS, SLOW_MODEL } from './fast-node';
-import { processCpuMicros } from './process-cpu';
+import { processCpuMicros, serverCpuMicros, tableThreadCpuMicros } from './process-cpu';
 import { processTree } from './process-tree';
 import { percentile } from './routing/percentile';
 import type { RssWindow } from './rss-window';
@@ -52,23 +52,28 @@ interface Figures {
   merged: number;
   firstFault: string | undefined;
   cpuMicros: number;
-  childCpuMicros: number;
+  /** The server's table's CPU (the router's table thread), apart from its own. */
+  tableCpuMicros: number;
 }
 
 /** The same request in both styles: the path says which. */
 const BODY = JSON.stringify({ model: SLOW_MODEL, messages: [{ role: 'user', content: 'benchmark' }], stream: true });
 
-/** CPU µs used so far by `pid` and, apart, by its descendants; a process gone counts nothing. */
-function cpuOf(pid: number): { own: number; children: number } {
-  const safe = (id: number) => {
+/**
+ * CPU µs used so far by the server `pid` itself and, apart, by its table: its table thread (./process-cpu)
+ * and any process it started; a process gone counts nothing.
+ */
+function cpuOf(pid: number): { own: number; table: number } {
+  const safe = (read: () => number) => {
     try {
-      return processCpuMicros(id);
+      return read();
     } catch {
       return 0;
     }
   };
   const [, ...children] = processTree(pid);
-  return { own: safe(pid), children: children.reduce((sum, child) => sum + safe(child), 0) };
+  const childCpu = children.reduce((sum, child) => sum + safe(() => processCpuMicros(child)), 0);
+  return { own: safe(() => serverCpuMicros(pid)), table: safe(() => tableThreadCpuMicros(pid)) + childCpu };
 }
 
 function fault(record: StreamRecord): string | undefined {
@@ -87,7 +92,7 @@ async function run(parties: StreamParties, server: Server, style: StreamStyle, f
   const after = cpuOf(parties.pids[server]);
   if (figures === undefined) return;
   figures.cpuMicros += after.own - before.own;
-  figures.childCpuMicros += Math.max(0, after.children - before.children);
+  figures.tableCpuMicros += Math.max(0, after.table - before.table);
   for (const record of records) {
     figures.streams += 1;
     figures.chunks += record.arrivals.length;
@@ -120,7 +125,7 @@ export async function manyStreamsBench(parties: StreamParties): Promise<Verdict[
       merged: 0,
       firstFault: undefined,
       cpuMicros: 0,
-      childCpuMicros: 0,
+      tableCpuMicros: 0,
     });
   }
   for (let round = 0; round <= ROUNDS; round += 1) {
@@ -150,7 +155,7 @@ function report(figures: ReadonlyMap<string, Figures>): Verdict[] {
         p(f.firstChunks, 99).padStart(21),
         `${p(f.gaps, 50)}/${p(f.gaps, 99)}/${p(f.gaps, 99.9)}/${p(f.gaps, 100)}`.padStart(27),
         formatNumber(f.cpuMicros / f.chunks, 2).padStart(15),
-        (server === 'router' ? formatNumber(f.childCpuMicros / f.chunks, 2) : '').padStart(21),
+        (server === 'router' ? formatNumber(f.tableCpuMicros / f.chunks, 2) : '').padStart(21),
       ];
       console.log(`${`${server} ${style}`.padEnd(16)}${columns.join('')}`);
     }

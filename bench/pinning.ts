@@ -66,12 +66,20 @@ export function onCpuOf(role: 'server' | 'load', command: string, args: readonly
 
 /**
  * Moves a running process, every thread of it, to the CPU of `role` (nothing when unpinned): a child the
- * server under test started itself, such as the router's table process, which inherits the server's CPU.
+ * server under test started itself, which inherits the server's CPU (the router's table is a thread:
+ * `moveThreadToCpuOf`).
  */
 export function moveToCpuOf(role: 'server' | 'load', pid: number): void {
   const { serverCpu, loadCpu } = pinning();
   const cpu = role === 'server' ? serverCpu : loadCpu;
   if (cpu !== undefined) spawnSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+}
+
+/** Moves one thread of a process (its tid), and only it, to the CPU of `role`. */
+export function moveThreadToCpuOf(role: 'server' | 'load', tid: number): void {
+  const { serverCpu, loadCpu } = pinning();
+  const cpu = role === 'server' ? serverCpu : loadCpu;
+  if (cpu !== undefined) spawnSync('taskset', ['-pc', String(cpu), String(tid)], { stdio: 'ignore' });
 }
 
 /** One line for the report: where each party ran. */

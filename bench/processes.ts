@@ -4,8 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { TABLE_THREAD_NAME } from '../emulator/dynamo-thread';
 import { emulatorStart } from '../emulator/start-command';
-import { moveToCpuOf, onCpuOf } from './pinning';
+import { moveThreadToCpuOf, moveToCpuOf, onCpuOf } from './pinning';
+import { tableThreadOf } from './process-cpu';
 import { processTree } from './process-tree';
 
 export interface Started {
@@ -67,7 +69,7 @@ export async function startRole(args: readonly string[], cpu: 'server' | 'load' 
   return { url, pid: child.pid ?? 0, stop: stopper(child, 'SIGTERM') };
 }
 
-/** Where the router's table process runs: on the load's CPU (the default) or beside the router. */
+/** Where the router's table thread runs: on the load's CPU (the default) or beside the router. */
 const TABLE_CPU = process.env['BENCH_TABLE_CPU'] === 'server' ? 'server' : 'load';
 
 /** The router as `npm start` runs it (its Node flags included), polling one node. */
@@ -102,12 +104,13 @@ async function startAsRouter(
 }
 
 /**
- * The router on the server under test's CPU, with everything `npm start` runs: its own table process
+ * The router on the server under test's CPU, with everything `npm start` runs: its own table thread
  * (FLEET_DYNAMODB_ENDPOINT unset), keeping its data on disk as `npm start` does, in a folder of its own
- * that is removed when the router stops. The table process inherits the router's CPU; it is moved to the
- * load's, where the table has always run in this bench (it stands for DynamoDB, outside the Lambda), so
- * the router's CPU figures are the router's — unless `BENCH_TABLE_CPU=server`, which leaves it beside the
- * router, as `taskset -c N npm start` would. Its memory is the router's to count (./rss-window).
+ * that is removed when the router stops. The table thread inherits the router's CPU; it is moved to the
+ * load's, where the table has always run in this bench (it stands for DynamoDB, outside the Lambda), and
+ * its CPU is read apart (./process-cpu), so the router's CPU figures are the router's — unless
+ * `BENCH_TABLE_CPU=server`, which leaves it beside the router, as `taskset -c N npm start` would. Its
+ * memory is the router's process's, counted with it (./rss-window).
  */
 export async function startRouterProcess(settings: RouterSettings): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
@@ -131,10 +134,14 @@ export async function startRouterProcess(settings: RouterSettings): Promise<Star
     throw error;
   }
   if (TABLE_CPU === 'load') {
+    const table = tableThreadOf(started.pid);
+    if (table === undefined)
+      throw new Error(`the router (pid ${started.pid}) runs no thread named ${TABLE_THREAD_NAME}`);
+    moveThreadToCpuOf('load', table);
     const [, ...children] = processTree(started.pid);
     for (const child of children) moveToCpuOf('load', child);
   } else {
-    console.log("the router's table process runs on the router's CPU (BENCH_TABLE_CPU=server)");
+    console.log("the router's table thread runs on the router's CPU (BENCH_TABLE_CPU=server)");
   }
   return {
     url: started.url,

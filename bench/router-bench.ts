@@ -19,7 +19,7 @@
 import autocannon from 'autocannon';
 import { BENCH_MODEL, SLOW_MODEL, STREAM_LINES } from './fast-node';
 import { manyStreamsBench } from './many-streams';
-import { processCpuMicros } from './process-cpu';
+import { serverCpuMicros } from './process-cpu';
 import { processLabel, processTree, residentKb } from './process-tree';
 import { startFrameProcess, startRole, startRouterProcess } from './processes';
 import { type RoundFigures, roundsReport, type SequentialTarget, type Target } from './router-report';
@@ -108,14 +108,14 @@ async function rounds(parties: RoundParties): Promise<RoundFigures> {
       [64, figures.c64],
     ] as const) {
       for (const target of order) {
-        const cpuBefore = processCpuMicros(pids[target]);
+        const cpuBefore = serverCpuMicros(pids[target]);
         const load = () => closedLoop(urls[target], connections, SECONDS);
         const result = connections === 64 && target !== 'direct' ? await memory[target].during(load) : await load();
         if (result.errors > 0 || result.non2xx > 0)
           throw new Error(`${target} c=${connections}: ${result.errors} errors, ${result.non2xx} non-2xx`);
         results[target].push(result.requests.average);
         if (connections === 64)
-          figures.cpu64[target].push((processCpuMicros(pids[target]) - cpuBefore) / result.requests.total);
+          figures.cpu64[target].push((serverCpuMicros(pids[target]) - cpuBefore) / result.requests.total);
       }
     }
     for (const target of order) {
@@ -180,7 +180,7 @@ export async function routerBench(): Promise<Verdict[]> {
     verdicts.push(memoryVerdict('the many-streams runs', streamsMemory.router.peaks()));
     return verdicts;
   } finally {
-    // The router flushes its written-behind traces into its table process on the way out.
+    // The router flushes its written-behind traces into its table thread on the way out.
     await Promise.all([router.stop(), proxy.stop(), frame.stop()]);
     await node.stop();
   }

@@ -1,6 +1,6 @@
 /**
  * The memory budget's measurement (ARCHITECTURE.md §6, issue 42): the resident memory of every process a
- * party runs (./process-tree: the router, its table process, any other child), sampled every
+ * party runs (./process-tree: the router, whose table is a thread of its own, any child), sampled every
  * `SAMPLE_INTERVAL_MS` while chosen runs go on — the c=64 runs, the many-streams runs. The tree is looked
  * up when a run starts and again when it ends (a child started meanwhile is counted from then): finding it
  * reads every process's /proc entry, ~2 ms, and the sampler shares the load's event loop, where a stall

@@ -2,7 +2,7 @@
  * The DynamoDB stand-in (ARCHITECTURE.md §3.4): dynalite running in the calling process, on disk under
  * the data dir so the emulator keeps its state across restarts, or in memory for tests. It only
  * serves the API; the emulator creates the table with `ensureTable` from lib/store. The emulator runs
- * it in a process of its own (table-process.ts, started by dynamo-process.ts); tests and the bench's
+ * it on a thread of its own (table-thread.ts, started by dynamo-thread.ts); tests and the bench's
  * table role call it directly.
  */
 import { mkdir } from 'node:fs/promises';
@@ -97,7 +97,7 @@ export async function startDynamo(options: StartDynamoOptions): Promise<DynamoSt
 }
 
 /**
- * One ListTables over plain node:http, so the stand-in's process needs no AWS SDK (about 20 MB). dynalite
+ * One ListTables over plain node:http, so the stand-in's thread loads no AWS SDK (about 20 MB). dynalite
  * checks that a signature is there and well formed, not what it signs.
  */
 function listTables(port: number): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * `npm start` / `npm run demo`: the local emulator. Starts the DynamoDB stand-in in a child process
+ * `npm start` / `npm run demo`: the local emulator. Starts the DynamoDB stand-in on a thread of its own
  * (unless FLEET_DYNAMODB_ENDPOINT names one), creates the table, serves every function of serverless.yml on
  * FLEET_PORT with response streaming, and runs the scheduled functions (the node poller) on a timer.
  * With `--demo` it also starts a simulated fleet that joins the router the way real nodes do, on the
@@ -22,7 +22,7 @@ import { ensureTable } from '../lib/services/store/ensure-table';
 import { dynamoSdk } from '../lib/services/store/sdk';
 import { applyDemoEnvironment } from './demo-environment';
 import { demoTrafficEnabled, startDemoTraffic } from './demo-traffic';
-import { startDynamoProcess } from './dynamo-process';
+import { startDynamoThread } from './dynamo-thread';
 import { listen } from './listen';
 import { readRouteTable } from './routes';
 import { startScheduler } from './scheduler';
@@ -45,10 +45,10 @@ async function main(): Promise<void> {
   const withTraffic = demo && demoTrafficEnabled(process.env);
   const root = join(__dirname, '..', '..');
 
-  // The stand-in runs in a process of its own, so the table's work never shares routing's event loop.
+  // The stand-in runs on a thread of its own, so the table's work never shares routing's event loop.
   const starting =
     config.dynamodbEndpoint === undefined
-      ? startDynamoProcess({
+      ? startDynamoThread({
           dataDir: config.dataDir,
           port: 0,
           onExit: (reason) => {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
           },
         })
       : undefined;
-  // While the table process starts (on another core, where there is one), this one loads the AWS SDK.
+  // While the table thread starts (on another core, where there is one), this one loads the AWS SDK.
   dynamoSdk();
   const dynamo = await starting;
   const endpoint = dynamo?.endpoint ?? config.dynamodbEndpoint;

@@ -155,10 +155,10 @@ const emulatorHandlersBuild = build({
 
 const toolBuilds = [
   ['emulator/main.ts', 'dist/emulator/main.js'],
-  // The emulator's DynamoDB stand-in runs in a process of its own (emulator/dynamo-process.ts).
-  ['emulator/table-process.ts', 'dist/emulator/table.js'],
+  // The emulator's DynamoDB stand-in runs on a thread of its own (emulator/dynamo-thread.ts).
+  ['emulator/table-thread.ts', 'dist/emulator/table.js'],
   // The side that starts it, for `serverless offline` (serverless/offline-setup.js) to require.
-  ['emulator/dynamo-process.ts', 'dist/emulator/dynamo-process.js'],
+  ['emulator/dynamo-thread.ts', 'dist/emulator/dynamo-thread.js'],
   ['bench/main.ts', 'dist/bench/main.js'],
   // `npm run bench:routing` (issue 41), and the reference implementation's scoring as a router of its own.
   ['bench/routing/main.ts', 'dist/bench/routing/main.js'],

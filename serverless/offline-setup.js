@@ -5,8 +5,8 @@
  *
  * 1. builds the bundles (scripts/build.mjs, the build `npm start` runs): the functions run from dist/, which a
  *    fresh clone lacks and a used tree may hold stale;
- * 2. starts the DynamoDB stand-in — the emulator's table process (emulator/dynamo-process.ts, built as
- *    dist/emulator/dynamo-process.js), data under FLEET_DATA_DIR or ./.fleet-data-offline — unless
+ * 2. starts the DynamoDB stand-in — the emulator's table thread (emulator/dynamo-thread.ts, built as
+ *    dist/emulator/dynamo-thread.js), data under FLEET_DATA_DIR or ./.fleet-data-offline — unless
  *    FLEET_DYNAMODB_ENDPOINT names a table service already, and hands its endpoint to the functions; the
  *    stand-in ends with this process, as under the emulator;
  * 3. hands every FLEET_* variable of the shell to the functions (serverless-offline passes them only what
@@ -83,13 +83,13 @@ function build(root, log, fail) {
   log.notice(`offline-setup: bundles built in ${Date.now() - started} ms`);
 }
 
-/** Starts the emulator's table process and returns its endpoint; if it dies, so does this command. */
+/** Starts the emulator's table thread and returns its endpoint; if it dies, so does this command. */
 async function startTable(root, log, fail) {
-  const module = join(root, 'dist', 'emulator', 'dynamo-process.js');
+  const module = join(root, 'dist', 'emulator', 'dynamo-thread.js');
   if (!existsSync(module)) throw fail(`${module} is missing after the build`);
-  const { startDynamoProcess } = require(module);
+  const { startDynamoThread } = require(module);
   const dataDir = process.env.FLEET_DATA_DIR ?? DEFAULT_DATA_DIR;
-  const table = await startDynamoProcess({
+  const table = await startDynamoThread({
     dataDir: dataDir === ':memory:' ? dataDir : resolve(root, dataDir),
     onExit: (reason) => {
       log.error(`offline-setup: stopped: ${reason}; every call to the table would fail`);
@@ -100,7 +100,7 @@ async function startTable(root, log, fail) {
     throw fail(`the DynamoDB stand-in did not start: ${error.message}; ${hint}`);
   });
   const where = dataDir === ':memory:' ? 'in memory' : `data in ${dataDir}`;
-  log.notice(`offline-setup: DynamoDB stand-in on ${table.endpoint} (${where}, pid ${table.pid})`);
+  log.notice(`offline-setup: DynamoDB stand-in on ${table.endpoint} (${where}, on a thread of this process)`);
   return table.endpoint;
 }
 

@@ -55,7 +55,7 @@ then, like the simulated nodes' rates and load times, compressed by the time sca
 timers (heartbeats, polls, snapshot refresh) are not compressed, so the scale stays modest; the compression
 check below compares a compressed run's verdict with an uncompressed one.
 
-**Where it runs.** The host has two cores. The router (and the table process it starts) is pinned to one,
+**Where it runs.** The host has two cores. The router (and the table thread it starts) is pinned to one,
 the bench process — the replaying client and the simulated fleet, which share one event loop — to the other
 (\`bench/pinning.ts\`; \`BENCH_PIN=false\` turns it off). The bench's own event-loop delay is measured during
 every replay and shown per scenario: a delay there is added to every latency the client measures, by the time

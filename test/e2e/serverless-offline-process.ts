@@ -21,8 +21,8 @@ export interface OfflineProcess {
   readonly dir: string;
   readonly process: ChildProcess;
   output(): string;
-  /** The pid of the DynamoDB stand-in it reported starting, if it did. */
-  tablePid(): number | undefined;
+  /** The endpoint of the DynamoDB stand-in it reported starting (on a thread of its own), if it did. */
+  tableEndpoint(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -118,10 +118,7 @@ export async function startOffline(options: OfflineOptions = {}): Promise<Offlin
     dir,
     process: child,
     output: () => output,
-    tablePid: () => {
-      const match = /DynamoDB stand-in on \S+ \([^)]*pid (\d+)\)/.exec(output);
-      return match?.[1] === undefined ? undefined : Number(match[1]);
-    },
+    tableEndpoint: () => /DynamoDB stand-in on (http:\/\/\S+) \(/.exec(output)?.[1],
     stop,
   };
 }

@@ -1,14 +1,15 @@
 /**
- * The emulator's DynamoDB stand-in runs in a process of its own (ARCHITECTURE.md §3.4), bound to the
- * router's life: it serves the table from a child of the router, keeps the data dir across a restart,
- * refuses a data dir another emulator holds, goes away with the router even on SIGKILL, and its death
- * stops the router with a message. Reads /proc, so it runs on Linux.
+ * The emulator's DynamoDB stand-in runs on a thread of the router's process (ARCHITECTURE.md §3.4): it
+ * serves the table from a thread named `fleet-table` with no child process, keeps the data dir across a
+ * restart (closed on the way out), and refuses a data dir another emulator holds. Reads /proc, so it runs
+ * on Linux. What the router does when the thread ends is test/integration/emulator/dynamo-thread.test.ts's.
  */
 
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { TABLE_THREAD_NAME } from '../../emulator/dynamo-thread';
 import { type SimAgent, startSimAgent } from '../../emulator/sim';
 import { createDynamoClient } from '../../lib/services/store/client';
 import { dynamoSdk } from '../../lib/services/store/sdk';
@@ -44,35 +45,25 @@ async function nodeIds(url: string): Promise<string[]> {
   return body.nodes.map((node) => node.node_id);
 }
 
-/** /proc/<pid>/stat's fields after the command's closing parenthesis: state, ppid, … */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
+/** The processes whose parent is `pid`, zombies left out. */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(parent) === pid && state !== 'Z') children.push(Number(entry));
+    } catch {
+      // The process ended while /proc was read.
+    }
   }
+  return children;
 }
 
-function running(pid: number): boolean {
-  try {
-    // A zombie has exited; only its parent has yet to read its status.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** The router's one child process, the one running the table bundle. */
-function tableProcessOf(routerPid: number): number {
-  const children = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => parentOf(pid) === routerPid && running(pid));
-  const tables = children.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('table.js'));
-  expect(tables).toHaveLength(1);
-  return tables[0] ?? 0;
+/** The names of `pid`'s threads (`/proc/<pid>/task/<tid>/comm`). */
+function threadNames(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim());
 }
 
 /** The TCP ports `pid` listens on: its sockets' inodes matched against /proc/net/tcp's LISTEN rows. */
@@ -99,15 +90,6 @@ function listeningPorts(pid: number): number[] {
   return ports;
 }
 
-async function gone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (running(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
-
 function exitOf(started: RouterProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const { process: child } = started;
   if (child.exitCode !== null || child.signalCode !== null) {
@@ -116,35 +98,34 @@ function exitOf(started: RouterProcess): Promise<{ code: number | null; signal: 
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-describe('the table process', () => {
-  it('serves the table from a child of the router, on a port the router does not hold', async () => {
-    const started = await router({ FLEET_DATA_DIR: freshDataDir(), FLEET_TABLE: 'fleet-own-process' });
+describe('the table thread', () => {
+  it('serves the table from a thread of the router named fleet-table, on a port of its own, with no child process', async () => {
+    const started = await router({ FLEET_DATA_DIR: freshDataDir(), FLEET_TABLE: 'fleet-own-thread' });
     const routerPid = started.process.pid ?? 0;
+    const routerPort = Number(new URL(started.url).port);
 
-    const tablePid = tableProcessOf(routerPid);
-    const tablePorts = listeningPorts(tablePid);
-    const routerPorts = listeningPorts(routerPid);
+    const ports = listeningPorts(routerPid);
+    const tablePorts = ports.filter((port) => port !== routerPort);
 
+    expect(childrenOf(routerPid)).toEqual([]);
+    expect(threadNames(routerPid)).toContain(TABLE_THREAD_NAME);
+    expect(ports).toContain(routerPort);
     expect(tablePorts).toHaveLength(1);
-    expect(routerPorts).toContain(Number(new URL(started.url).port));
-    expect(routerPorts).not.toContain(tablePorts[0]);
     const client = createDynamoClient({ dynamodbEndpoint: `http://127.0.0.1:${String(tablePorts[0])}` });
     const listed = await client.send(new (dynamoSdk().ListTablesCommand)({}));
-    expect(listed.TableNames).toContain('fleet-own-process');
+    expect(listed.TableNames).toContain('fleet-own-thread');
   }, 30_000);
 
-  it('keeps what the router wrote across a restart, and its process ends with the router', async () => {
+  it('keeps what the router wrote across a restart: the router closes LevelDB on its way out', async () => {
     const dataDir = freshDataDir();
     const first = await router({ FLEET_DATA_DIR: dataDir });
-    const firstTable = tableProcessOf(first.process.pid ?? 0);
     await (await agentFor(first.url, 'kept-by-the-table')).sendHeartbeat();
     await eventually(async () => expect(await nodeIds(first.url)).toEqual(['kept-by-the-table']));
 
     await first.stop();
-    const stoppedCleanly = !running(firstTable);
+    // A LevelDB left open would hold the folder's lock: the second router could not start on it.
     const second = await router({ FLEET_DATA_DIR: dataDir });
 
-    expect(stoppedCleanly).toBe(true);
     expect(await exitOf(first)).toEqual({ code: 0, signal: null });
     expect(await nodeIds(second.url)).toEqual(['kept-by-the-table']);
   }, 30_000);
@@ -163,31 +144,6 @@ describe('the table process', () => {
     expect(code).toBe(1);
     expect(output).toMatch(
       /Fleet Router did not start: cannot open the DynamoDB data in .* \(is another emulator using it\?\)/,
-    );
-  }, 30_000);
-
-  it('leaves no table process behind when the router is killed with SIGKILL', async () => {
-    const started = await router({ FLEET_DATA_DIR: freshDataDir() });
-    const tablePid = tableProcessOf(started.process.pid ?? 0);
-
-    started.process.kill('SIGKILL');
-    await exitOf(started);
-
-    expect(await gone(tablePid, 5000)).toBe(true);
-  }, 30_000);
-
-  it('stops the router with a message on stderr when the table process dies', async () => {
-    const started = await router({ FLEET_DATA_DIR: ':memory:' });
-    const tablePid = tableProcessOf(started.process.pid ?? 0);
-
-    process.kill(tablePid, 'SIGKILL');
-    const exit = await exitOf(started);
-
-    expect(exit).toEqual({ code: 1, signal: null });
-    await eventually(async () =>
-      expect(started.output()).toContain(
-        `Fleet Router stopped: the DynamoDB stand-in (table process ${String(tablePid)}) exited on SIGKILL`,
-      ),
     );
   }, 30_000);
 });
