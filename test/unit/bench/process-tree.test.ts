@@ -58,7 +58,9 @@ describe('processTree', () => {
     await once(child, 'spawn');
     try {
       let tree: number[] = [];
-      for (let attempt = 0; attempt < 100 && tree.length < 2; attempt += 1) {
+      // A grandchild just forked holds a few kB until its exec loads Node: wait for both to run.
+      const running = () => tree.length === 2 && tree.every((pid) => (residentKb(pid) ?? 0) > 1000);
+      for (let attempt = 0; attempt < 100 && !running(); attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         tree = processTree(child.pid ?? 0);
       }
