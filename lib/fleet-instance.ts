@@ -12,8 +12,10 @@
  * Only the handlers in functions/ and lib/instance.ts import it (biome.json).
  */
 import { randomUUID } from 'node:crypto';
+import { weightOf } from './core/queue/sharing-policy';
 import type { RoutingStrategy } from './core/scoring/routing-strategy';
 import { type AffinityTracker, createAffinityTracker } from './services/dispatch/affinity';
+import { type AppLimits, createAppLimits } from './services/dispatch/app-limits';
 import { createFleetDepths, type FleetDepths } from './services/dispatch/fleet-depths';
 import { createLatencyStats, type LatencyStats } from './services/dispatch/latency-stats';
 import { createNodeRates, type NodeRates } from './services/dispatch/node-rates';
@@ -82,6 +84,8 @@ export interface RoutingState {
   readonly residency: PrefixResidency;
   /** How candidates are ordered: FLEET_ROUTING_STRATEGY (./services/dispatch/strategy-of). */
   readonly strategy: RoutingStrategy;
+  /** Each application's requests in flight against its limit (FLEET_APP_LIMITS, issue 43). */
+  readonly appLimits: AppLimits;
 }
 
 let fleetServices: FleetServices | undefined;
@@ -132,6 +136,8 @@ export function initFleetServices(config: FleetConfig): FleetServices {
     onCreate: (queue) => slots?.prepare(queue),
     onWait: (queue) => slots?.reconsider(queue),
     onIdle: (queue) => slots?.idle(queue),
+    // Waiting requests take turns by priority and application (issue 43).
+    line: { agingMs: config.sharing.agingMs, weightOf: (app) => weightOf(config.sharing, app) },
   });
   const queueStates = createQueueStateRepository(table, writeBehind);
   publisher = createQueuePublisher({
@@ -193,6 +199,7 @@ export function initFleetServices(config: FleetConfig): FleetServices {
       rates: createNodeRates(),
       residency: createPrefixResidency(),
       strategy: strategyOf(config.routingStrategy),
+      appLimits: createAppLimits(config.sharing),
     },
   };
   return fleetServices;

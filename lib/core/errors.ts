@@ -61,6 +61,13 @@ export class BadRequestError extends RouterError {
   }
 }
 
+/** 429: the client sends more than it may have in flight; a retry after `retryAfterSeconds` can succeed. */
+export class TooManyRequestsError extends RouterError {
+  constructor(message: string, retryAfterSeconds: number, code = 'rate_limited') {
+    super(429, message, { code, retryable: true, retryAfterSeconds });
+  }
+}
+
 /** 401: an API key is required and none (or a wrong one) was sent. */
 export class UnauthorizedError extends RouterError {
   constructor(message = 'a valid API key is required') {

@@ -150,6 +150,9 @@ describe('/dashboard/api analytics', () => {
         eval_ms: 100.5,
         prompt_estimate_tokens: 400,
         table_wait_ms: null,
+        queue_wait_ms: null,
+        priority: null,
+        app: null,
         benchmark_run_id: null,
       });
       expect(body).toMatchObject({ limit: 20, partial: false });

@@ -73,6 +73,12 @@ export interface Trace {
    * (ARCHITECTURE.md §3.5). Absent when it waited for nothing: every request of a process that runs.
    */
   readonly tableWaitMs?: number;
+  /** How long the request waited in node:model queues for a slot, ms, over its attempts; absent when it did not. */
+  readonly queueWaitMs?: number;
+  /** Its priority (issue 43): stated, its application's default, or `normal`. Absent: the router's own work. */
+  readonly priority?: 'high' | 'normal' | 'low';
+  /** Its application for fair sharing: `key:<id>`, `tag:<tag>` or `client:<address>` (lib/core/queue/application). */
+  readonly app?: string;
   /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
   readonly benchmarkRunId?: string;
 }

@@ -41,6 +41,12 @@ export interface TraceView {
   readonly prompt_estimate_tokens: number | null;
   /** How long routing waited for the table's fleet read (a cold start, or a thawed container's first request). */
   readonly table_wait_ms: number | null;
+  /** How long the request waited in the router's queues for a node's slot, ms (issue 43). */
+  readonly queue_wait_ms: number | null;
+  /** `high`, `normal` or `low`; null for the router's own work. */
+  readonly priority: string | null;
+  /** The application it was counted for in fair sharing (`key:…`, `tag:…`, `client:…`). */
+  readonly app: string | null;
   readonly benchmark_run_id: string | null;
 }
 
@@ -74,6 +80,9 @@ export function traceView(trace: Trace): TraceView {
     eval_ms: trace.evalMs ?? null,
     prompt_estimate_tokens: trace.promptEstimateTokens ?? null,
     table_wait_ms: trace.tableWaitMs ?? null,
+    queue_wait_ms: trace.queueWaitMs ?? null,
+    priority: trace.priority ?? null,
+    app: trace.app ?? null,
     benchmark_run_id: trace.benchmarkRunId ?? null,
   };
 }

@@ -5,6 +5,12 @@
  * (../views). Types only.
  */
 
+/** What waits in a queue by priority and by application (issue 43): plain objects, as instances publish them. */
+export interface WaitingBreakdown {
+  readonly byPriority: Readonly<Record<'high' | 'normal' | 'low', number>>;
+  readonly byApp: Readonly<Record<string, number>>;
+}
+
 /** One node:model queue as the router sees it (from the snapshot's reports: ../views/queues-from-snapshot). */
 export interface QueueEntry {
   readonly nodeId: string;
@@ -12,6 +18,8 @@ export interface QueueEntry {
   readonly pending: number;
   readonly inFlight: number;
   readonly concurrency: number;
+  /** Present when requests wait in the router's queue: who waits, by priority and application. */
+  readonly waiting?: WaitingBreakdown;
 }
 
 /** A queue this router runs: its depth and what happened to its requests. */

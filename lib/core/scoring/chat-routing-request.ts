@@ -7,6 +7,7 @@
  * assistant turn), so a pin another instance made is looked up.
  */
 
+import type { WaitClaim } from '../queue/wait-line';
 import { conversationKey } from './conversation-key';
 import type { RoutingRequest } from './routing-request';
 
@@ -26,6 +27,8 @@ export interface ChatRoutingInput {
   readonly promptTokens?: number | undefined;
   /** The output budget sent to the node (`options.num_predict`), when there is one. */
   readonly answerTokens?: number | null | undefined;
+  /** Its place in a queue's line (priority, application): lib/services/http/request-claim. */
+  readonly claim?: WaitClaim | undefined;
 }
 
 type ChatMessages = ChatRoutingInput['messages'];
@@ -110,6 +113,7 @@ export function chatRoutingRequest(input: ChatRoutingInput): RoutingRequest {
     promptTokens,
   };
   if (answer !== undefined && answer !== null) request.answerTokens = answer;
+  if (input.claim !== undefined) request.claim = input.claim;
   if (key !== undefined) {
     request.conversationKey = key;
     if (continues) {

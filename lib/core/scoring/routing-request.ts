@@ -6,6 +6,7 @@
  */
 import { contextNeed } from '../context/context-window';
 import type { ModelKind } from '../fleet/node';
+import type { WaitClaim } from '../queue/wait-line';
 
 /** The kind of work, which decides the kind of model that may serve it. */
 export type RoutingKind = 'chat' | 'embedding' | 'rerank' | 'image' | 'transcription';
@@ -36,6 +37,11 @@ export interface RoutingRequest {
    * the previous turn held in its prompt cache when it finished (issue 41). Absent for a first turn.
    */
   readonly prefixTokens?: number;
+  /**
+   * Where the request stands in a queue's line when it has to wait: its priority and application (issue 43,
+   * lib/services/http/request-claim); the router's own work (`normal`, application `router`) when absent.
+   */
+  readonly claim?: WaitClaim;
 }
 
 const MODEL_KIND: Readonly<Record<RoutingKind, ModelKind>> = {

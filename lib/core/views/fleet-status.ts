@@ -18,6 +18,9 @@ export interface FleetQueueState {
   readonly pending: number;
   readonly in_flight: number;
   readonly concurrency: number;
+  /** Who waits (issue 43), when anyone does: by priority and by application. */
+  readonly waiting_by_priority?: Readonly<Record<'high' | 'normal' | 'low', number>>;
+  readonly waiting_by_app?: Readonly<Record<string, number>>;
 }
 
 /** A node's service's standing with outlier ejection (lib/services/dispatch/outlier-ejection `NodeHealthState`). */
@@ -169,13 +172,17 @@ export function queueStates(queues: readonly QueueEntry[]): Record<string, Fleet
     .map((queue) => [`${queue.nodeId}:${queue.model}`, queue] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [key, queue] of sorted) {
-    states[key] = {
+    const state = {
       node_id: queue.nodeId,
       model: queue.model,
       pending: queue.pending,
       in_flight: queue.inFlight,
       concurrency: queue.concurrency,
     };
+    states[key] =
+      queue.waiting === undefined || queue.pending === 0
+        ? state
+        : { ...state, waiting_by_priority: queue.waiting.byPriority, waiting_by_app: queue.waiting.byApp };
   }
   return states;
 }

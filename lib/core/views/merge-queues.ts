@@ -4,7 +4,25 @@
  * the models they hold hot. Where the router queues a node:model, its count wins: a node's own
  * `requests_active` would count the same requests twice.
  */
-import type { QueueEntry } from '../fleet/queue-entry';
+import type { QueueEntry, WaitingBreakdown } from '../fleet/queue-entry';
+
+/** Two instances' waiting breakdowns of one queue, added up. */
+export function addWaiting(
+  a: WaitingBreakdown | undefined,
+  b: WaitingBreakdown | undefined,
+): WaitingBreakdown | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const byApp: Record<string, number> = { ...a.byApp };
+  for (const [app, count] of Object.entries(b.byApp)) byApp[app] = (byApp[app] ?? 0) + count;
+  return {
+    byPriority: {
+      high: a.byPriority.high + b.byPriority.high,
+      normal: a.byPriority.normal + b.byPriority.normal,
+      low: a.byPriority.low + b.byPriority.low,
+    },
+    byApp,
+  };
+}
 
 export function mergeQueues(reported: readonly QueueEntry[], routed: readonly QueueEntry[]): QueueEntry[] {
   const merged = new Map<string, QueueEntry>();
@@ -13,8 +31,7 @@ export function mergeQueues(reported: readonly QueueEntry[], routed: readonly Qu
   for (const entry of routed) {
     const key = `${entry.nodeId}:${entry.model}`;
     const previous = summed.get(key);
-    summed.set(
-      key,
+    const next: QueueEntry =
       previous === undefined
         ? {
             nodeId: entry.nodeId,
@@ -24,12 +41,14 @@ export function mergeQueues(reported: readonly QueueEntry[], routed: readonly Qu
             concurrency: entry.concurrency,
           }
         : {
-            ...previous,
+            nodeId: previous.nodeId,
+            model: previous.model,
             pending: previous.pending + entry.pending,
             inFlight: previous.inFlight + entry.inFlight,
             concurrency: Math.max(previous.concurrency, entry.concurrency),
-          },
-    );
+          };
+    const waiting = addWaiting(previous?.waiting, entry.waiting);
+    summed.set(key, waiting === undefined ? next : { ...next, waiting });
   }
   for (const [key, entry] of summed) merged.set(key, entry);
   return [...merged.values()].sort((a, b) =>

@@ -17,6 +17,7 @@ import { mergeTags } from '../../core/scoring/tags';
 import { type AnthropicMessagesRequest, parseAnthropicMessagesRequest } from '../../core/wire/anthropic';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { createAnthropicOutput } from './anthropic-output';
 import type { ChatDeps } from './chat-deps';
@@ -37,10 +38,12 @@ export async function serveAnthropicMessages(
     headerValue: request.header('x-service-tags'),
     user: body.metadata?.user_id,
   });
+  const claim = requestClaim(request, { tags, metadataPriority: body.metadata?.['priority'] }, deps.config);
   const { forModel, routing, headers, tableWaitMs } = await prepareResolvedChat(deps, {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
+    claim,
     tierKeywords: true,
     needsVision: hasImages(body),
     needsTools: (body.tools?.length ?? 0) > 0,

@@ -10,7 +10,10 @@ import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import type { ServeChatDeps } from './serve-chat';
 
 export interface ChatDeps extends ServeChatDeps {
-  readonly config: Pick<FleetConfig, 'firstByteTimeoutMs' | 'imageUrlAllow' | 'modelMap' | 'autoRoute'>;
+  readonly config: Pick<
+    FleetConfig,
+    'firstByteTimeoutMs' | 'imageUrlAllow' | 'modelMap' | 'autoRoute' | 'apiKeys' | 'sharing'
+  >;
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
   readonly contextLayers: ApplyContextLayers;
   readonly settings: Pick<RuntimeSettings, 'current'>;

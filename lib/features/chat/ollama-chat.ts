@@ -7,6 +7,7 @@
 
 import type { FleetSnapshot } from '../../core/fleet/node';
 import { merged } from '../../core/merged';
+import type { WaitClaim } from '../../core/queue/wait-line';
 import { type ChatRoutingInput, chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { mergeTags } from '../../core/scoring/tags';
@@ -20,6 +21,7 @@ import {
 } from '../../core/wire/ollama';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import { requireImageGeneration } from '../../services/settings/require-image-generation';
@@ -62,11 +64,12 @@ async function imageRouting(
   deps: ChatDeps,
   body: OllamaClientGenerateRequest,
   snapshot: FleetSnapshot,
+  claim: WaitClaim,
 ): Promise<RoutingRequest | undefined> {
   const placements = snapshot.placements.get(body.model) ?? [];
   if (!placements.some((placement) => placement.kind === 'image' && placement.backend === 'ollama')) return undefined;
   await requireImageGeneration(deps.settings);
-  return { model: body.model, fallbackModels: body.fallback_models ?? [], kind: 'image', needsVision: false };
+  return { model: body.model, fallbackModels: body.fallback_models ?? [], kind: 'image', needsVision: false, claim };
 }
 
 export async function serveOllamaChat(
@@ -83,12 +86,13 @@ export async function serveOllamaChat(
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
+  const claim = requestClaim(request, { tags, metadataPriority: body.metadata?.['priority'] }, deps.config);
   const forwarded = stripRouterFields(body);
   const streaming = ollamaStreamRequested(body);
   // A generate may be image generation: the fleet says which models paint (any wait for it is traced).
   const fleet = endpoint === 'generate' ? await timedSnapshot(deps.registry) : undefined;
   const routing =
-    (fleet !== undefined ? await imageRouting(deps, body, fleet.snapshot) : undefined) ??
+    (fleet !== undefined ? await imageRouting(deps, body, fleet.snapshot, claim) : undefined) ??
     chatRoutingRequest({
       model: body.model,
       fallbackModels: body.fallback_models ?? [],
@@ -96,6 +100,7 @@ export async function serveOllamaChat(
       messages,
       tools,
       answerTokens: body.options?.num_predict,
+      claim,
     });
   await serveChat(deps, {
     request,

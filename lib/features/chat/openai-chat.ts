@@ -12,6 +12,7 @@ import { mergeTags } from '../../core/scoring/tags';
 import { parseOpenAIChatRequest } from '../../core/wire/openai';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { fetchImages } from '../../services/image-urls/fetch-images';
 import { timedSnapshot } from '../../services/registry/timed-snapshot';
@@ -29,6 +30,7 @@ export async function serveOpenAIChat(deps: ChatDeps, request: HttpRequest, resp
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
+  const claim = requestClaim(request, { tags, metadataPriority: body.metadata?.['priority'] }, deps.config);
   // The sink's AbortSignal costs an AbortController: made only for a request with URLs to fetch.
   const imageUrls = imageUrlsToFetch(body);
   const { config, registry } = deps;
@@ -50,6 +52,7 @@ export async function serveOpenAIChat(deps: ChatDeps, request: HttpRequest, resp
     messages: canonical.messages,
     tools: canonical.tools,
     answerTokens: canonical.options?.num_predict,
+    claim,
   });
   // The client's budget as the translator reads it (`max_completion_tokens`, `max_tokens`, `options`).
   const clientBudget = body.max_completion_tokens ?? body.max_tokens ?? body.options?.['num_predict'];

@@ -7,6 +7,7 @@
 
 import { thinkingCapable } from '../../core/fleet/thinking-capable';
 import { merged } from '../../core/merged';
+import type { WaitClaim } from '../../core/queue/wait-line';
 import { chatRoutingRequest } from '../../core/scoring/chat-routing-request';
 import type { ModelResolution } from '../../core/scoring/resolve-model';
 import { resolveModel } from '../../core/scoring/resolve-model';
@@ -23,6 +24,8 @@ export interface ResolvedChatInput {
   readonly model: string;
   readonly fallbackModels: readonly string[];
   readonly tags: readonly string[];
+  /** Its place in a queue's line (priority, application): lib/services/http/request-claim. */
+  readonly claim: WaitClaim;
   /** Messages style: the id's tier keyword picks the class of model (`haiku` → a fast one). */
   readonly tierKeywords: boolean;
   readonly needsVision: boolean;
@@ -67,6 +70,7 @@ export async function prepareResolvedChat(deps: ChatDeps, input: ResolvedChatInp
     tools: canonical.tools,
     promptTokens: layers.promptTokens,
     answerTokens: canonical.options?.num_predict,
+    claim: input.claim,
   });
   const headers = merged<Record<string, string>>(
     modelResolutionHeaders(input.model, resolution),

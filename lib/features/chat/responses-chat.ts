@@ -18,6 +18,7 @@ import { mergeTags } from '../../core/scoring/tags';
 import { parseResponsesRequest, type ResponsesRequest, responsesStreamRequested } from '../../core/wire/responses';
 import { readJson, requireModel, requireValid } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import type { ChatDeps } from './chat-deps';
 import { prepareResolvedChat } from './prepare-resolved-chat';
@@ -37,10 +38,12 @@ export async function serveResponses(deps: ChatDeps, request: HttpRequest, respo
     headerValue: request.header('x-service-tags'),
     user: body.user,
   });
+  const claim = requestClaim(request, { tags, metadataPriority: body.metadata?.['priority'] }, deps.config);
   const { forModel, routing, headers, tableWaitMs } = await prepareResolvedChat(deps, {
     model: body.model,
     fallbackModels: body.fallback_models ?? [],
     tags,
+    claim,
     tierKeywords: false,
     needsVision: responsesImageUrls(body.input).length > 0,
     needsTools: declaresTools(body),

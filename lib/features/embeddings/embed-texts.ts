@@ -29,11 +29,15 @@ import {
 } from '../../services/dispatch/routed-exchange';
 import type { NodeAttempt, NodeReply } from '../../services/dispatch/transport';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { openNodeStream } from '../../services/node-client/node-stream';
+import type { FleetConfig } from '../../services/platform/config';
 
 /** What the embedding routes use from the instance: the routed exchange's dispatcher and traces. */
-export type EmbeddingsDeps = ExchangeDeps;
+export interface EmbeddingsDeps extends ExchangeDeps {
+  readonly config: Pick<FleetConfig, 'apiKeys' | 'sharing'>;
+}
 
 /** How many inputs the router cut to 2,048 tokens; only sent when it cut some. */
 export const TRUNCATED_INPUTS_HEADER = 'x-fleet-truncated-inputs';
@@ -50,6 +54,8 @@ export interface EmbedRequest {
   readonly truncate?: boolean;
   /** `metadata.tags` and `user`, unvalidated: tags never fail a request. */
   readonly metadataTags?: unknown;
+  /** The body's `metadata.priority`, unvalidated (lib/services/http/request-claim). */
+  readonly metadataPriority?: unknown;
   readonly user?: unknown;
   /** The client's fields an Ollama node may understand (see `forwardedEmbedFields`). */
   readonly forwarded: Readonly<Record<string, unknown>>;
@@ -124,12 +130,18 @@ export async function embedTexts(
     const loaded = reply.loadDuration === undefined ? {} : { loadMs: Math.round(reply.loadDuration / 1e6) };
     return { value: { reply, promptTokens }, promptTokens, completionTokens: 0, ...loaded };
   };
+  const tags = mergeTags({
+    metadataTags: embed.metadataTags,
+    headerValue: request.header('x-service-tags'),
+    user: embed.user,
+  });
   const routing: RoutingRequest = {
     model: embed.model,
     fallbackModels: embed.fallbackModels,
     kind: 'embedding',
     needsVision: false,
     promptTokens: cut.longest,
+    claim: requestClaim(request, { tags, metadataPriority: embed.metadataPriority }, deps.config),
   };
   const result = await exchangeWhole(
     deps,
@@ -141,11 +153,7 @@ export async function embedTexts(
         request,
         style: 'embeddings',
         routing,
-        tags: mergeTags({
-          metadataTags: embed.metadataTags,
-          headerValue: request.header('x-service-tags'),
-          user: embed.user,
-        }),
+        tags,
       },
     },
     interpret,

@@ -49,6 +49,7 @@ function embedRequest(
     ...(body.dimensions !== undefined && body.dimensions !== null ? { dimensions: body.dimensions } : {}),
     ...(body.truncate !== undefined && body.truncate !== null ? { truncate: body.truncate } : {}),
     metadataTags: body.metadata?.tags,
+    metadataPriority: body.metadata?.['priority'],
     user: body.user,
     forwarded: forwardedEmbedFields(body),
   };

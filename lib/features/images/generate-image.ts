@@ -27,7 +27,9 @@ import {
   nodeRefusal,
 } from '../../services/dispatch/routed-exchange';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
+import type { FleetConfig } from '../../services/platform/config';
 import type { FleetRegistry } from '../../services/registry/registry';
 import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
@@ -36,6 +38,7 @@ import { createImageTransport, type NodeFailure } from './image-transport';
 
 /** What the image routes use from the instance: the routed exchange's, the fleet, the runtime switch. */
 export interface ImagesDeps extends ExchangeDeps {
+  readonly config: Pick<FleetConfig, 'apiKeys' | 'sharing'>;
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
   readonly settings: Pick<RuntimeSettings, 'current'>;
 }
@@ -45,6 +48,8 @@ export interface GenerateImageInput {
   readonly response: ResponseSink;
   readonly job: ImageJob;
   readonly tags: readonly string[];
+  /** The body's `metadata.priority`, unvalidated (lib/services/http/request-claim). */
+  readonly metadataPriority?: unknown;
 }
 
 export interface GeneratedImage {
@@ -97,12 +102,14 @@ async function requireImageModelTraced(deps: ImagesDeps, input: GenerateImageInp
 
 export async function generateImage(deps: ImagesDeps, input: GenerateImageInput): Promise<GeneratedImage> {
   const { job, response } = input;
+  const claim = requestClaim(input.request, input, deps.config);
   const tableWaitMs = await requireImageModelTraced(deps, input);
   const routing: RoutingRequest = {
     model: job.model,
     fallbackModels: job.fallbackModels,
     kind: 'image',
     needsVision: false,
+    claim,
   };
   const transport = createImageTransport(job);
   try {

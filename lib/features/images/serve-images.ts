@@ -59,14 +59,19 @@ export async function serveGenerateImage(
   await requireImageGeneration(deps.settings);
   const body = readBody(request, parseGenerateImageRequest);
   const job = fromGenerateImageRequest(body);
-  await sendPng(response, await generateImage(deps, { request, response, job, tags: tagsOf(request, body) }));
+  const metadataPriority = body.metadata?.['priority'];
+  await sendPng(
+    response,
+    await generateImage(deps, { request, response, job, tags: tagsOf(request, body), metadataPriority }),
+  );
 }
 
 export async function serveOpenAIImages(deps: ImagesDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   await requireImageGeneration(deps.settings);
   const body = readBody(request, parseOpenAIImageRequest);
   const { job, responseFormat } = fromOpenAIImageRequest(body);
-  const image = await generateImage(deps, { request, response, job, tags: tagsOf(request, body) });
+  const metadataPriority = body.metadata?.['priority'];
+  const image = await generateImage(deps, { request, response, job, tags: tagsOf(request, body), metadataPriority });
   if (responseFormat === 'url') {
     await sendPng(response, image);
     return;

@@ -14,7 +14,9 @@ import { type ExchangeDeps, exchangeWhole } from '../../services/dispatch/routed
 import { readJson, requireValid } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
+import type { FleetConfig } from '../../services/platform/config';
 import { interpretRerankReply } from './interpret-rerank-reply';
 import { sendRerank } from './send-rerank';
 
@@ -22,7 +24,9 @@ import { sendRerank } from './send-rerank';
 export const DEFAULT_RERANK_MODEL = 'ms-marco-minilm-l-6-v2';
 
 /** What the rerank route uses from the instance: the routed exchange's dispatcher and traces. */
-export type RerankDeps = ExchangeDeps;
+export interface RerankDeps extends ExchangeDeps {
+  readonly config: Pick<FleetConfig, 'apiKeys' | 'sharing'>;
+}
 
 export async function serveRerank(deps: RerankDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   const body = requireValid(parseRerankRequest(readJson(request)));
@@ -43,6 +47,7 @@ export async function serveRerank(deps: RerankDeps, request: HttpRequest, respon
     fallbackModels: body.fallback_models ?? [],
     kind: 'rerank',
     needsVision: false,
+    claim: requestClaim(request, { tags, metadataPriority: body.metadata?.['priority'] }, deps.config),
   };
   const result = await exchangeWhole(
     deps,

@@ -10,8 +10,11 @@
  * gets the audio (file name and type kept) and the client's other text fields; not the model name,
  * which the sidecar protocol (ARCHITECTURE.md §8.3) does not have (a sidecar serves the model it reports).
  */
+
 import { randomUUID } from 'node:crypto';
 import { type RouterError, ServiceUnavailableError, UpstreamError } from '../../core/errors';
+import { merged } from '../../core/merged';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { mergeTags } from '../../core/scoring/tags';
 import { parseJson } from '../../core/wire/json';
 import { NodesFailedError } from '../../services/dispatch/dispatch-failures';
@@ -25,8 +28,10 @@ import {
 import type { NodeAttempt, NodeTransport } from '../../services/dispatch/transport';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
+import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import { openNodeRequest } from '../../services/node-client/node-stream';
+import type { FleetConfig } from '../../services/platform/config';
 import type { FleetRegistry } from '../../services/registry/registry';
 import { timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
@@ -38,6 +43,7 @@ import { transcriptionRouting } from './transcription-routing';
 
 /** What the speech-to-text route uses from the instance: the routed exchange's, the fleet, the runtime switch. */
 export interface TranscriptionDeps extends ExchangeDeps {
+  readonly config: Pick<FleetConfig, 'apiKeys' | 'sharing'>;
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
   readonly settings: Pick<RuntimeSettings, 'current'>;
 }
@@ -139,13 +145,14 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Tr
       return { value: { result, elapsedMs: Date.now() - sentAt } };
     };
     const tags = mergeTags({ headerValue: request.header('x-service-tags'), user: upload.user });
+    const claimed = merged<RoutingRequest>(routing, { claim: requestClaim(request, { tags }, deps.config) });
     const routed = await exchangeWhole(
       deps,
       {
-        routing,
+        routing: claimed,
         send,
         signal: response.signal,
-        traced: { request, style: 'transcription', routing, tags, tableWaitMs },
+        traced: { request, style: 'transcription', routing: claimed, tags, tableWaitMs },
       },
       interpret,
     ).catch((error: unknown) => {

@@ -23,6 +23,7 @@ import { type RoutingStrategy, STRATEGIES, type StrategyState } from '../../core
 import type { ScoreBreakdown } from '../../core/scoring/score';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { AffinityTracker } from './affinity';
+import type { AppLimits } from './app-limits';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
 import { ejectFromPolls } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
@@ -53,6 +54,8 @@ export interface DispatcherOptions {
   readonly residency?: PrefixResidency;
   /** How candidates are ordered (FLEET_ROUTING_STRATEGY); the score's order when absent. */
   readonly strategy?: RoutingStrategy;
+  /** Each application's limit on requests in flight (FLEET_APP_LIMITS); none when absent. */
+  readonly appLimits?: AppLimits;
   readonly clock?: () => number;
 }
 
@@ -78,6 +81,8 @@ export interface RoutingDecision {
    * process's one read (lib/services/registry/snapshot-keeper); absent when it did not wait.
    */
   readonly tableWaitMs?: number;
+  /** How long the request waited in node:model queues for a slot, ms, over its attempts; absent when it did not. */
+  readonly queueWaitMs?: number;
 }
 
 export interface DispatchResult {
@@ -190,7 +195,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           else latest.then((snapshot) => ejectFromPolls(ejection, snapshot, queues, clock())).catch(() => undefined);
         };
 
-  return async function dispatch(request, send, signal, trail) {
+  const route: Dispatcher = async (request, send, signal, trail) => {
     throwIfAborted(signal);
     const current = options.snapshot();
     let snapshot: FleetSnapshot;
@@ -215,6 +220,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       request.fallbackModels.length === 0 ? [request.model] : [...new Set([request.model, ...request.fallbackModels])];
     const log = new DispatchLog();
     const tried: string[] = [];
+    const queued = { waitedMs: 0 };
+    const attemptDeps = { queues, send, clock, ejection, whileWaiting: judgeLatestPolls, claim: request.claim, queued };
 
     for (const model of models) {
       tried.push(model);
@@ -238,11 +245,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const decision = routingDecision(candidate, model, request.model, log, key, pinnedNodeId);
         if (trail?.tableWaitMs !== undefined) decision.tableWaitMs = trail.tableWaitMs;
         if (trail !== undefined) trail.decision = decision;
-        const outcome = await tryCandidate(
-          candidate,
-          { queues, send, clock, ejection, whileWaiting: judgeLatestPolls },
-          signal,
-        );
+        const outcome = await tryCandidate(candidate, attemptDeps, signal);
+        if (queued.waitedMs > 0) decision.queueWaitMs = queued.waitedMs;
         if (outcome.kind === 'failed') {
           log.failed(outcome.failure);
           if (trail !== undefined && isSendFailure(outcome.failure)) trail.failedAttempts.push(outcome.failure);
@@ -261,6 +265,28 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
     }
     throw log.toError(snapshot, tried);
+  };
+
+  const appLimits = options.appLimits;
+  if (appLimits === undefined) return route;
+  // An application over its limit is refused before it queues; one under it is counted out when its
+  // answer ends (its slot's release) or its dispatch fails.
+  return async function dispatch(request, send, signal, trail) {
+    const leave = appLimits.enter(request.claim);
+    if (leave === undefined) return route(request, send, signal, trail);
+    let result: DispatchResult;
+    try {
+      result = await route(request, send, signal, trail);
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    const { slot } = result;
+    const release: ServedSlot['release'] = (outcome, observation) => {
+      leave();
+      slot.release(outcome, observation);
+    };
+    return { ...result, slot: { nodeId: slot.nodeId, model: slot.model, release } };
   };
 }
 

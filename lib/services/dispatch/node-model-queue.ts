@@ -1,7 +1,8 @@
 /**
  * One node:model queue (issue: routing item 2): at most `limit` slots held at once, everyone else
- * waiting in arrival order until a slot frees, their wait bounded in time, and a waiter whose client
- * went away removed at once. A slot is held until `release()` — the end of the node's stream — so in
+ * waiting until a slot frees — served by priority, in turn across applications, with aging (issue 43:
+ * lib/core/queue/wait-line) — their wait bounded in time, and a waiter whose client went away removed
+ * at once. A slot is held until `release()` — the end of the node's stream — so in
  * flight is what the node is really running (the reference's queue released at once and limited
  * nothing: anchor §2.6). When other instances route to the same node, this instance runs only its
  * share of the slots (`setShare`, from ./shared-slots): a smaller share never cuts a running request, it
@@ -10,6 +11,8 @@
  */
 import { ServiceUnavailableError } from '../../core/errors';
 import type { QueueState } from '../../core/fleet/queue-entry';
+import { DEFAULT_AGING_MS } from '../../core/queue/sharing-policy';
+import { type WaitClaim, type WaitCounts, WaitLine, type WaitLineOptions } from '../../core/queue/wait-line';
 import { type AbortSource, watchAbort } from '../../core/stream/abort-source';
 import { RequestAbortedError } from './request-aborted';
 
@@ -31,7 +34,14 @@ export interface QueueEnvironment {
   readonly schedule: Schedule;
   /** Called after every change of depth (the manager keeps its set of busy queues with it). */
   readonly changed: (queue: NodeModelQueue) => void;
+  /** How waiting requests take turns (aging, weights); aging 30 s and equal weights when absent. */
+  readonly line?: WaitLineOptions;
 }
+
+/** Who a request is when it says nothing: the router's own work (a benchmark, the summariser). */
+export const ROUTER_CLAIM: WaitClaim = { priority: 'normal', app: 'router' };
+
+const EQUAL_TURNS: WaitLineOptions = { agingMs: DEFAULT_AGING_MS, weightOf: () => 1 };
 
 interface Waiter {
   readonly grant: () => void;
@@ -56,7 +66,7 @@ export class NodeModelQueue {
   cancelled = 0;
   rejected = 0;
   timedOut = 0;
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: WaitLine<Waiter>;
   /** Running average of how long a completed request held its slot; undefined before the first. */
   private holdMs: number | undefined;
 
@@ -64,14 +74,21 @@ export class NodeModelQueue {
     readonly nodeId: string,
     readonly model: string,
     private readonly env: QueueEnvironment,
-  ) {}
+  ) {
+    this.waiters = new WaitLine(env.line ?? EQUAL_TURNS);
+  }
 
   get pending(): number {
-    return this.waiters.length;
+    return this.waiters.size;
   }
 
   get depth(): number {
-    return this.waiters.length + this.inFlight;
+    return this.waiters.size + this.inFlight;
+  }
+
+  /** What waits here, by priority and by application (for /fleet/queue). */
+  waitCounts(): WaitCounts {
+    return this.waiters.counts();
   }
 
   /** The limit follows what the node reports now; a raised one admits waiters at once, in order. */
@@ -95,7 +112,7 @@ export class NodeModelQueue {
 
   /** A slot now, when one is free and nobody is waiting before us. */
   takeIfFree(): Slot | undefined {
-    if (this.waiters.length > 0 || this.inFlight >= this.allowed) return undefined;
+    if (this.waiters.size > 0 || this.inFlight >= this.allowed) return undefined;
     const slot = this.take();
     this.env.changed(this);
     return slot;
@@ -104,26 +121,28 @@ export class NodeModelQueue {
   /** A guess at when a slot frees for a newcomer: average hold × (waiters + 1) / slots; 1 s before any. */
   retryAfterSeconds(): number {
     if (this.holdMs === undefined) return 1;
-    const seconds = Math.ceil((this.holdMs * (this.waiters.length + 1)) / this.limit / 1000);
+    const seconds = Math.ceil((this.holdMs * (this.waiters.size + 1)) / this.limit / 1000);
     return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, seconds));
   }
 
   reject(): ServiceUnavailableError {
     this.rejected += 1;
     return new ServiceUnavailableError(
-      `the queue for model '${this.model}' on node '${this.nodeId}' is full (${this.waiters.length} waiting)`,
+      `the queue for model '${this.model}' on node '${this.nodeId}' is full (${this.waiters.size} waiting)`,
       { code: 'queue_full', retryAfterSeconds: this.retryAfterSeconds() },
     );
   }
 
-  /** Waits in line for a slot; rejects on time-out (503) or when `signal` aborts (499). */
-  wait(timeoutMs: number, signal: AbortSource | undefined): Promise<Slot> {
+  /**
+   * Waits in line for a slot, in the place `claim` gives it (priority, application); rejects on time-out
+   * (503) or when `signal` aborts (499).
+   */
+  wait(timeoutMs: number, signal: AbortSource | undefined, claim: WaitClaim = ROUTER_CLAIM): Promise<Slot> {
     return new Promise<Slot>((resolve, reject) => {
       let cancelTimer = () => {};
       let unwatch = () => {};
       const leave = (error: Error) => {
-        const at = this.waiters.indexOf(waiter);
-        if (at >= 0) this.waiters.splice(at, 1);
+        this.waiters.remove(waiter);
         waiter.cleanup();
         this.env.changed(this);
         reject(error);
@@ -136,7 +155,7 @@ export class NodeModelQueue {
         },
         leave,
       };
-      this.waiters.push(waiter);
+      this.waiters.push(waiter, claim, this.env.clock());
       this.env.changed(this);
       if (signal !== undefined) unwatch = watchAbort(signal, () => leave(new RequestAbortedError()));
       cancelTimer = this.env.schedule(() => {
@@ -155,16 +174,16 @@ export class NodeModelQueue {
    * a peer now instead of waiting for a slot on a node that is not answering. Returns how many left.
    */
   evictWaiters(error: () => Error): number {
-    const leaving = [...this.waiters];
+    const leaving = this.waiters.drain();
     for (const waiter of leaving) waiter.leave(error());
     return leaving.length;
   }
 
   state(): QueueState {
-    return {
+    const state: QueueState = {
       nodeId: this.nodeId,
       model: this.model,
-      pending: this.waiters.length,
+      pending: this.waiters.size,
       inFlight: this.inFlight,
       concurrency: this.limit,
       completed: this.completed,
@@ -173,6 +192,9 @@ export class NodeModelQueue {
       rejected: this.rejected,
       timedOut: this.timedOut,
     };
+    if (this.waiters.size === 0) return state;
+    const counts = this.waiters.counts();
+    return { ...state, waiting: { byPriority: counts.byPriority, byApp: Object.fromEntries(counts.byApp) } };
   }
 
   private take(): Slot {
@@ -200,7 +222,7 @@ export class NodeModelQueue {
 
   private pump(): void {
     while (this.inFlight < this.allowed) {
-      const next = this.waiters.shift();
+      const next = this.waiters.size === 0 ? undefined : this.waiters.shift(this.env.clock());
       if (next === undefined) return;
       next.cleanup();
       next.grant();

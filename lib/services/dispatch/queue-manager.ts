@@ -1,6 +1,7 @@
 /**
  * The process's queues (issue: routing item 2): one `NodeModelQueue` per node:model, created on first
- * use. `acquire` hands out a slot at once when one is free, else queues the request in arrival order —
+ * use. `acquire` hands out a slot at once when one is free, else queues the request in its line (by
+ * priority, in turn across applications: lib/core/queue/wait-line) —
  * bounded in length (a full queue answers 503 with Retry-After at once) and in time — and the slot is
  * held until the caller releases it at the end of the stream. Depth = pending + in flight: the scorer
  * reads it, and `entries()` is what `/fleet/status` and `/fleet/queue` show.
@@ -14,6 +15,7 @@
  */
 
 import type { QueueState } from '../../core/fleet/queue-entry';
+import type { WaitClaim, WaitLineOptions } from '../../core/queue/wait-line';
 import type { QueueDepths } from '../../core/scoring/load-signals';
 import type { AbortSource } from '../../core/stream/abort-source';
 import { NodeModelQueue, type Schedule, type Slot } from './node-model-queue';
@@ -28,7 +30,7 @@ export interface QueueManager extends QueueDepths {
    * ServiceUnavailableError (code `queue_full` or `queue_timeout`, with Retry-After) and with
    * RequestAbortedError when `signal` aborts while waiting.
    */
-  acquire(nodeId: string, model: string, limit: number, signal?: AbortSource): Promise<Slot>;
+  acquire(nodeId: string, model: string, limit: number, signal?: AbortSource, claim?: WaitClaim): Promise<Slot>;
   /** A slot at once when one is free and nobody waits for it; undefined otherwise (then `acquire`). */
   tryAcquire(nodeId: string, model: string, limit: number): Slot | undefined;
   depth(nodeId: string, model: string): number;
@@ -63,6 +65,8 @@ export interface QueueManagerOptions {
   readonly onWait?: (queue: NodeModelQueue) => void;
   /** Called when a queue has nothing waiting or running any more (./shared-slots: its next start). */
   readonly onIdle?: (queue: NodeModelQueue) => void;
+  /** How waiting requests take turns: priorities' aging and applications' weights (issue 43). */
+  readonly line?: WaitLineOptions;
 }
 
 const DEFAULT_MAX_PENDING = 32;
@@ -97,7 +101,12 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
       options.onIdle?.(queue);
     }
   };
-  const env = { clock: options.clock ?? Date.now, schedule: options.schedule ?? realSchedule, changed };
+  const env = {
+    clock: options.clock ?? Date.now,
+    schedule: options.schedule ?? realSchedule,
+    changed,
+    ...(options.line === undefined ? {} : { line: options.line }),
+  };
 
   const ensure = (nodeId: string, model: string, limit: number): NodeModelQueue => {
     let byNode = byModel.get(model);
@@ -116,14 +125,14 @@ export function createQueueManager(options: QueueManagerOptions = {}): QueueMana
   };
 
   return {
-    acquire(nodeId, model, limit, signal) {
+    acquire(nodeId, model, limit, signal, claim) {
       if (signal?.aborted === true) return Promise.reject(new RequestAbortedError());
       const queue = ensure(nodeId, model, limit);
       queue.setLimit(limit);
       const slot = queue.takeIfFree();
       if (slot !== undefined) return Promise.resolve(slot);
       if (queue.pending >= maxPending) return Promise.reject(queue.reject());
-      const waiting = queue.wait(timeoutMs, signal);
+      const waiting = queue.wait(timeoutMs, signal, claim);
       if (queue.share !== undefined) options.onWait?.(queue);
       return waiting;
     },

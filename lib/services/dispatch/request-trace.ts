@@ -7,6 +7,7 @@
 
 import type { RequestStyle, Trace, TraceStatus } from '../../core/analytics/trace-record';
 import type { RouterError } from '../../core/errors';
+import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { breakdownPoints } from '../../core/scoring/score';
 import type { TraceRecorder } from '../analytics/trace';
 import type { HttpRequest } from '../http/request';
@@ -32,7 +33,7 @@ export interface TracedRequest {
   /** The model as the client named it, when the route resolved it to another (the routing model otherwise). */
   readonly requestedModel?: string | undefined;
   /** The model the request is routed by: the trace's requested model when `requestedModel` is absent. */
-  readonly routing?: { readonly model: string } | undefined;
+  readonly routing?: Pick<RoutingRequest, 'model' | 'claim'> | undefined;
   readonly tags: readonly string[];
   /**
    * How long the route waited for the table's fleet read before it dispatched (a cold start's first read,
@@ -45,6 +46,7 @@ export interface TracedRequest {
 export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, startedAt = Date.now()): TraceFn {
   const requestedModel = input.requestedModel ?? input.routing?.model ?? '';
   const { request, style, tags } = input;
+  const claim = input.routing?.claim;
   return (fields, endedAt = Date.now(), more) => {
     // A literal of plain properties, then the fields copied on: every trace shares one hidden class.
     const record = {
@@ -56,6 +58,8 @@ export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, 
       retries: 0,
       tags,
       clientIp: request.sourceIp,
+      priority: claim?.priority,
+      app: claim?.app,
     };
     traces.record(Object.assign(record, fields, more) as Trace);
   };
@@ -82,6 +86,7 @@ export function routedTraceFields(decision: RoutingDecision, status: TraceStatus
   if (decision.fallbackModel !== undefined) fields.fallbackModel = decision.fallbackModel;
   if (decision.skipped !== undefined) fields.skipped = decision.skipped;
   if (decision.tableWaitMs !== undefined) fields.tableWaitMs = decision.tableWaitMs;
+  if (decision.queueWaitMs !== undefined) fields.queueWaitMs = decision.queueWaitMs;
   return fields;
 }
 

@@ -11,6 +11,7 @@
 import { ServiceUnavailableError } from '../../core/errors';
 import type { EjectionTarget, FailureCause } from '../../core/fleet/ejection';
 import { nodeFailureWords, technicalCause } from '../../core/fleet/node-failure';
+import type { WaitClaim } from '../../core/queue/wait-line';
 import type { RankedCandidate } from '../../core/scoring/rank-nodes';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
@@ -37,6 +38,10 @@ export interface CandidateDeps {
   readonly ejection?: OutlierEjection | undefined;
   /** Called every second while the request waits for a slot: judges the latest polls (the dispatcher's). */
   readonly whileWaiting?: (() => void) | undefined;
+  /** The request's place in a queue's line: priority and application (issue 43); the router's own when absent. */
+  readonly claim?: WaitClaim | undefined;
+  /** Where the time the request waited in queues adds up, over its attempts (the trace's `queueWaitMs`). */
+  readonly queued?: { waitedMs: number } | undefined;
 }
 
 function targetOf(candidate: RankedCandidate): EjectionTarget {
@@ -85,8 +90,11 @@ async function takeSlot(
   // other request needed to notice (one timer per waiting request; a free slot never gets here).
   const check = deps.whileWaiting === undefined ? undefined : setInterval(deps.whileWaiting, WAITING_CHECK_MS);
   check?.unref();
+  const since = deps.clock();
   try {
-    return { slot: await deps.queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal) };
+    return {
+      slot: await deps.queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal, deps.claim),
+    };
   } catch (error) {
     if (signal.aborted) throw new RequestAbortedError();
     if (!(error instanceof ServiceUnavailableError)) throw error;
@@ -104,6 +112,7 @@ async function takeSlot(
     };
   } finally {
     if (check !== undefined) clearInterval(check);
+    if (deps.queued !== undefined) deps.queued.waitedMs += deps.clock() - since;
   }
 }
 

@@ -88,6 +88,18 @@ export function createCredentialCheck(lists: CredentialLists): CredentialCheck |
   };
 }
 
+/**
+ * The id of the client key a request was admitted with: the first 8 hex digits of its SHA-256, stable
+ * and not the key; undefined when the router has no client keys (a presented key is then no identity:
+ * SDKs send placeholders) or the request presented none.
+ */
+export function clientKeyId(request: HttpRequest, apiKeys: readonly string[] | undefined): string | undefined {
+  if (apiKeys === undefined || apiKeys.length === 0) return undefined;
+  const presented = presentedKey(request);
+  if (presented === undefined || presented === '') return undefined;
+  return digest(presented).toString('hex').slice(0, 8);
+}
+
 /** What an operator must hear at start: client keys set without node keys shuts node agents out. */
 export function credentialWarnings(lists: CredentialLists): string[] {
   if (configured(lists.apiKeys) === undefined || configured(lists.nodeKeys) !== undefined) return [];

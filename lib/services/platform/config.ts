@@ -4,6 +4,7 @@
  * mutating `process.env`.
  */
 
+import { DEFAULT_AGING_MS, parseSharingPolicy, type SharingPolicy } from '../../core/queue/sharing-policy';
 import { ROUTING_STRATEGIES, type RoutingStrategyName } from '../../core/scoring/routing-strategy';
 import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
@@ -57,6 +58,11 @@ export interface FleetConfig {
    * Elimination (model, health, ejection, context) is the same for every strategy.
    */
   readonly routingStrategy: RoutingStrategyName;
+  /**
+   * Sharing the fleet between applications (issue 43): priorities' aging, each application's default
+   * priority, weight in the fair rotation and limit on requests in flight (lib/core/queue/sharing-policy).
+   */
+  readonly sharing: SharingPolicy;
   /**
    * The lifetime of a model pull's lease on its lock in the table (`FLEET_PULL_LEASE_MS`): renewed every
    * third of it while the pull runs, so it is at most how long a router that died mid-pull blocks the model.
@@ -162,6 +168,10 @@ const envSchema = lazySchema(() =>
     FLEET_QUEUE_MAX_PENDING: z._default(integerText(1, 100_000), 512),
     FLEET_QUEUE_TIMEOUT_MS: z._default(integerText(1000, 900_000), 600_000),
     FLEET_ROUTING_STRATEGY: z._default(z.enum(ROUTING_STRATEGIES), 'score'),
+    FLEET_PRIORITY_AGING_MS: z._default(integerText(1000, 3_600_000), DEFAULT_AGING_MS),
+    FLEET_APP_PRIORITIES: z._default(listText(), []),
+    FLEET_APP_WEIGHTS: z._default(listText(), []),
+    FLEET_APP_LIMITS: z._default(listText(), []),
     FLEET_PULL_LEASE_MS: z._default(integerText(1000, 3_600_000), 60_000),
     FLEET_MODEL_MAP: z.optional(z.string()),
     FLEET_AUTO_ROUTE: z._default(booleanText(), true),
@@ -303,6 +313,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     queueMaxPending: value.FLEET_QUEUE_MAX_PENDING,
     queueTimeoutMs: value.FLEET_QUEUE_TIMEOUT_MS,
     routingStrategy: value.FLEET_ROUTING_STRATEGY,
+    sharing: parseSharingPolicy({
+      agingMs: value.FLEET_PRIORITY_AGING_MS,
+      priorities: value.FLEET_APP_PRIORITIES,
+      weights: value.FLEET_APP_WEIGHTS,
+      limits: value.FLEET_APP_LIMITS,
+    }),
     pullLeaseMs: value.FLEET_PULL_LEASE_MS,
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,

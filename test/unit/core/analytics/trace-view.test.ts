@@ -30,6 +30,9 @@ describe('traceView', () => {
       evalMs: 800,
       promptEstimateTokens: 1400,
       tableWaitMs: 4,
+      queueWaitMs: 1250,
+      priority: 'low',
+      app: 'tag:nightly',
       benchmarkRunId: 'run-7',
     });
 
@@ -62,6 +65,9 @@ describe('traceView', () => {
       eval_ms: 800,
       prompt_estimate_tokens: 1400,
       table_wait_ms: 4,
+      queue_wait_ms: 1250,
+      priority: 'low',
+      app: 'tag:nightly',
       benchmark_run_id: 'run-7',
     });
   });

@@ -19,4 +19,40 @@ describe('mergeQueues', () => {
       { nodeId: 'c', model: 'x', pending: 0, inFlight: 1, concurrency: 2 },
     ]);
   });
+
+  it("adds up the instances' waiting requests by priority and application", () => {
+    const routed = [
+      {
+        nodeId: 'a',
+        model: 'm',
+        pending: 2,
+        inFlight: 1,
+        concurrency: 1,
+        waiting: { byPriority: { high: 0, normal: 1, low: 1 }, byApp: { 'tag:chat': 1, 'tag:batch': 1 } },
+      },
+      { nodeId: 'a', model: 'm', pending: 0, inFlight: 0, concurrency: 1 },
+      {
+        nodeId: 'a',
+        model: 'm',
+        pending: 3,
+        inFlight: 0,
+        concurrency: 1,
+        waiting: { byPriority: { high: 1, normal: 0, low: 2 }, byApp: { 'tag:batch': 2, 'key:0a1b2c3d': 1 } },
+      },
+    ];
+
+    expect(mergeQueues([], routed)).toEqual([
+      {
+        nodeId: 'a',
+        model: 'm',
+        pending: 5,
+        inFlight: 1,
+        concurrency: 1,
+        waiting: {
+          byPriority: { high: 1, normal: 1, low: 3 },
+          byApp: { 'tag:chat': 1, 'tag:batch': 3, 'key:0a1b2c3d': 1 },
+        },
+      },
+    ]);
+  });
 });

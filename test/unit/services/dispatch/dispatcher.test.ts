@@ -5,7 +5,9 @@ import { nodeUnreachable } from '../../../../lib/core/fleet/node-failure';
 import type { RoutingRequest } from '../../../../lib/core/scoring/routing-request';
 import { type RoutingStrategy, STRATEGIES } from '../../../../lib/core/scoring/routing-strategy';
 import { type AbortSource, watchAbort } from '../../../../lib/core/stream/abort-source';
+import { parseSharingPolicy } from '../../../../lib/core/queue/sharing-policy';
 import { createAffinityTracker } from '../../../../lib/services/dispatch/affinity';
+import { createAppLimits } from '../../../../lib/services/dispatch/app-limits';
 import { createDispatcher, type DispatchTrail } from '../../../../lib/services/dispatch/dispatcher';
 import { createFleetDepths } from '../../../../lib/services/dispatch/fleet-depths';
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
@@ -49,6 +51,8 @@ interface Setup {
   readonly strategy?: RoutingStrategy;
   /** The snapshot is not at hand: it comes this long after it was asked for (a thawed process's read). */
   readonly snapshotReadMs?: number;
+  /** FLEET_APP_LIMITS entries. */
+  readonly appLimits?: readonly string[];
 }
 
 function setup({
@@ -60,6 +64,7 @@ function setup({
   ejecting,
   strategy,
   snapshotReadMs,
+  appLimits,
 }: Setup) {
   const timers = manualTimers();
   let snapshot = snapshotOf(records);
@@ -124,6 +129,7 @@ function setup({
     residency,
     ...(ejection !== undefined ? { ejection } : {}),
     ...(strategy !== undefined ? { strategy } : {}),
+    ...(appLimits !== undefined ? { appLimits: createAppLimits(parseSharingPolicy({ limits: appLimits })) } : {}),
   });
   const run = async (
     request: RoutingRequest = makeRequest(),
@@ -141,6 +147,49 @@ function setup({
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('createDispatcher: priorities and applications (issue 43)', () => {
+  it('refuses an application over its limit with 429 before it queues, and counts it out when its answer ends', async () => {
+    const { run, queues } = setup({ records: [hot('a', { numParallel: 4 })], appLimits: ['tag:nightly=1'] });
+    const nightly = makeRequest({ claim: { priority: 'low', app: 'tag:nightly' } });
+
+    const first = await run(nightly);
+    const refused = await run(nightly).catch((error: unknown) => error);
+    const other = await run(makeRequest({ claim: { priority: 'normal', app: 'tag:chat' } }));
+    first.slot.release();
+    const again = await run(nightly);
+
+    expect(refused).toMatchObject({ status: 429, code: 'app_limit_reached', retryAfterSeconds: 1 });
+    expect(other.decision.nodeId).toBe('a');
+    expect(again.decision.nodeId).toBe('a');
+    expect(queues.entries()[0]).toMatchObject({ pending: 0, rejected: 0 });
+  });
+
+  it('counts an application out when its dispatch fails', async () => {
+    const { run } = setup({ records: [hot('a')], behaviour: { a: 'refused' }, maxRetries: 0, appLimits: ['*=1'] });
+    const request = makeRequest({ claim: { priority: 'normal', app: 'tag:chat' } });
+
+    const first = await run(request).catch((error: unknown) => error);
+    const second = await run(request).catch((error: unknown) => error);
+
+    // Both reach the node and fail there: the second is not refused by the limit the first held.
+    expect(first).toMatchObject({ status: 503, code: expect.not.stringMatching('app_limit') });
+    expect(second).toMatchObject({ status: 503, code: expect.not.stringMatching('app_limit') });
+  });
+
+  it('says in the decision how long the request waited in the queue, and nothing when it did not wait', async () => {
+    const { run, timers } = setup({ records: [hot('a', { numParallel: 1 })] });
+    const holder = await run();
+    const waiting = run(makeRequest({ claim: { priority: 'high', app: 'tag:agent' } }));
+    await settle();
+    timers.advance(1500);
+    holder.slot.release();
+    const served = await waiting;
+
+    expect(holder.decision.queueWaitMs).toBeUndefined();
+    expect(served.decision.queueWaitMs).toBe(1500);
+  });
+});
 
 describe('createDispatcher: strategies and what it learns (issue 41)', () => {
   it("learns the node's rates from what a completed request reported, and prefers the faster node", async () => {

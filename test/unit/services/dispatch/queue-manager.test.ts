@@ -50,6 +50,45 @@ describe('createQueueManager', () => {
     expect(queues.entries()[0]).toMatchObject({ pending: 0, inFlight: 1, completed: 1 });
   });
 
+  it('serves waiters by priority, then in turn across applications, with each waiter counted where it waits', async () => {
+    const { queues } = setup({ line: { agingMs: 30_000, weightOf: () => 1 } });
+    const holder = await queues.acquire('gpu1', MODEL, 1);
+    const order: string[] = [];
+    const ask = (name: string, priority: 'high' | 'normal' | 'low', app: string) =>
+      queues.acquire('gpu1', MODEL, 1, undefined, { priority, app }).then((slot) => {
+        order.push(name);
+        slot.release();
+      });
+    const waits = [
+      ask('batch-1', 'low', 'tag:batch'),
+      ask('batch-2', 'low', 'tag:batch'),
+      ask('chat-1', 'normal', 'tag:chat'),
+      ask('batch-3', 'normal', 'tag:batch'),
+      ask('chat-2', 'normal', 'tag:chat'),
+      ask('agent-1', 'high', 'tag:agent'),
+    ];
+    await settle();
+    let counts: unknown;
+    queues.forEachQueue((queue) => {
+      counts = queue.waitCounts();
+    });
+
+    holder.release();
+    await Promise.all(waits);
+
+    expect(counts).toEqual({
+      byPriority: { high: 1, normal: 3, low: 2 },
+      byApp: new Map([
+        ['tag:batch', 3],
+        ['tag:chat', 2],
+        ['tag:agent', 1],
+      ]),
+    });
+    // High first; the normal ones in turn (chat, batch, chat: batch's low ones do not count as its turns
+    // until served); the low ones last.
+    expect(order).toEqual(['agent-1', 'chat-1', 'batch-3', 'chat-2', 'batch-1', 'batch-2']);
+  });
+
   it('serves waiters in arrival order', async () => {
     const { queues } = setup();
     const holder = await queues.acquire('gpu1', MODEL, 1);
