@@ -219,6 +219,44 @@ describe('the Fleet view', () => {
     await context.close();
   }, 90_000);
 
+  it('shows who waits in a queue, by priority and by application', async () => {
+    // One slot, held over a second per request: the others line up behind it.
+    const node = await startSimNode({
+      id: 'busy',
+      models: catalog(['llama3.2:3b']),
+      loaded: ['llama3.2:3b'],
+      numParallel: 1,
+      ttftMs: 4000,
+    });
+    cleanups.push(() => node.close());
+    const router = await startRouter({ FLEET_NODES: `busy=${node.url}`, FLEET_NODE_CONCURRENCY: 'busy=1' });
+    cleanups.push(() => router.stop());
+    await eventually(async () => {
+      const tags = (await (await fetch(`${router.url}/api/tags`)).json()) as { models: unknown[] };
+      expect(tags.models).toHaveLength(1);
+    }, 15_000);
+    const chat = (app: string, priority: string) =>
+      fetch(`${router.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-tags': app, 'x-fleet-priority': priority },
+        body: JSON.stringify({ model: 'llama3.2:3b', messages: [{ role: 'user', content: app }], stream: false }),
+      }).then((reply) => reply.arrayBuffer());
+    const sent = [chat('running', 'normal')];
+    await eventually(async () => expect(node.snapshot().requestsActive).toBe(1));
+    sent.push(chat('batch', 'low'), chat('batch', 'low'), chat('agent', 'high'));
+    const { page, errors, context } = await openPage(browser);
+
+    await page.goto(`${router.url}/dashboard/fleet`);
+    const queue = page.getByRole('article', { name: 'busy · llama3.2:3b', exact: true });
+    await figure(page, queue, 'Waiting by priority').filter({ hasText: '1 high · 2 low' }).waitFor({ timeout: 3000 });
+
+    expect(await figure(page, queue, 'Waiting by application').textContent()).toBe('tag:batch 2, tag:agent 1');
+    expect(await figure(page, queue, 'Pending').textContent()).toBe('3');
+    expect(errors).toEqual([]);
+    await context.close();
+    await Promise.all(sent);
+  }, 60_000);
+
   it('shows a node going offline, announces it and raises a notification when asked to', async () => {
     const doomed = await simNode('doomed');
     const steady = await simNode('steady');
