@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { request as httpRequest, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { closeReadIterators } from './dynalite-iterators';
 
 /** The part of dynalite's options we use (the package ships no typings). */
 interface DynaliteOptions {
@@ -44,6 +45,7 @@ export const IN_MEMORY = ':memory:';
 
 function loadDynalite(): DynaliteFactory {
   // Loaded on demand: dynalite and LevelDB are only needed when the stand-in actually starts.
+  closeReadIterators();
   const factory: unknown = require('dynalite');
   if (typeof factory !== 'function') throw new Error('dynalite did not export a factory function');
   return factory as DynaliteFactory;
