@@ -40,9 +40,16 @@ const trace = (overrides: Partial<Trace>): Trace => ({
   ...overrides,
 });
 
+// The applications fair sharing counted them for (issue 43): a key's, a tag's, a client's.
 const TRACES = [
-  trace({ timeToFirstTokenMs: 100, promptTokens: 100, completionTokens: 10, tags: ['app:a', 'user:bo'] }),
-  trace({ status: 'failed', latencyMs: 3000, tags: ['app:a'] }),
+  trace({
+    timeToFirstTokenMs: 100,
+    promptTokens: 100,
+    completionTokens: 10,
+    tags: ['app:a', 'user:bo'],
+    app: 'key:0a1b2c3d',
+  }),
+  trace({ status: 'failed', latencyMs: 3000, tags: ['app:a'], app: 'key:0a1b2c3d' }),
   trace({
     startedAt: OLDER,
     latencyMs: 2000,
@@ -50,8 +57,9 @@ const TRACES = [
     promptTokens: 200,
     completionTokens: 20,
     tags: ['app:a'],
+    app: 'tag:app:a',
   }),
-  trace({ tags: [] }),
+  trace({ tags: [], app: 'client:127.0.0.1' }),
 ];
 
 beforeAll(async () => {
@@ -122,6 +130,42 @@ describe('/dashboard/api/apps', () => {
         data: [APP_A, USER_BO],
         summary: { tag_count: 2, top_tag: 'app:a', request_count: 4, total_tokens: 440 },
       });
+    });
+
+    it('sums each application as fair sharing counted it, each request once, with by=application', async () => {
+      const reply = await host(routes(services), get('/dashboard/api/apps', { by: 'application' }));
+      const daily = await host(routes(services), get('/dashboard/api/apps/daily', { by: 'application' }));
+
+      const body = JSON.parse(reply.body);
+      expect(reply.statusCode).toBe(200);
+      expect(body.data.map((row: Record<string, unknown>) => [row['application'], row['request_count']])).toEqual([
+        ['key:0a1b2c3d', 2],
+        ['client:127.0.0.1', 1],
+        ['tag:app:a', 1],
+      ]);
+      expect(body.data[0]).toMatchObject({ completed_count: 1, failed_count: 1, total_tokens: 110 });
+      expect(body.data[0]).not.toHaveProperty('tag');
+      expect(body.summary).toEqual({
+        application_count: 3,
+        top_application: 'key:0a1b2c3d',
+        request_count: 4,
+        // Each request once: the two-tag request's tokens are not counted twice, as per tag they are.
+        total_tokens: 330,
+      });
+      expect(
+        JSON.parse(daily.body).data.map((row: Record<string, unknown>) => [row['date'], row['application']]),
+      ).toEqual([
+        [new Date(OLDER).toISOString().slice(0, 10), 'tag:app:a'],
+        [new Date(RECENT).toISOString().slice(0, 10), 'client:127.0.0.1'],
+        [new Date(RECENT).toISOString().slice(0, 10), 'key:0a1b2c3d'],
+      ]);
+    });
+
+    it('refuses a grouping it does not know, naming by', async () => {
+      const reply = await host(routes(services), get('/dashboard/api/apps', { by: 'team' }));
+
+      expect(reply.statusCode).toBe(400);
+      expect(JSON.parse(reply.body).error).toMatchObject({ message: 'by must be tag or application, got "team"' });
     });
 
     it('answers the same at the reference’s /dashboard/api/tags', async () => {

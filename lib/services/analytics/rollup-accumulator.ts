@@ -31,6 +31,8 @@ export interface AccumulatedTrace extends RollupTrace {
   readonly servedModel?: string;
   readonly nodeId?: string;
   readonly tags: readonly string[];
+  /** The application it was counted for in fair sharing (issue 43); absent for the router's own work. */
+  readonly app?: string | undefined;
 }
 
 export interface RollupAccumulator {
@@ -46,6 +48,7 @@ interface Group {
   readonly nodeId: string | undefined;
   readonly model: string;
   readonly tags: readonly string[];
+  readonly app: string | undefined;
   readonly sums: RollupSums;
 }
 
@@ -56,7 +59,7 @@ const SEPARATOR = '\u0000';
 
 function sameGroup(group: Group, hourStart: number, trace: AccumulatedTrace, model: string): boolean {
   if (group.hourStart !== hourStart || group.style !== trace.style) return false;
-  if (group.nodeId !== trace.nodeId || group.model !== model) return false;
+  if (group.nodeId !== trace.nodeId || group.model !== model || group.app !== trace.app) return false;
   if (group.tags === trace.tags) return true;
   if (group.tags.length !== trace.tags.length) return false;
   return group.tags.every((tag, index) => tag === trace.tags[index]);
@@ -68,17 +71,17 @@ export function createRollupAccumulator(): RollupAccumulator {
   function groupOf(trace: AccumulatedTrace): Group {
     const hourStart = trace.startedAt - (((trace.startedAt % HOUR_MS) + HOUR_MS) % HOUR_MS);
     const model = trace.servedModel ?? trace.requestedModel;
-    let key = `${hourStart}${SEPARATOR}${trace.style}${SEPARATOR}${trace.nodeId ?? ''}${SEPARATOR}${model}`;
+    let key = `${hourStart}${SEPARATOR}${trace.style}${SEPARATOR}${trace.nodeId ?? ''}${SEPARATOR}${model}${SEPARATOR}${trace.app ?? ''}`;
     for (const tag of trace.tags) key += SEPARATOR + tag;
     let group = groups.get(key);
     if (group !== undefined && !sameGroup(group, hourStart, trace, model)) {
       // Names holding the separator made two groups read alike: this one's key says exactly what it is.
-      key = JSON.stringify([hourStart, trace.style, trace.nodeId ?? null, model, trace.tags]);
+      key = JSON.stringify([hourStart, trace.style, trace.nodeId ?? null, model, trace.app ?? null, trace.tags]);
       group = groups.get(key);
     }
     if (group === undefined) {
-      const { style, nodeId, tags } = trace;
-      group = { hourStart, style, nodeId, model, tags, sums: createRollupSums() };
+      const { style, nodeId, tags, app } = trace;
+      group = { hourStart, style, nodeId, model, tags, app, sums: createRollupSums() };
       groups.set(key, group);
     }
     return group;
@@ -169,5 +172,6 @@ function keysOf(group: Group): GroupKey[] {
     keys.push([totalRollupKey(nodeId, model), undefined, false]);
   }
   for (const tag of new Set(group.tags)) keys.push([dayRollupKey(hourStart, { kind: 'tag', tag }), dayExpires, false]);
+  if (group.app !== undefined) keys.push([dayRollupKey(hourStart, { kind: 'app', app: group.app }), dayExpires, false]);
   return keys;
 }

@@ -21,6 +21,8 @@ export interface RollupRow {
   readonly nodeId?: string;
   readonly model?: string;
   readonly tag?: string;
+  /** The application of a day × application rollup (issue 43). */
+  readonly app?: string;
   readonly rollup: Rollup;
 }
 
@@ -29,6 +31,8 @@ export interface RollupReader {
   nodeModelDays(window: TimeWindow): Promise<RollupRow[]>;
   /** Per UTC day × tag. */
   tagDays(window: TimeWindow): Promise<RollupRow[]>;
+  /** Per UTC day × application (issue 43), in `RollupRow.tag`'s place: `app`. */
+  appDays(window: TimeWindow): Promise<RollupRow[]>;
   /** Per UTC hour, the whole fleet (with per-style counts). */
   fleetHours(window: TimeWindow): Promise<RollupRow[]>;
   /** Per UTC hour × model. */
@@ -84,6 +88,16 @@ export function createRollupReader(table: Pick<Table, 'queryDocs'>): RollupReade
           period: day,
           startMs: Date.parse(`${day}T00:00:00Z`),
           tag: item.sk.slice(ROLLUP_SK_PREFIX.tag.length),
+          rollup: rollupOf(item.attributes),
+        };
+      }),
+    appDays: (window) =>
+      readPartitions(dayPartitions(window), ROLLUP_SK_PREFIX.app, (item) => {
+        const day = dayOfPk(item.pk);
+        return {
+          period: day,
+          startMs: Date.parse(`${day}T00:00:00Z`),
+          app: item.sk.slice(ROLLUP_SK_PREFIX.app.length),
           rollup: rollupOf(item.attributes),
         };
       }),

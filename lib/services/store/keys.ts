@@ -89,12 +89,20 @@ export function tracePageKey(
 export type RollupScope =
   | { readonly kind: 'node-model'; readonly nodeId: string; readonly model: string }
   | { readonly kind: 'tag'; readonly tag: string }
+  | { readonly kind: 'app'; readonly app: string }
   | { readonly kind: 'fleet' }
   | { readonly kind: 'model'; readonly model: string }
   | { readonly kind: 'node'; readonly nodeId: string };
 
 /** Sort-key prefixes of the rollup scopes: a Query with one of these reads one scope of a period. */
-export const ROLLUP_SK_PREFIX = { 'node-model': 'NM#', tag: 'TAG#', fleet: 'F#', model: 'M#', node: 'N#' } as const;
+export const ROLLUP_SK_PREFIX = {
+  'node-model': 'NM#',
+  tag: 'TAG#',
+  app: 'APP#',
+  fleet: 'F#',
+  model: 'M#',
+  node: 'N#',
+} as const;
 
 /** A node id inside a key: `#` would split it from the model after it. */
 function keyNodeId(nodeId: string): string {
@@ -105,9 +113,13 @@ function keyNodeId(nodeId: string): string {
  * A day's rollup: partition `ROLLUP#D#<day>` holds every node × model (`NM#<node>#<model>`) and tag
  * (`TAG#<tag>`) of that UTC day, so a window of N days is N Queries, whatever the traffic.
  */
-export function dayRollupKey(epochMs: number, scope: Extract<RollupScope, { kind: 'node-model' | 'tag' }>): ItemKey {
+export function dayRollupKey(
+  epochMs: number,
+  scope: Extract<RollupScope, { kind: 'node-model' | 'tag' | 'app' }>,
+): ItemKey {
   const pk = prefixedKey('ROLLUP', 'D', dayOf(epochMs));
   if (scope.kind === 'tag') return { pk, sk: prefixedKey('TAG', scope.tag === '' ? '(empty)' : scope.tag) };
+  if (scope.kind === 'app') return { pk, sk: prefixedKey('APP', scope.app) };
   return { pk, sk: prefixedKey('NM', keyNodeId(scope.nodeId), scope.model) };
 }
 
