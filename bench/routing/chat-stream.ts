@@ -35,6 +35,8 @@ export interface ChatRequest {
   readonly model: string;
   readonly messages: readonly ChatMessage[];
   readonly maxTokens: number;
+  /** Headers besides the content type: the sharing scenario's `X-Service-Tags` and `X-Fleet-Priority`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 interface Usage {
@@ -105,7 +107,7 @@ export async function streamChat(dispatcher: Dispatcher, baseUrl: string, chat: 
     const response = await request(`${baseUrl}/v1/chat/completions`, {
       dispatcher,
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...chat.headers },
       body: JSON.stringify({
         model: chat.model,
         messages: chat.messages,

@@ -16,6 +16,9 @@ import type { RequestRecord } from './replay';
 import { renderReport } from './report';
 import { type Results, readResults, type ScenarioResult, type Settings, writeResults } from './results';
 import { loadScenario, type Scenario } from './scenario';
+import { benchSharing, type SharingResult } from './sharing';
+import { readTrace } from './trace';
+import { planWorkload } from './workload';
 
 const root = projectRoot();
 const SCENARIO_DIR = join(root, 'bench', 'routing', 'scenarios');
@@ -76,6 +79,33 @@ async function measure(scenario: Scenario, options: BenchOptions, settings: Sett
   return result;
 }
 
+/** A sharing scenario (one with a batch): its variants, once each (./sharing). */
+async function measureSharing(scenario: Scenario, options: BenchOptions, settings: Settings): Promise<SharingResult> {
+  console.log(`\n${scenario.name}: ${scenario.title} (time scale ${settings.timeScale}, one run per variant)`);
+  const trace = await readTrace(resolve(root, options.trace), {
+    startSeconds: settings.windowStartSeconds,
+    seconds: settings.windowSeconds,
+    rateScale: settings.rateScale,
+  });
+  const result = await benchSharing({
+    scenario,
+    plan: planWorkload(trace, scenario.workload, settings.seed),
+    timeScale: settings.timeScale,
+    seed: settings.seed,
+    windowSeconds: settings.windowSeconds,
+    onRun: (variant, figures) =>
+      console.log(
+        `  ${variant.padEnd(17)} interactive TTFT p50 ${formatNumber(figures.interactiveTtftP50, 0)} p95 ${formatNumber(figures.interactiveTtftP95, 0)} ms` +
+          ` (${figures.interactiveOk}/${figures.interactiveRequests}) · batch ${figures.batchCompleted} done, ${figures.batchRefused} refused,` +
+          ` ${formatNumber(figures.batchTokensPerSecond, 1)} tok/s`,
+      ),
+  });
+  for (const line of result.verdicts) {
+    console.log(`  ${line.pass === undefined ? 'UNDECIDED' : line.pass ? 'PASS' : 'FAIL'} ${line.goal}: ${line.text}`);
+  }
+  return result;
+}
+
 function writeRecords(
   dir: string,
   scenario: Scenario,
@@ -113,19 +143,25 @@ async function main(): Promise<void> {
   const chartDir = join(dirname(out), basename(out, '.md'));
   const stored = readResults(join(chartDir, 'results.json'));
   const scenarios = { ...stored.scenarios };
+  const sharing = { ...stored.sharing };
   let compression = stored.compression;
   if (options.renderOnly) {
     write(out, stored);
     return;
   }
   for (const scenario of selectScenarios(options.scenarios)) {
+    if (scenario.batch !== undefined) {
+      sharing[scenario.name] = await measureSharing(scenario, options, settingsOf(scenario, options));
+      write(out, { scenarios, compression, sharing });
+      continue;
+    }
     const result = await measure(scenario, options, settingsOf(scenario, options));
     scenarios[scenario.name] = result;
-    write(out, { scenarios, compression });
+    write(out, { scenarios, compression, sharing });
     if (options.compression !== undefined && selectScenarios([options.compression])[0]?.name === scenario.name) {
       const uncompressed = await measure(scenario, options, settingsOf(scenario, options, 1, options.compressionRuns));
       compression = { scenario: scenario.name, compressed: result, uncompressed };
-      write(out, { scenarios, compression });
+      write(out, { scenarios, compression, sharing });
     }
   }
 }

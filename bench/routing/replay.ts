@@ -37,6 +37,8 @@ export interface RequestRecord {
   readonly usagePromptTokens: number | undefined;
   readonly cachedTokens: number | undefined;
   readonly error: string | undefined;
+  /** The application it was sent as (the sharing scenario); absent otherwise. */
+  readonly app?: string;
 }
 
 export interface ReplayResult {
@@ -60,10 +62,14 @@ export async function replay(baseUrl: string, plan: readonly PlannedRequest[], o
   const send = async (planned: PlannedRequest, dueMs: number): Promise<RequestRecord> => {
     const { messages, kind } = book.messagesFor(planned);
     const sentAt = performance.now();
+    const headers: Record<string, string> = {};
+    if (planned.app !== undefined) headers['x-service-tags'] = planned.app;
+    if (planned.priority !== undefined) headers['x-fleet-priority'] = planned.priority;
     const outcome = await streamChat(dispatcher, baseUrl, {
       model: planned.model,
       messages,
       maxTokens: planned.outputTokens,
+      headers,
     });
     if (outcome.status === 'ok') book.answered(planned, messages, outcome.answer);
     return {
@@ -85,6 +91,7 @@ export async function replay(baseUrl: string, plan: readonly PlannedRequest[], o
       usagePromptTokens: outcome.promptTokens,
       cachedTokens: outcome.cachedTokens,
       error: outcome.error,
+      ...(planned.app === undefined ? {} : { app: planned.app }),
     };
   };
   const pending: Promise<RequestRecord>[] = [];

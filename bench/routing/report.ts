@@ -4,11 +4,13 @@
  * (fleet, settings, medians, per-node load, verdicts, charts) and the compression check. Pure: results in,
  * markdown and SVG charts out; main.ts writes them.
  */
+
 import { formatNumber } from '../stats';
 import { ttftBarsSvg, ttftCdfSvg } from './charts';
 import { fleetTable, nodeTable, resultTable, spreadLine, verdictLines } from './report-tables';
 import type { CompressionResult, Results, ScenarioResult } from './results';
 import { DEFAULT_STRATEGY } from './router';
+import { sharingSection } from './sharing';
 
 export interface RenderedReport {
   readonly markdown: string;
@@ -176,6 +178,9 @@ export function renderReport(results: Results, chartDir: string): RenderedReport
     '## Method',
     METHOD,
     ...scenarios.map((result) => scenarioSection(result, chartDir)),
+    ...Object.values(results.sharing ?? {})
+      .sort((a, b) => a.scenario.name.localeCompare(b.scenario.name))
+      .map(sharingSection),
     compressionSection(results.compression),
   ].join('\n\n');
   return { markdown: `${markdown}\n`, charts };

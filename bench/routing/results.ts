@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Strategy } from './router';
 import type { RunResult } from './run';
 import type { Scenario } from './scenario';
+import type { SharingResult } from './sharing';
 import type { SummaryRow } from './summary';
 import type { VerdictLine } from './verdict';
 
@@ -59,13 +60,15 @@ export interface CompressionResult {
 export interface Results {
   readonly scenarios: Readonly<Record<string, ScenarioResult>>;
   readonly compression: CompressionResult | undefined;
+  /** The sharing scenarios' results (issue 43), by scenario name. */
+  readonly sharing?: Readonly<Record<string, SharingResult>>;
 }
 
 /** The stored results at `path`, or none. */
 export function readResults(path: string): Results {
   if (!existsSync(path)) return { scenarios: {}, compression: undefined };
   const stored = JSON.parse(readFileSync(path, 'utf8')) as Partial<Results>;
-  return { scenarios: stored.scenarios ?? {}, compression: stored.compression };
+  return { scenarios: stored.scenarios ?? {}, compression: stored.compression, sharing: stored.sharing ?? {} };
 }
 
 export function writeResults(path: string, results: Results): void {

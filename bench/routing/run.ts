@@ -32,6 +32,10 @@ export interface RunSpec {
    * them.
    */
   readonly onRecords?: ((records: readonly RequestRecord[], traces: unknown) => void) | undefined;
+  /** The models to wait for before the replay; the plan's when absent. */
+  readonly models?: readonly string[] | undefined;
+  /** Other traffic, started with the replay and waited for after it (the sharing scenario's batch). */
+  readonly alongside?: ((routerUrl: string) => Promise<void>) | undefined;
 }
 
 export interface RunResult extends RunMetrics {
@@ -61,13 +65,15 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
   const router = await startRouter(spec.strategy, fleet.listed);
   try {
     await fleet.join(router.url);
-    const models = [...new Set(spec.plan.map((request) => request.model))];
+    const models = spec.models ?? [...new Set(spec.plan.map((request) => request.model))];
     await waitForFleet(router.url, { loaded: fleet.expectedLoaded, models });
     fleet.resetStats();
     const sampler = sampleRouterQueue(router.url);
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
+    const others = spec.alongside?.(router.url);
     const replayed = await replay(router.url, spec.plan, { timeScale: spec.timeScale, seed: spec.seed });
+    await others;
     loop.disable();
     const routerQueuePeak = await sampler.stop();
     if (spec.onRecords !== undefined) spec.onRecords(replayed.records, await routerTraces(router.url));

@@ -27,7 +27,7 @@ const nodeSchema = z.object({
   loaded: z.array(z.string().min(1)).default([]),
 });
 
-export const GOALS = ['parity', 'faster', 'fewer-cold-loads', 'cache-share'] as const;
+export const GOALS = ['parity', 'faster', 'fewer-cold-loads', 'cache-share', 'sharing'] as const;
 export type Goal = (typeof GOALS)[number];
 
 const scenarioSchema = z.object({
@@ -48,6 +48,19 @@ const scenarioSchema = z.object({
     contextTokens: z.number().int().positive(),
   }),
   nodes: z.array(nodeSchema).min(1),
+  /**
+   * A batch application beside the trace (issue 43): a sharing scenario (./sharing), run per variant
+   * rather than per strategy. `workersPerSlot` clients per slot of the fleet, each sending its next request
+   * as soon as its last ended.
+   */
+  batch: z.optional(
+    z.object({
+      model: z.string().min(1),
+      promptTokens: z.number().int().positive(),
+      outputTokens: z.number().int().positive(),
+      workersPerSlot: z.number().int().positive(),
+    }),
+  ),
 });
 
 export type ScenarioNode = z.infer<typeof nodeSchema>;
@@ -68,7 +81,8 @@ export function loadScenario(path: string): Scenario {
     if (unknown.length > 0) throw new Error(`${path}: node ${node.id} loads ${unknown.join(', ')}, not on its disk`);
   }
   const served = new Set(spec.nodes.flatMap((node) => node.models));
-  const unserved = Object.keys(spec.workload.modelMix).filter((model) => !served.has(model));
+  const asked = [...Object.keys(spec.workload.modelMix), ...(spec.batch === undefined ? [] : [spec.batch.model])];
+  const unserved = asked.filter((model) => !served.has(model));
   if (unserved.length > 0) throw new Error(`${path}: no node has ${unserved.join(', ')}`);
   return { ...spec, name: basename(path, '.json') };
 }

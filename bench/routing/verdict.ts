@@ -110,6 +110,8 @@ const CHECKS: Readonly<Record<Goal, (rows: Rows, own: SummaryRow) => VerdictLine
   faster,
   'fewer-cold-loads': fewerColdLoads,
   'cache-share': cacheShare,
+  // Judged apart, on the sharing scenario's variants (./sharing).
+  sharing: () => ({ goal: 'sharing', pass: undefined, text: 'judged per variant (./sharing)' }),
 };
 
 /** The verdict on each of `goals` from the median rows of the strategies that ran. */

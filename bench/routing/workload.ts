@@ -55,6 +55,10 @@ export interface PlannedRequest {
   readonly outputTokens: number;
   /** The trace's prompt did not fit the context and was cut. */
   readonly clipped: boolean;
+  /** The application it is sent as (`X-Service-Tags`: its first tag), for the sharing scenario (./sharing). */
+  readonly app?: string;
+  /** Its `X-Fleet-Priority`, for the sharing scenario; unsaid when absent. */
+  readonly priority?: 'high' | 'normal' | 'low';
 }
 
 /** Tokens kept free for the router's prompt estimate (role names, separators) beyond the prompt's own. */
