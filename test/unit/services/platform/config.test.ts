@@ -126,8 +126,29 @@ describe('loadConfig', () => {
     ['FLEET_QUEUE_TIMEOUT_MS', '900001'],
     ['FLEET_PULL_LEASE_MS', '999'],
     ['FLEET_PULL_LEASE_MS', '3600001'],
+    ['FLEET_PRIORITY_AGING_MS', '10'],
+    ['FLEET_APP_LIMITS', 'tag:nightly=many'],
+    ['FLEET_APP_WEIGHTS', 'chat=2'],
+    ['FLEET_APP_PRIORITIES', 'tag:nightly=urgent'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it("reads the sharing settings (issue 43): aging, and each application's priority, weight and limit", () => {
+    const { sharing } = loadConfig({
+      FLEET_PRIORITY_AGING_MS: '5000',
+      FLEET_APP_PRIORITIES: 'tag:nightly=low',
+      FLEET_APP_WEIGHTS: 'tag:chat=3',
+      FLEET_APP_LIMITS: 'tag:nightly=8,*=64',
+    });
+
+    expect(sharing.agingMs).toBe(5000);
+    expect([...sharing.priorities]).toEqual([['tag:nightly', 'low']]);
+    expect([...sharing.weights]).toEqual([['tag:chat', 3]]);
+    expect([...sharing.limits]).toEqual([
+      ['tag:nightly', 8],
+      ['*', 64],
+    ]);
   });
 
   it('reads the admission settings: how many may wait per node and model, and how long', () => {
