@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, type SimNode, startSimNode } from '../../emulator/sim';
-import { eventually, type RouterProcess, startRouter } from './router-process';
+import { eventually, type RouterProcess, startRouter, waitForModel } from './router-process';
 
 const MODEL = 'llama3.2:3b';
 let node: SimNode;
@@ -33,10 +33,7 @@ afterAll(async () => {
 async function routerWith(env: Record<string, string> = {}): Promise<RouterProcess> {
   const router = await startRouter({ FLEET_NODES: `solo=${node.url}`, FLEET_NODE_CONCURRENCY: 'solo=1', ...env });
   routers.push(router);
-  await eventually(async () => {
-    const tags = (await (await fetch(`${router.url}/api/tags`)).json()) as { models: { name: string }[] };
-    expect(tags.models.map((model) => model.name)).toContain(MODEL);
-  }, 15_000);
+  await waitForModel(router.url, MODEL);
   return router;
 }
 

@@ -3,9 +3,11 @@
  * Node flags `npm start` gives it) in its own process — on an ephemeral port with an in-memory table,
  * and stops it. With `--demo`, the demo's client traffic is off unless the test sets FLEET_DEMO_TRAFFIC.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from '@jest/globals';
 import { emulatorStart } from '../../emulator/start-command';
 
 export interface RouterProcess {
@@ -109,4 +111,12 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 8000): 
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+/** Waits until the router's `/api/tags` lists `model`: a listed node was polled and its models are routable. */
+export async function waitForModel(url: string, model: string, timeoutMs = 15_000): Promise<void> {
+  await eventually(async () => {
+    const tags = (await (await fetch(`${url}/api/tags`)).json()) as { models: { name: string }[] };
+    expect(tags.models.map((entry) => entry.name)).toContain(model);
+  }, timeoutMs);
 }

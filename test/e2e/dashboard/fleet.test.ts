@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOG, type SimNode, startSimNode } from '../../../emulator/sim';
 import type { UsageView } from '../../../lib/core/analytics/usage';
-import { eventually, type RouterProcess, startRouter } from '../router-process';
+import { eventually, type RouterProcess, startRouter, waitForModel } from '../router-process';
 import { accessibilityViolations, launchBrowser, openPage, screenshot, sidewaysOverflowPx } from './harness';
 
 let browser: Browser;
@@ -231,10 +231,7 @@ describe('the Fleet view', () => {
     cleanups.push(() => node.close());
     const router = await startRouter({ FLEET_NODES: `busy=${node.url}`, FLEET_NODE_CONCURRENCY: 'busy=1' });
     cleanups.push(() => router.stop());
-    await eventually(async () => {
-      const tags = (await (await fetch(`${router.url}/api/tags`)).json()) as { models: unknown[] };
-      expect(tags.models).toHaveLength(1);
-    }, 15_000);
+    await waitForModel(router.url, 'llama3.2:3b');
     const chat = (app: string, priority: string) =>
       fetch(`${router.url}/api/chat`, {
         method: 'POST',
