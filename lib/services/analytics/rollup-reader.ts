@@ -76,31 +76,25 @@ export function createRollupReader(table: Pick<Table, 'queryDocs'>): RollupReade
   const hours = (window: TimeWindow, kind: 'fleet' | 'model' | 'node') =>
     readPartitions(hourPartitions(window), ROLLUP_SK_PREFIX[kind], (item) => inWindow(window)(hourRow(item, kind)));
 
+  /** A day's rows of one named scope (tag, application): the name after its sort-key prefix. */
+  const namedDays = (window: TimeWindow, kind: 'tag' | 'app') =>
+    readPartitions(dayPartitions(window), ROLLUP_SK_PREFIX[kind], (item) => {
+      const day = dayOfPk(item.pk);
+      return {
+        period: day,
+        startMs: Date.parse(`${day}T00:00:00Z`),
+        [kind]: item.sk.slice(ROLLUP_SK_PREFIX[kind].length),
+        rollup: rollupOf(item.attributes),
+      };
+    });
+
   return {
     nodeModelDays: (window) =>
       readPartitions(dayPartitions(window), ROLLUP_SK_PREFIX['node-model'], (item) =>
         nodeModelRow(item, dayOfPk(item.pk)),
       ),
-    tagDays: (window) =>
-      readPartitions(dayPartitions(window), ROLLUP_SK_PREFIX.tag, (item) => {
-        const day = dayOfPk(item.pk);
-        return {
-          period: day,
-          startMs: Date.parse(`${day}T00:00:00Z`),
-          tag: item.sk.slice(ROLLUP_SK_PREFIX.tag.length),
-          rollup: rollupOf(item.attributes),
-        };
-      }),
-    appDays: (window) =>
-      readPartitions(dayPartitions(window), ROLLUP_SK_PREFIX.app, (item) => {
-        const day = dayOfPk(item.pk);
-        return {
-          period: day,
-          startMs: Date.parse(`${day}T00:00:00Z`),
-          app: item.sk.slice(ROLLUP_SK_PREFIX.app.length),
-          rollup: rollupOf(item.attributes),
-        };
-      }),
+    tagDays: (window) => namedDays(window, 'tag'),
+    appDays: (window) => namedDays(window, 'app'),
     fleetHours: (window) => hours(window, 'fleet'),
     modelHours: (window) => hours(window, 'model'),
     nodeHours: (window) => hours(window, 'node'),
