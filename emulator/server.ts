@@ -14,6 +14,7 @@ import { MAX_BODY_BYTES } from '../lib/services/http/request';
 import { normalizePath } from '../lib/services/http/route-pattern';
 import { TurnGate } from '../lib/services/platform/end-of-turn';
 import { createDeadlines, type Deadlines } from './deadlines';
+import { lowerHelperThreadPriority } from './helper-thread-priority';
 import { binaryMediaTypeMatcher, buildLambdaEvent } from './lambda-event';
 import { installAwsLambdaGlobal, isStreamingHandler, LambdaResponseStream } from './lambda-runtime';
 import type { EmulatorFunction, EmulatorRoute, EmulatorRouteTable } from './routes';
@@ -248,6 +249,8 @@ function integrationFailure(response: ServerResponse, status: 502 | 504, message
 
 export function createEmulatorServer(options: EmulatorServerOptions): Server {
   installAwsLambdaGlobal();
+  // This server's event loop runs every function: V8's compiler and collector threads yield the core to it.
+  lowerHelperThreadPriority();
   const stage = options.stage ?? 'local';
   const log = options.log ?? ((line: string) => console.error(line));
   const handlers = new Map<string, unknown>();
