@@ -1,5 +1,5 @@
 /**
- * The Lambda frame without routing (ARCHITECTURE.md §6.1, "a lone request from both ends"): the
+ * The Lambda frame without routing (docs/performance-journal.md, "a lone request from both ends"): the
  * emulator serving one streaming handler built with lib/services/http's wrapper, whose `/api/chat`
  * parses the body, posts it to one node through the router's node client and writes the node's answer
  * back. What the router's sequential figure would be if routing cost nothing: the bench prints it beside

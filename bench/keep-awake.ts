@@ -1,5 +1,5 @@
 /**
- * The bench's cores kept awake (issue 24; ARCHITECTURE.md §6.1, "what a core costs to wake"). On a
+ * The bench's cores kept awake (issue 24; docs/performance-journal.md, "what a core costs to wake"). On a
  * virtual machine a core with nothing to run halts, and after a while the host stops watching for its
  * wake-up; waking it then costs the hypervisor's time, not the program's. Measured on these machines
  * (2026-11-27): a loopback round trip to a process on the other core took ~110 µs when that core had been
