@@ -126,12 +126,14 @@ describe('servePull', () => {
     const call = servePull(shortLease, pull({ name: 'llama3', node_id: 'gpu1' }), createBufferedSink().sink);
     await expect(call).rejects.toMatchObject({ status: 502 });
     const releasedAtEnd = releases;
-    // Renewals would have come every third of the lease (333 ms).
+    // A slow host may renew while the node is being tried; after the end, renewals (every third of the
+    // lease, 333 ms) would come no more.
+    const renewedAtEnd = renewals;
     await new Promise((resolve) => setTimeout(resolve, 700));
 
     expect(locksTaken).toHaveLength(1);
     expect(releasedAtEnd).toBe(1);
-    expect(renewals).toBe(0);
+    expect(renewals).toBe(renewedAtEnd);
     // Not even a renewal that finds the lease released and reports it lost: the timer is gone.
     expect(logged.mock.calls.filter((call) => String(call[0]).includes('pull lock'))).toEqual([]);
   });
