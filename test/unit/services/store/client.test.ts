@@ -1,8 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createDynamoClient, destroyDynamoClients } from '../../../../lib/services/store/client';
 
-process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-
 describe('createDynamoClient', () => {
   afterAll(() => {
     destroyDynamoClients();
