@@ -1,8 +1,20 @@
-/** Jest runs TypeScript through swc (types are checked separately by `tsc --noEmit`). */
+/**
+ * Jest runs TypeScript through swc (types are checked separately by `tsc --noEmit`).
+ *
+ * One worker per core the machine has: jest's own default leaves one core to itself, which on a two-core
+ * machine is one worker, and most suites here wait on sockets, timers and child processes more than they
+ * compute. Quiet: what the code under test writes to the console is dropped (a test that expects a line
+ * spies on the console and asserts on it); `npx jest --silent=false <file>` shows it while debugging.
+ */
+const { availableParallelism } = require('node:os');
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   testTimeout: 20000,
+  maxWorkers: availableParallelism(),
+  silent: true,
+  setupFiles: ['<rootDir>/test/helpers/quiet-environment.ts'],
 };

@@ -8,8 +8,6 @@ import { createDynamoClient } from '../../lib/services/store/client';
 import { ensureTable } from '../../lib/services/store/ensure-table';
 import { openTable, type Table, type TableOptions } from '../../lib/services/store/table';
 
-process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-
 export interface StoreFixture {
   readonly endpoint: string;
   readonly client: DynamoDBClient;
