@@ -1,11 +1,12 @@
 /**
  * `GET /dashboard/api/health` in process on both hosts, on a real table: a node gone silent is reported
- * offline (critical) in the findings and the score, and the report is served from the instance's cache
- * while it is fresh.
+ * offline (critical) in the findings and the score, every check is listed with what came of it, and the
+ * report is served from the instance's cache while it is fresh.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routes } from '../../functions/dashboard';
+import { HEALTH_CHECKS } from '../../lib/core/health/health-report';
 import { initServices, type Services } from '../../lib/instance';
 import { loadConfig } from '../../lib/services/platform/config';
 import { closeServices } from '../helpers/close-services';
@@ -76,6 +77,42 @@ describe('/dashboard/api/health', () => {
         checked_at: expect.any(String),
       });
       await fresh.writeBehind.close();
+    });
+
+    it('lists every check with its group, title, status and severity: failed, passed, or skipped and why', async () => {
+      const fresh = initServices(services.config);
+
+      const body = JSON.parse((await host(routes(fresh), get())).body);
+      await fresh.writeBehind.close();
+
+      const checks: { id: string; status: string }[] = body.checks;
+      expect(checks.length).toBe(Object.keys(HEALTH_CHECKS).length);
+      expect(body.checks_run).toBe(checks.length);
+      for (const check of checks) {
+        expect(check).toEqual({
+          id: expect.any(String),
+          group: expect.any(String),
+          title: expect.any(String),
+          status: expect.stringMatching(/^(passed|failed|skipped)$/),
+          severity: expect.stringMatching(/^(critical|warning|info)$/),
+          findings: expect.any(Number),
+          reason: check.status === 'skipped' ? expect.any(String) : null,
+        });
+      }
+      const byId = new Map(checks.map((check) => [check.id, check]));
+      expect(byId.get('node_offline')).toEqual({
+        id: 'node_offline',
+        group: 'nodes',
+        title: 'Nodes offline',
+        status: 'failed',
+        severity: 'critical',
+        findings: 1,
+        reason: null,
+      });
+      expect(byId.get('node_degraded')).toMatchObject({ status: 'passed', reason: null });
+      // No request has been routed: the checks on traffic have nothing to judge.
+      expect(byId.get('fleet_error_rate')).toMatchObject({ status: 'skipped', reason: 'no request in the last 24 h' });
+      expect(checks.filter((check) => check.status === 'failed').map((check) => check.id)).toEqual(['node_offline']);
     });
 
     it('serves the same report to a second call within the cache window', async () => {

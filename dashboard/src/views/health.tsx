@@ -1,11 +1,12 @@
 /**
  * The Health view (issue 23): the router's health report (`GET api/health`) — the 0–100 score and the
  * vitals of the last 24 h, then every finding grouped by severity (critical, warning, info) with what it
- * is about and how to fix it — read every 30 s and on demand.
+ * is about and how to fix it, then the checks that passed and those skipped with why, collapsed (issue
+ * 44 item 1) — read every 30 s and on demand.
  */
 import './health.css';
 import type { HealthFinding, Severity } from '../../../lib/core/health/health-finding';
-import type { HealthReport } from '../../../lib/core/health/health-report';
+import type { CheckResult, HealthReport } from '../../../lib/core/health/health-report';
 import { WithData } from '../components/states';
 import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
@@ -104,6 +105,44 @@ function Findings({ findings }: { findings: readonly HealthFinding[] }) {
   );
 }
 
+/** Checks of one status, collapsed: the title, the group, and why a skipped one did not run. */
+function CheckList({ title, checks }: { title: string; checks: readonly CheckResult[] }) {
+  if (checks.length === 0) return null;
+  return (
+    <details class="health-checks">
+      <summary>
+        {title} ({checks.length})
+      </summary>
+      <ul>
+        {checks.map((check) => (
+          <li key={check.id}>
+            <span class="health-check-title">{check.title}</span>{' '}
+            <span class="health-check-meta">
+              {check.group} · {check.id}
+            </span>
+            {check.reason !== null && <p class="health-check-reason">Not run: {check.reason}.</p>}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+function Checks({ checks }: { checks: readonly CheckResult[] }) {
+  return (
+    <Panel title="Checks" id="health-checks">
+      <p class="state">
+        {format.count(checks.filter((check) => check.status === 'failed').length)} failed (above),{' '}
+        {format.count(checks.filter((check) => check.status === 'passed').length)} passed,{' '}
+        {format.count(checks.filter((check) => check.status === 'skipped').length)} skipped for want of something to
+        look at.
+      </p>
+      <CheckList title="Passed checks" checks={checks.filter((check) => check.status === 'passed')} />
+      <CheckList title="Skipped checks" checks={checks.filter((check) => check.status === 'skipped')} />
+    </Panel>
+  );
+}
+
 export function HealthView() {
   const read = useApi<HealthReport>('api/health', {}, REFRESH_MS);
   return (
@@ -123,6 +162,7 @@ export function HealthView() {
             <Vitals report={report} />
             <h2 class="visually-hidden">Findings</h2>
             <Findings findings={report.recommendations} />
+            <Checks checks={report.checks} />
           </>
         )}
       </WithData>

@@ -57,7 +57,12 @@ export interface ContextUsage {
   readonly savings_pct: number | null;
 }
 
-/** The smallest context recommended. */
+/**
+ * The smallest context recommended: what Ollama gives a model when nothing sets `num_ctx` (4,096 on a
+ * GPU under 24 GiB; 2,048 in older releases), so no advice asks for less than a model gets
+ * untouched. Every recommendation is a power of two from here (4096, 8192, …, 131072): the sizes
+ * people load models with, and the ones the router itself asks nodes for.
+ */
 export const MIN_RECOMMENDED_CTX = 4096;
 /** Headroom over the observed need. */
 export const CONTEXT_HEADROOM = 1.5;
@@ -69,10 +74,14 @@ export function nextPowerOfTwo(value: number): number {
   return power;
 }
 
+/** The context for requests of at most `used` tokens: the headroom, up to a power of two, at least the minimum. */
+export function contextForUse(used: number): number {
+  return Math.max(MIN_RECOMMENDED_CTX, nextPowerOfTwo(CONTEXT_HEADROOM * used));
+}
+
 /** What the context should be for a model whose largest totals are these, capped to what is allocated. */
 export function recommendedContext(totalP99: number, max24h: number, allocated: number | null): number {
-  const baseline = Math.max(totalP99, max24h);
-  const wanted = Math.max(MIN_RECOMMENDED_CTX, nextPowerOfTwo(CONTEXT_HEADROOM * baseline));
+  const wanted = contextForUse(Math.max(totalP99, max24h));
   return allocated !== null && allocated > 0 ? Math.min(wanted, allocated) : wanted;
 }
 

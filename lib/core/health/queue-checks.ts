@@ -41,69 +41,85 @@ export function sumQueues(queues: readonly QueueState[]): QueueState[] {
 }
 
 export const QUEUE_CHECKS: HealthChecks = {
-  queue_saturation: ({ queues }) =>
-    sumQueues(queues).flatMap((queue) => {
-      const perSlot = queue.pending / Math.max(1, queue.concurrency);
-      if (perSlot < SATURATION_WARNING) return [];
-      return [
-        finding('queue_saturation', {
-          severity: perSlot >= SATURATION_CRITICAL ? 'critical' : 'warning',
-          title: `${queue.pending} requests wait for ${queue.model} on ${queue.nodeId}`,
-          description: `${queue.pending} requests wait behind ${queue.inFlight} in flight for ${queue.model} on ${queue.nodeId} (concurrency ${queue.concurrency}).`,
-          fix: `Load ${queue.model} on more nodes, or raise the node's OLLAMA_NUM_PARALLEL (FLEET_NODE_CONCURRENCY) if it has memory for it.`,
-          nodeId: queue.nodeId,
-          data: {
-            model: queue.model,
-            pending: queue.pending,
-            in_flight: queue.inFlight,
-            concurrency: queue.concurrency,
-          },
-        }),
-      ];
-    }),
-  requests_rejected: ({ queues, queueCountsSpanMs }) =>
-    sumQueues(queues)
-      .filter((queue) => queue.rejected > 0)
-      .map((queue) =>
-        finding('requests_rejected', {
-          severity: 'warning',
-          title: `${queue.rejected} requests for ${queue.model} on ${queue.nodeId} were turned away`,
-          description: `The queue for ${queue.model} on ${queue.nodeId} was full ${queue.rejected} times in the last ${minutes(queueCountsSpanMs)} min: those clients got 503.`,
-          fix: `Add capacity for ${queue.model}: another node with it loaded, or more parallel slots.`,
-          nodeId: queue.nodeId,
-          data: { model: queue.model, rejected: queue.rejected, span_s: Math.round(queueCountsSpanMs / 1000) },
-        }),
-      ),
-  queue_timeouts: ({ queues, queueCountsSpanMs }) =>
-    sumQueues(queues)
-      .filter((queue) => queue.timedOut > 0)
-      .map((queue) =>
-        finding('queue_timeouts', {
-          severity: 'warning',
-          title: `${queue.timedOut} requests timed out waiting for ${queue.model} on ${queue.nodeId}`,
-          description: `${queue.timedOut} requests waited in the queue for ${queue.model} on ${queue.nodeId} until they gave up, in the last ${minutes(queueCountsSpanMs)} min.`,
-          fix: `Add capacity for ${queue.model}, or find what holds its slots (long generations, hung streams).`,
-          nodeId: queue.nodeId,
-          data: { model: queue.model, timed_out: queue.timedOut, span_s: Math.round(queueCountsSpanMs / 1000) },
-        }),
-      ),
-  node_at_capacity: ({ queues }) =>
-    sumQueues(queues)
-      .filter((queue) => queue.concurrency > 0 && queue.inFlight >= queue.concurrency && queue.pending > 0)
-      .filter((queue) => queue.pending / queue.concurrency < SATURATION_WARNING)
-      .map((queue) =>
-        finding('node_at_capacity', {
-          severity: 'info',
-          title: `${queue.model} on ${queue.nodeId} runs at its concurrency limit`,
-          description: `All ${queue.concurrency} slots for ${queue.model} on ${queue.nodeId} are busy and ${queue.pending} requests wait.`,
-          fix: 'Nothing if this is a short burst; if it lasts, add a node with the model or more parallel slots.',
-          nodeId: queue.nodeId,
-          data: {
-            model: queue.model,
-            in_flight: queue.inFlight,
-            pending: queue.pending,
-            concurrency: queue.concurrency,
-          },
-        }),
-      ),
+  queue_saturation: {
+    title: 'Queues piling up',
+    severity: 'critical',
+    run: ({ queues }) =>
+      sumQueues(queues).flatMap((queue) => {
+        const perSlot = queue.pending / Math.max(1, queue.concurrency);
+        if (perSlot < SATURATION_WARNING) return [];
+        return [
+          finding('queue_saturation', {
+            severity: perSlot >= SATURATION_CRITICAL ? 'critical' : 'warning',
+            title: `${queue.pending} requests wait for ${queue.model} on ${queue.nodeId}`,
+            description: `${queue.pending} requests wait behind ${queue.inFlight} in flight for ${queue.model} on ${queue.nodeId} (concurrency ${queue.concurrency}).`,
+            fix: `Load ${queue.model} on more nodes, or raise the node's OLLAMA_NUM_PARALLEL (FLEET_NODE_CONCURRENCY) if it has memory for it.`,
+            nodeId: queue.nodeId,
+            data: {
+              model: queue.model,
+              pending: queue.pending,
+              in_flight: queue.inFlight,
+              concurrency: queue.concurrency,
+            },
+          }),
+        ];
+      }),
+  },
+  requests_rejected: {
+    title: 'Requests turned away by full queues',
+    severity: 'warning',
+    run: ({ queues, queueCountsSpanMs }) =>
+      sumQueues(queues)
+        .filter((queue) => queue.rejected > 0)
+        .map((queue) =>
+          finding('requests_rejected', {
+            severity: 'warning',
+            title: `${queue.rejected} requests for ${queue.model} on ${queue.nodeId} were turned away`,
+            description: `The queue for ${queue.model} on ${queue.nodeId} was full ${queue.rejected} times in the last ${minutes(queueCountsSpanMs)} min: those clients got 503.`,
+            fix: `Add capacity for ${queue.model}: another node with it loaded, or more parallel slots.`,
+            nodeId: queue.nodeId,
+            data: { model: queue.model, rejected: queue.rejected, span_s: Math.round(queueCountsSpanMs / 1000) },
+          }),
+        ),
+  },
+  queue_timeouts: {
+    title: 'Requests timing out in queues',
+    severity: 'warning',
+    run: ({ queues, queueCountsSpanMs }) =>
+      sumQueues(queues)
+        .filter((queue) => queue.timedOut > 0)
+        .map((queue) =>
+          finding('queue_timeouts', {
+            severity: 'warning',
+            title: `${queue.timedOut} requests timed out waiting for ${queue.model} on ${queue.nodeId}`,
+            description: `${queue.timedOut} requests waited in the queue for ${queue.model} on ${queue.nodeId} until they gave up, in the last ${minutes(queueCountsSpanMs)} min.`,
+            fix: `Add capacity for ${queue.model}, or find what holds its slots (long generations, hung streams).`,
+            nodeId: queue.nodeId,
+            data: { model: queue.model, timed_out: queue.timedOut, span_s: Math.round(queueCountsSpanMs / 1000) },
+          }),
+        ),
+  },
+  node_at_capacity: {
+    title: 'Node models at their concurrency limit',
+    severity: 'info',
+    run: ({ queues }) =>
+      sumQueues(queues)
+        .filter((queue) => queue.concurrency > 0 && queue.inFlight >= queue.concurrency && queue.pending > 0)
+        .filter((queue) => queue.pending / queue.concurrency < SATURATION_WARNING)
+        .map((queue) =>
+          finding('node_at_capacity', {
+            severity: 'info',
+            title: `${queue.model} on ${queue.nodeId} runs at its concurrency limit`,
+            description: `All ${queue.concurrency} slots for ${queue.model} on ${queue.nodeId} are busy and ${queue.pending} requests wait.`,
+            fix: 'Nothing if this is a short burst; if it lasts, add a node with the model or more parallel slots.',
+            nodeId: queue.nodeId,
+            data: {
+              model: queue.model,
+              in_flight: queue.inFlight,
+              pending: queue.pending,
+              concurrency: queue.concurrency,
+            },
+          }),
+        ),
+  },
 };

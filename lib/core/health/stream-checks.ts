@@ -8,6 +8,7 @@ import { percentile } from '../analytics/histogram';
 import type { Rollup } from '../analytics/rollup';
 import { finding, type HealthChecks, type HealthFinding } from './health-finding';
 import { pct, ratio, sumsBy, windowSums } from './health-inputs';
+import { noTraffic } from './skip-reasons';
 
 export const DISCONNECTS_MIN = 3;
 export const DISCONNECT_RATE = 0.01;
@@ -52,61 +53,85 @@ const decodeRate = (rollup: Rollup) =>
   rollup.counters.decode_ms > 0 ? (1000 * rollup.counters.decode_tokens) / rollup.counters.decode_ms : undefined;
 
 export const STREAM_CHECKS: HealthChecks = {
-  client_disconnects: ({ traffic, now }) => {
-    const { day, recent } = windowSums(traffic.fleetHours, now);
-    return endedEarly(day, recent, {
-      checkId: 'client_disconnects',
-      counter: 'client_disconnected',
-      min: DISCONNECTS_MIN,
-      rate: DISCONNECT_RATE,
-      what: 'clients left before the answer ended',
-      fix: "Clients time out before the answer: raise the client's timeout, or find why answers are slow (TTFT, queueing).",
-    });
+  client_disconnects: {
+    title: 'Clients leaving before the end',
+    severity: 'warning',
+    skip: noTraffic,
+    run: ({ traffic, now }) => {
+      const { day, recent } = windowSums(traffic.fleetHours, now);
+      return endedEarly(day, recent, {
+        checkId: 'client_disconnects',
+        counter: 'client_disconnected',
+        min: DISCONNECTS_MIN,
+        rate: DISCONNECT_RATE,
+        what: 'clients left before the answer ended',
+        fix: "Clients time out before the answer: raise the client's timeout, or find why answers are slow (TTFT, queueing).",
+      });
+    },
   },
-  incomplete_streams: ({ traffic, now }) => {
-    const { day, recent } = windowSums(traffic.fleetHours, now);
-    return endedEarly(day, recent, {
-      checkId: 'incomplete_streams',
-      counter: 'incomplete',
-      min: INCOMPLETE_MIN,
-      rate: INCOMPLETE_RATE,
-      what: 'streams the node cut off',
-      fix: 'Nodes stop mid-answer: look for runner crashes or out-of-memory kills in the node logs.',
-    });
+  incomplete_streams: {
+    title: 'Streams cut off by nodes',
+    severity: 'warning',
+    skip: noTraffic,
+    run: ({ traffic, now }) => {
+      const { day, recent } = windowSums(traffic.fleetHours, now);
+      return endedEarly(day, recent, {
+        checkId: 'incomplete_streams',
+        counter: 'incomplete',
+        min: INCOMPLETE_MIN,
+        rate: INCOMPLETE_RATE,
+        what: 'streams the node cut off',
+        fix: 'Nodes stop mid-answer: look for runner crashes or out-of-memory kills in the node logs.',
+      });
+    },
   },
-  slow_ttft: ({ traffic, now }) =>
-    [...sumsBy(traffic.modelHours, (row) => row.model, now)].flatMap(([model, { recent, before }]) => {
-      if (recent.counters.ttft_count < TTFT_MIN_RECENT || before.counters.ttft_count < TTFT_MIN_BASELINE) return [];
-      const recentMedian = percentile(recent.histograms.ttft_ms, 0.5);
-      const baseline = percentile(before.histograms.ttft_ms, 0.5);
-      if (recentMedian === undefined || baseline === undefined) return [];
-      if (recentMedian < SLOW_TTFT_MS || recentMedian < TTFT_SLOWDOWN * baseline) return [];
-      return [
-        finding('slow_ttft', {
-          severity: 'warning',
-          title: `${model} takes ${Math.round(recentMedian)} ms to its first token`,
-          description: `The median time to first token of ${model} in the last hour is ${Math.round(recentMedian)} ms, against ${Math.round(baseline)} ms before (±4.4 %).`,
-          fix: 'Look for queueing, cold loads or a changed context length (a prompt reprocessed whole each turn).',
-          data: { model, ttft_p50_last_hour_ms: Math.round(recentMedian), ttft_p50_baseline_ms: Math.round(baseline) },
-        }),
-      ];
-    }),
-  decode_degraded: ({ traffic, now }) =>
-    [...sumsBy(traffic.modelHours, (row) => row.model, now)].flatMap(([model, { recent, before }]) => {
-      if (recent.counters.decode_tokens < DECODE_MIN_RECENT_TOKENS) return [];
-      if (before.counters.decode_tokens < DECODE_MIN_BASELINE_TOKENS) return [];
-      const current = decodeRate(recent);
-      const baseline = decodeRate(before);
-      if (current === undefined || baseline === undefined || current >= DECODE_DROP * baseline) return [];
-      const round = (value: number) => Math.round(value * 10) / 10;
-      return [
-        finding('decode_degraded', {
-          severity: 'warning',
-          title: `${model} decodes at ${round(current)} tokens/s`,
-          description: `${model} generated ${round(current)} tokens/s in the last hour, against ${round(baseline)} before.`,
-          fix: 'Look for memory pressure, heat, or more parallel requests sharing the node than before.',
-          data: { model, tokens_per_s_last_hour: round(current), tokens_per_s_baseline: round(baseline) },
-        }),
-      ];
-    }),
+  slow_ttft: {
+    title: 'Time to first token against its baseline',
+    severity: 'warning',
+    skip: noTraffic,
+    run: ({ traffic, now }) =>
+      [...sumsBy(traffic.modelHours, (row) => row.model, now)].flatMap(([model, { recent, before }]) => {
+        if (recent.counters.ttft_count < TTFT_MIN_RECENT || before.counters.ttft_count < TTFT_MIN_BASELINE) return [];
+        const recentMedian = percentile(recent.histograms.ttft_ms, 0.5);
+        const baseline = percentile(before.histograms.ttft_ms, 0.5);
+        if (recentMedian === undefined || baseline === undefined) return [];
+        if (recentMedian < SLOW_TTFT_MS || recentMedian < TTFT_SLOWDOWN * baseline) return [];
+        return [
+          finding('slow_ttft', {
+            severity: 'warning',
+            title: `${model} takes ${Math.round(recentMedian)} ms to its first token`,
+            description: `The median time to first token of ${model} in the last hour is ${Math.round(recentMedian)} ms, against ${Math.round(baseline)} ms before (±4.4 %).`,
+            fix: 'Look for queueing, cold loads or a changed context length (a prompt reprocessed whole each turn).',
+            data: {
+              model,
+              ttft_p50_last_hour_ms: Math.round(recentMedian),
+              ttft_p50_baseline_ms: Math.round(baseline),
+            },
+          }),
+        ];
+      }),
+  },
+  decode_degraded: {
+    title: 'Decode rate against its baseline',
+    severity: 'warning',
+    skip: noTraffic,
+    run: ({ traffic, now }) =>
+      [...sumsBy(traffic.modelHours, (row) => row.model, now)].flatMap(([model, { recent, before }]) => {
+        if (recent.counters.decode_tokens < DECODE_MIN_RECENT_TOKENS) return [];
+        if (before.counters.decode_tokens < DECODE_MIN_BASELINE_TOKENS) return [];
+        const current = decodeRate(recent);
+        const baseline = decodeRate(before);
+        if (current === undefined || baseline === undefined || current >= DECODE_DROP * baseline) return [];
+        const round = (value: number) => Math.round(value * 10) / 10;
+        return [
+          finding('decode_degraded', {
+            severity: 'warning',
+            title: `${model} decodes at ${round(current)} tokens/s`,
+            description: `${model} generated ${round(current)} tokens/s in the last hour, against ${round(baseline)} before.`,
+            fix: 'Look for memory pressure, heat, or more parallel requests sharing the node than before.',
+            data: { model, tokens_per_s_last_hour: round(current), tokens_per_s_baseline: round(baseline) },
+          }),
+        ];
+      }),
+  },
 };

@@ -1,7 +1,8 @@
 /**
  * The Health view in a real browser against the built emulator: a fleet with a listed node that never
- * answers shows the report's score and the critical finding with its fix, not the no-findings state; a
- * healthy fleet shows the no-findings state; the refresh button reads the report again.
+ * answers shows the report's score and the critical finding with its fix, not the no-findings state,
+ * and below it the checks that passed and those skipped (with why), collapsed until opened; a healthy
+ * fleet shows the no-findings state; the refresh button reads the report again.
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -20,6 +21,7 @@ const NO_FINDINGS = 'No findings: every check passed.';
 interface HealthBody {
   vitals: { health_score: number };
   recommendations: { check_id: string; severity: string; title: string; fix: string; node_id: string | null }[];
+  checks: { id: string; title: string; status: string; reason: string | null }[];
 }
 
 /** A port nothing listens on: a node listed there never answers. */
@@ -78,6 +80,24 @@ describe('the Health view', () => {
     await expect(
       page.getByRole('region', { name: 'Vitals, last 24 h' }).getByText('Nodes offline').isVisible(),
     ).resolves.toBe(true);
+
+    // The checks that passed and those skipped are listed under the findings, collapsed.
+    const checks = page.getByRole('region', { name: 'Checks' });
+    const passed = body.checks.filter((check) => check.status === 'passed');
+    const skipped = body.checks.filter((check) => check.status === 'skipped');
+    expect(passed.length).toBeGreaterThan(10);
+    expect(skipped.length).toBeGreaterThan(0);
+    const passedList = checks.locator('details').filter({ hasText: `Passed checks (${passed.length})` });
+    const firstPassed = passedList.getByText(passed[0]?.title ?? '?', { exact: true });
+    await expect(firstPassed.isVisible()).resolves.toBe(false);
+    await passedList.locator('summary').click();
+    await expect(firstPassed.isVisible()).resolves.toBe(true);
+    await expect(passedList.locator('li').count()).resolves.toBe(passed.length);
+    // The check that failed is not among them.
+    await expect(passedList.getByText('Nodes offline', { exact: true }).count()).resolves.toBe(0);
+    const skippedList = checks.locator('details').filter({ hasText: `Skipped checks (${skipped.length})` });
+    await skippedList.locator('summary').click();
+    await expect(skippedList.getByText(`Not run: ${skipped[0]?.reason}.`).first().isVisible()).resolves.toBe(true);
 
     // The refresh button reads the report again.
     const again = page.waitForResponse((response) => response.url().endsWith('/dashboard/api/health'));

@@ -276,6 +276,8 @@ const CASES: Readonly<Record<string, readonly [Severity, () => HealthInputs]>> =
   analytics_unreadable: ['critical', () => inputsWith({ trafficReadFailed: true, traces: [] })],
 };
 
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 0, warning: 1, info: 2 };
+
 describe('health checks', () => {
   it('find nothing on a healthy fleet with traffic', () => {
     expect(runChecks(inputsWith())).toEqual([]);
@@ -294,8 +296,9 @@ describe('health checks', () => {
 
   it('say a listed node that never answered never did, rather than counting the time since 1970', () => {
     const [finding] =
-      HEALTH_CHECKS['node_offline']?.(inputsWith({ records: recordsWith('gpu3', (r) => ({ ...r, lastSeenAt: 0 })) })) ??
-      [];
+      HEALTH_CHECKS['node_offline']?.run(
+        inputsWith({ records: recordsWith('gpu3', (r) => ({ ...r, lastSeenAt: 0 })) }),
+      ) ?? [];
 
     expect(finding?.description).toBe('gpu3 has never answered a poll or sent a heartbeat; it takes no work.');
     expect(finding?.data).toMatchObject({ last_seen_ago_s: null });
@@ -303,11 +306,14 @@ describe('health checks', () => {
 
   it.each(Object.entries(CASES))('%s fires when it is true', (checkId, [severity, inputs]) => {
     const check = HEALTH_CHECKS[checkId];
-    expect(check).toBeDefined();
+    if (check === undefined) throw new Error(`no check ${checkId}`);
 
-    const findings = check?.(inputs()) ?? [];
+    // Through runChecks, so a check that would skip these inputs fires nothing and fails here.
+    const findings = runChecks(inputs(), { [checkId]: check });
 
     expect(findings).toContainEqual(expect.objectContaining({ check_id: checkId, severity }));
+    // A check never raises more than the severity it declares (the report lists that for a passed one).
+    expect(findings.every((found) => SEVERITY_RANK[found.severity] >= SEVERITY_RANK[check.severity])).toBe(true);
     for (const found of findings) {
       expect(found).toEqual({
         check_id: checkId,

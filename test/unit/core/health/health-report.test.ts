@@ -1,13 +1,20 @@
 /**
  * The health report (issue 22 item 3): the reference's score weights, the vitals of the last 24 h,
- * findings most severe first, and the severities that depend on the last hour.
+ * findings most severe first, the severities that depend on the last hour, and every check listed with
+ * what came of it — passed, failed with its worst severity, or skipped with the reason (issue 44 item 1).
  */
 import { describe, expect, it } from '@jest/globals';
 import { finding } from '../../../../lib/core/health/health-finding';
-import { healthReport, healthScore, runChecks } from '../../../../lib/core/health/health-report';
+import {
+  HEALTH_CHECKS,
+  HEALTH_GROUPS,
+  healthReport,
+  healthScore,
+  runChecks,
+} from '../../../../lib/core/health/health-report';
 import { NODE_CHECKS } from '../../../../lib/core/health/node-checks';
 import { TRAFFIC_CHECKS } from '../../../../lib/core/health/traffic-checks';
-import { healthyTraces, hourStart, inputsWith, NOW, recordsWith } from './healthy-fleet';
+import { HEALTHY_RECORDS, healthyTraces, hourStart, inputsWith, NOW, recordsWith } from './healthy-fleet';
 
 const FLEET_ERROR_RATE = Object.fromEntries(Object.entries(TRAFFIC_CHECKS).filter(([id]) => id === 'fleet_error_rate'));
 const info = finding('x', { severity: 'info', title: '', description: '', fix: '' });
@@ -102,5 +109,76 @@ describe('health report', () => {
       .map((entry, index) => (index === 0 ? { ...entry, status: 'failed' as const } : entry));
 
     expect(runChecks(inputsWith({ traces }), TRAFFIC_CHECKS)).toEqual([]);
+  });
+
+  it('lists every check once, by group, with a title, and passed on a healthy fleet but the one with nothing to look at', () => {
+    const { checks } = healthReport(inputsWith());
+
+    expect(checks.map((check) => check.id)).toEqual(Object.keys(HEALTH_CHECKS));
+    expect(new Set(checks.map((check) => check.id)).size).toBe(checks.length);
+    for (const check of checks) {
+      expect(Object.keys(HEALTH_GROUPS[check.group] ?? {})).toContain(check.id);
+      expect(check.title).toMatch(/^[A-Z].{5,}/);
+      expect(check.severity).toBe(HEALTH_CHECKS[check.id]?.severity);
+    }
+    // Every node of the healthy fleet is a node agent: the check on listed nodes has none to look at.
+    expect(checks.filter((check) => check.status !== 'passed')).toEqual([
+      {
+        id: 'ollama_version_unknown',
+        group: 'versions',
+        title: 'Listed nodes say their Ollama version',
+        status: 'skipped',
+        severity: 'info',
+        findings: 0,
+        reason: 'no node that is up is a listed node',
+      },
+    ]);
+  });
+
+  it('marks a check with findings failed, with the most severe of them and their count', () => {
+    const inputs = inputsWith({
+      records: HEALTHY_RECORDS.map((record) => ({ ...record, lastSeenAt: NOW - 60_000 })),
+    });
+
+    const report = healthReport(inputs);
+
+    expect(report.checks.find((check) => check.id === 'node_offline')).toEqual({
+      id: 'node_offline',
+      group: 'nodes',
+      title: 'Nodes offline',
+      status: 'failed',
+      severity: 'critical',
+      findings: 3,
+      reason: null,
+    });
+    const failed = report.checks.filter((check) => check.status === 'failed').map((check) => check.id);
+    expect(failed.sort()).toEqual([...new Set(report.recommendations.map((found) => found.check_id))].sort());
+  });
+
+  it('skips the checks on traffic, saying why, when the analytics cannot be read or hold no request', () => {
+    const unreadable = healthReport(inputsWith({ trafficReadFailed: true, traces: [] }));
+    const quiet = healthReport(inputsWith({ traces: [] }));
+
+    const status = (report: typeof quiet, id: string) => report.checks.find((check) => check.id === id);
+    expect(status(unreadable, 'fleet_error_rate')).toMatchObject({
+      status: 'skipped',
+      reason: 'the analytics of the last 24 h could not be read',
+    });
+    expect(status(unreadable, 'analytics_unreadable')).toMatchObject({ status: 'failed', severity: 'critical' });
+    expect(status(quiet, 'fleet_error_rate')).toMatchObject({
+      status: 'skipped',
+      reason: 'no request in the last 24 h',
+    });
+    expect(status(quiet, 'node_offline')).toMatchObject({ status: 'passed', reason: null });
+    // A skipped check adds nothing to the score.
+    expect(quiet.vitals.health_score).toBe(100);
+  });
+
+  it('skips the failure check of a feature that is off', () => {
+    const inputs = inputsWith({ config: { ...inputsWith().config, imageGeneration: false } });
+
+    const image = healthReport(inputs).checks.find((check) => check.id === 'image_failures');
+
+    expect(image).toMatchObject({ status: 'skipped', reason: 'image generation is off' });
   });
 });
