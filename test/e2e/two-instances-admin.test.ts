@@ -1,6 +1,7 @@
 /**
  * Two instances, one operator (issue 25 item 1; ARCHITECTURE.md §3.6): a runtime setting changed through
- * instance A is in force on instance B within a second, and a model pull through A locks the same pull
+ * instance A is in force on instance B within a second, and cleared through B (issue 44 item 7) A follows
+ * its environment again within a second; a model pull through A locks the same pull
  * on B (409) until A's pull ends, however much longer than its lease it runs (A renews the lease), or its
  * client leaves — or, when A is killed mid-pull, until the lease A last renewed lapses
  * (`FLEET_PULL_LEASE_MS`, shortened here to 2 s from its minute). The node agents post their heartbeats to A only. The test that kills A runs last.
@@ -128,6 +129,27 @@ describe('two router instances on one table: settings and pulls', () => {
     expect(changed.status).toBe(200);
     expect(status).toBe(200);
     expect(tookMs).toBeLessThan(SETTINGS_BOUND_MS + READ_ALLOWANCE_MS);
+  });
+
+  it('clears the setting through B, and A follows its environment again within a second', async () => {
+    expect(await imageStatus(pair.a)).toBe(200);
+
+    const cleared = await post(pair.b, '/dashboard/api/settings', { image_generation: null });
+    const clearedAt = Date.now();
+    const body = (await cleared.json()) as { image_generation: boolean; overridden: string[] };
+    let status = 200;
+    let tookMs = 0;
+    while (status !== 503 && Date.now() - clearedAt < 5000) {
+      tookMs = Date.now() - clearedAt;
+      status = await imageStatus(pair.a);
+    }
+    const onA = (await (await fetch(`${pair.a.url}/dashboard/api/settings`)).json()) as { overridden: string[] };
+
+    expect(cleared.status).toBe(200);
+    expect(body).toMatchObject({ image_generation: false, overridden: [] });
+    expect(status).toBe(503);
+    expect(tookMs).toBeLessThan(SETTINGS_BOUND_MS + READ_ALLOWANCE_MS);
+    expect(onA.overridden).toEqual([]);
   });
 
   it('answers 409 on B while A pulls the model, and pulls it on B once A is done', async () => {

@@ -1,6 +1,7 @@
 /**
  * `GET` and `POST /dashboard/api/settings` in process on both hosts: the environment's values, an
- * operator's change kept in the table (so every instance sees it), and bad updates refused with 400.
+ * operator's change kept in the table (so every instance sees it), cleared with `null` (the environment
+ * applies again, on every instance), and bad updates refused with 400.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -90,6 +91,27 @@ describe('/dashboard/api/settings', () => {
         defaults: { image_generation: false, transcription: true },
       });
       await restarted.writeBehind.close();
+    });
+
+    it('clears an override sent as null: gone from the table, the environment value in force and shown', async () => {
+      await createSettingsRepository(store.table).save({ imageGeneration: true, transcription: false });
+      const fresh = initServices(services.config);
+
+      const reply = await host(routes(fresh), post({ image_generation: null }));
+
+      expect(reply.statusCode).toBe(200);
+      expect(JSON.parse(reply.body)).toMatchObject({
+        image_generation: false,
+        transcription: false,
+        overridden: ['transcription'],
+        defaults: { image_generation: false, transcription: true },
+      });
+      await expect(createSettingsRepository(store.table).load()).resolves.toEqual({ transcription: false });
+      // Another instance on the same table reads the environment's value from its first read.
+      const other = initServices(services.config);
+      const seen = JSON.parse((await host(routes(other), get())).body);
+      expect(seen).toMatchObject({ image_generation: false, overridden: ['transcription'] });
+      await Promise.all([fresh.writeBehind.close(), other.writeBehind.close()]);
     });
 
     it('answers an unknown setting with 400 naming it', async () => {

@@ -1,7 +1,8 @@
 /**
  * `GET` and `POST /dashboard/api/settings` (spec §4.7): the runtime settings with the configuration the
  * instance started with, read, and changed by an operator. A change is kept in the table, so it holds on
- * every instance within a second and after a restart. Only settings every request can honour at once are
+ * every instance within a second and after a restart; a setting sent as `null` drops the operator's value,
+ * and every instance follows its environment's again. Only settings every request can honour at once are
  * changeable here (image generation, speech-to-text); the rest of `config` is read once at start.
  */
 import { settingsUpdateSchema } from '../../core/wire/settings';

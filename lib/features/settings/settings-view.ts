@@ -5,7 +5,7 @@
  */
 import type { FleetConfig } from '../../services/platform/config';
 import type { EffectiveSettings } from '../../services/settings/runtime-settings';
-import type { RuntimeOverrides } from '../../services/store/settings-repository';
+import type { OverridesPatch, RuntimeOverrides } from '../../services/store/settings-repository';
 
 export interface SettingsView {
   readonly image_generation: boolean;
@@ -61,11 +61,11 @@ export function settingsView(
   };
 }
 
-/** The dashboard's snake_case update as the store's overrides; absent keys stay as they are. */
+/** The dashboard's snake_case update as a change to the overrides: absent keys stay, `null` clears one. */
 export function toOverrides(update: {
-  readonly image_generation?: boolean | undefined;
-  readonly transcription?: boolean | undefined;
-}): RuntimeOverrides {
+  readonly image_generation?: boolean | null | undefined;
+  readonly transcription?: boolean | null | undefined;
+}): OverridesPatch {
   return {
     ...(update.image_generation !== undefined ? { imageGeneration: update.image_generation } : {}),
     ...(update.transcription !== undefined ? { transcription: update.transcription } : {}),

@@ -8,11 +8,12 @@
  * table while the process is alive. Under the fleet snapshot's rule, only a process that was frozen (a
  * Lambda container thawed after a quiet spell: not `awake`) waits for the read, at most `waitMs` after
  * it began; a read begun before the freeze is replaced, not waited for. A failed read keeps the last
- * known values rather than failing the request.
+ * known values rather than failing the request. An override cleared (issue 44 item 7) is removed from the
+ * stored document, so every instance follows its own environment again from its next read.
  */
 
 import { settledWithin } from '../platform/settled-within';
-import type { RuntimeOverrides, SettingsRepository } from '../store/settings-repository';
+import type { OverridesPatch, RuntimeOverrides, SettingsRepository } from '../store/settings-repository';
 
 /** The settings in force. */
 export interface EffectiveSettings {
@@ -24,8 +25,11 @@ export interface RuntimeSettings {
   current(): Promise<EffectiveSettings>;
   /** What an operator changed at run time (the rest follows the environment), as `current` reads it. */
   overrides(): Promise<RuntimeOverrides>;
-  /** Merges `patch` into the stored overrides and returns the settings now in force. */
-  update(patch: RuntimeOverrides): Promise<EffectiveSettings>;
+  /**
+   * Merges `patch` into the stored overrides (a `null` removes one: the environment's value applies
+   * again) and returns the settings now in force.
+   */
+  update(patch: OverridesPatch): Promise<EffectiveSettings>;
   /**
    * Starts a read in the background (the refresh ticker's work), unless nothing was read yet (the first
    * is a request's), one is under way, or one failed within `maxAgeMs`; never throws.
@@ -44,6 +48,16 @@ export interface RuntimeSettingsOptions {
   readonly waitMs?: number;
   readonly clock?: () => number;
   readonly log?: (line: string) => void;
+}
+
+/** The overrides with `patch` applied: its values set, its nulls removed, the rest kept. */
+export function patched(overrides: RuntimeOverrides, patch: OverridesPatch): RuntimeOverrides {
+  const imageGeneration = patch.imageGeneration === undefined ? overrides.imageGeneration : patch.imageGeneration;
+  const transcription = patch.transcription === undefined ? overrides.transcription : patch.transcription;
+  return {
+    ...(imageGeneration === undefined || imageGeneration === null ? {} : { imageGeneration }),
+    ...(transcription === undefined || transcription === null ? {} : { transcription }),
+  };
 }
 
 function apply(defaults: EffectiveSettings, overrides: RuntimeOverrides): EffectiveSettings {
@@ -123,7 +137,7 @@ export function createRuntimeSettings(options: RuntimeSettingsOptions): RuntimeS
     },
     async update(patch) {
       const stored = await options.store.load();
-      const merged: RuntimeOverrides = { ...stored, ...patch };
+      const merged = patched(stored, patch);
       await options.store.save(merged);
       overrides = merged;
       updatedAt = clock();

@@ -15,6 +15,9 @@ export interface RuntimeOverrides {
   readonly transcription?: boolean;
 }
 
+/** A change to the overrides: a value sets one, `null` clears it (back to the environment), absent keeps it. */
+export type OverridesPatch = { readonly [K in keyof RuntimeOverrides]?: RuntimeOverrides[K] | null };
+
 export interface SettingsRepository {
   load(): Promise<RuntimeOverrides>;
   save(overrides: RuntimeOverrides): Promise<void>;

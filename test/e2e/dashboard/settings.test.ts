@@ -1,7 +1,8 @@
 /**
  * The Settings view in a real browser: a runtime switch changes `GET /dashboard/api/settings` at once and
- * survives a reload, marked as set by an operator; a refused change is rolled back and said; the router's
- * version shows; a stored API key can be forgotten.
+ * survives a reload, marked as set by an operator; its reset control clears the override, so the
+ * environment's value applies again; a refused change is rolled back and said; the router's version
+ * shows; a stored API key can be forgotten.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,6 +82,57 @@ describe('the Settings view', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('resets a setting an operator set to the environment value, over a reload too', async () => {
+    const before = await settings();
+    expect(before.overridden).toEqual(['image_generation']);
+    const { page, errors, context } = await openPage(browser);
+    await page.goto(`${router.url}/dashboard/settings`);
+    const toggle = page.getByRole('switch', { name: 'Image generation' });
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(true);
+    const item = page.getByRole('listitem').filter({ has: toggle });
+    // Only the setting an operator set has the control.
+    await expect(page.getByRole('button', { name: /^Reset / }).count()).resolves.toBe(1);
+
+    await item.getByRole('button', { name: 'Reset Image generation to default (off)' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Image generation follows the environment again: off.' })
+      .waitFor();
+
+    expect(await toggle.isChecked()).toBe(false);
+    await item.getByText('Follows the environment').waitFor();
+    await expect(page.getByRole('button', { name: /^Reset / }).count()).resolves.toBe(0);
+    const cleared = await settings();
+    expect(cleared).toMatchObject({ image_generation: false, overridden: [] });
+    await page.reload();
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    await item.getByText('Follows the environment').waitFor();
+    await expect(accessibilityViolations(page)).resolves.toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('clears an override through the API with null, and refuses a value that is neither', async () => {
+    const post = (body: unknown) =>
+      fetch(`${router.url}/dashboard/api/settings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ transcription: true })).status).toBe(200);
+    expect(await settings()).toMatchObject({ transcription: true, overridden: ['transcription'] });
+
+    const cleared = await post({ transcription: null });
+    const refused = await post({ transcription: 'default' });
+
+    expect(cleared.status).toBe(200);
+    expect(await cleared.json()).toMatchObject({ transcription: false, overridden: [] });
+    expect(refused.status).toBe(400);
+    expect(await settings()).toMatchObject({ transcription: false, overridden: [] });
+  });
 
   it('rolls a refused change back and says why', async () => {
     const { page, errors, context } = await openPage(browser);

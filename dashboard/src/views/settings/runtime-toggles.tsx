@@ -1,7 +1,8 @@
 /**
  * The runtime settings as switches (spec §4.7): each change is sent at once (`POST api/settings`) and
  * shown at once; a refused or failed change is rolled back and said why. Each says whether an operator
- * set it or it follows the environment, and the environment's value.
+ * set it or it follows the environment, and the environment's value; one an operator set has a control
+ * that clears the override (`null`), so the environment's value applies again on every instance.
  */
 import { useState } from 'preact/hooks';
 import type { SettingsView as SettingsAnswer } from '../../../../lib/features/settings/settings-view';
@@ -35,15 +36,20 @@ export function RuntimeToggles({
   const [failure, setFailure] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState<string | undefined>(undefined);
 
-  const change = async (name: string, value: boolean) => {
+  /** Sends `value` for `name` (null: back to the environment's value), showing `shown` until answered. */
+  const send = async (name: string, value: boolean | null, shown: boolean) => {
     const label = ABOUT[name]?.label ?? name;
     setFailure(undefined);
     setSaved(undefined);
-    setPending((shown) => ({ ...shown, [name]: value }));
+    setPending((before) => ({ ...before, [name]: shown }));
     try {
       const next = await apiPost<SettingsAnswer>('api/settings', { [name]: value });
       onSaved(next);
-      setSaved(`${label} is ${onOff(value)}: saved.`);
+      setSaved(
+        value === null
+          ? `${label} follows the environment again: ${onOff(Reflect.get(next, name) === true)}.`
+          : `${label} is ${onOff(value)}: saved.`,
+      );
     } catch (error) {
       setFailure(`${label} was not changed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
@@ -77,7 +83,7 @@ export function RuntimeToggles({
                   aria-describedby={hint}
                   aria-busy={pending[name] !== undefined}
                   disabled={pending[name] !== undefined}
-                  onChange={(event) => change(name, event.currentTarget.checked)}
+                  onChange={(event) => send(name, event.currentTarget.checked, event.currentTarget.checked)}
                 />
                 <span class="switch-track" aria-hidden="true" />
                 {about?.label ?? name}
@@ -92,13 +98,23 @@ export function RuntimeToggles({
                   {fallback === undefined ? '—' : onOff(fallback)}
                 </span>
               </div>
+              {overridden && (
+                <button
+                  type="button"
+                  class="secondary settings-reset"
+                  disabled={pending[name] !== undefined}
+                  onClick={() => send(name, null, fallback ?? confirmed)}
+                >
+                  Reset {about?.label ?? name} to default ({fallback === undefined ? 'environment' : onOff(fallback)})
+                </button>
+              )}
             </li>
           );
         })}
       </ul>
       <p class="settings-hint">
-        A change holds on every instance of the router within a second and after a restart. The API keeps an operator's
-        choice until it is changed again: it has no reset to the environment's value.
+        A change holds on every instance of the router within a second and after a restart, until it is changed again or
+        reset: a reset drops the operator's choice, and every instance follows its environment's value again.
       </p>
       <p class="settings-saved" role="status">
         {saved ?? ''}

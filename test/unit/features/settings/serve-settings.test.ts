@@ -10,29 +10,28 @@ import { settingsView } from '../../../../lib/features/settings/settings-view';
 import { toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';
 import { loadConfig } from '../../../../lib/services/platform/config';
-import type { EffectiveSettings } from '../../../../lib/services/settings/runtime-settings';
-import type { RuntimeOverrides } from '../../../../lib/services/store/settings-repository';
+import { type EffectiveSettings, patched } from '../../../../lib/services/settings/runtime-settings';
+import type { OverridesPatch, RuntimeOverrides } from '../../../../lib/services/store/settings-repository';
 import { makeHttpEvent } from '../../../helpers/events';
 
 const config = loadConfig({});
 
-function settingsStandIn(initial: EffectiveSettings) {
-  let now = initial;
-  let overridden: RuntimeOverrides = {};
-  const patches: RuntimeOverrides[] = [];
+function settingsStandIn(initial: EffectiveSettings, stored: RuntimeOverrides = {}) {
+  let overridden: RuntimeOverrides = stored;
+  const patches: OverridesPatch[] = [];
+  const now = (): EffectiveSettings => ({ ...initial, ...overridden });
   return {
     patches,
     async current() {
-      return now;
+      return now();
     },
     async overrides() {
       return overridden;
     },
-    async update(patch: RuntimeOverrides) {
+    async update(patch: OverridesPatch) {
       patches.push(patch);
-      now = { ...now, ...patch };
-      overridden = { ...overridden, ...patch };
-      return now;
+      overridden = patched(overridden, patch);
+      return now();
     },
   };
 }
@@ -86,6 +85,19 @@ describe('serveSettingsUpdate', () => {
       overridden: ['transcription'],
       defaults: { image_generation: false, transcription: false },
     });
+  });
+
+  it('hands a setting sent as null on as a clear, and answers the environment value back in force', async () => {
+    const settings = settingsStandIn({ imageGeneration: false, transcription: false }, { imageGeneration: true });
+    const { sink, result } = createBufferedSink();
+    const request = toHttpRequest(
+      makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { image_generation: null } }),
+    );
+
+    const reply = await answer(serveSettingsUpdate({ config, settings }, request, sink), result);
+
+    expect(settings.patches).toEqual([{ imageGeneration: null }]);
+    expect(reply.body).toMatchObject({ image_generation: false, overridden: [] });
   });
 
   it('refuses a value of the wrong type with a 400 naming it, and changes nothing', async () => {

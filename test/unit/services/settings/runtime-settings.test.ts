@@ -144,4 +144,43 @@ describe('createRuntimeSettings', () => {
     expect(store.stored).toEqual({ imageGeneration: true, transcription: false });
     await expect(settings.current()).resolves.toEqual(now);
   });
+
+  it('clears an override sent as null: removed from the table, the environment applies again', async () => {
+    const store = new CountingStore({ imageGeneration: true, transcription: false });
+    const settings = createRuntimeSettings({ store, defaults });
+
+    const now = await settings.update({ imageGeneration: null });
+
+    expect(now).toEqual({ imageGeneration: false, transcription: false });
+    expect(store.stored).toEqual({ transcription: false });
+    expect(Object.keys(store.stored)).toEqual(['transcription']);
+    await expect(settings.overrides()).resolves.toEqual({ transcription: false });
+  });
+
+  it('has another instance follow its environment again on its next read after a clear', async () => {
+    let now = 0;
+    const store = new CountingStore({ imageGeneration: true });
+    const here = createRuntimeSettings({ store, defaults, clock: () => now });
+    const there = createRuntimeSettings({
+      store,
+      defaults: { imageGeneration: false, transcription: false },
+      clock: () => now,
+    });
+    await expect(there.current()).resolves.toEqual({ imageGeneration: true, transcription: false });
+
+    await here.update({ imageGeneration: null });
+    now = 1001;
+
+    await expect(there.current()).resolves.toEqual({ imageGeneration: false, transcription: false });
+    await expect(there.overrides()).resolves.toEqual({});
+  });
+
+  it('leaves a setting not named in the update as it is, and a clear of one never set changes nothing', async () => {
+    const store = new CountingStore({ transcription: false });
+    const settings = createRuntimeSettings({ store, defaults });
+
+    await settings.update({ imageGeneration: null });
+
+    expect(store.stored).toEqual({ transcription: false });
+  });
 });
