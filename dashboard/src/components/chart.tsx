@@ -2,6 +2,10 @@
  * Charts, drawn by uPlot (canvas, ~50 KB minified, the fastest of the small chart libraries): lines over
  * time and bars over categories. Each chart is a figure with a caption, follows its container's width, and
  * offers its figures as a table (for screen readers, and for reading exact values).
+ *
+ * A bar chart's category names are not drawn on the canvas, where uPlot writes each whole and long model
+ * names run into each other: they are a row of elements under the plot, one column per bar, each cut with
+ * an ellipsis to its column and giving its full name on hover (issue 44 item 6).
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -23,11 +27,12 @@ function cssColor(name: string, fallback: string): string {
   return value === '' ? fallback : value;
 }
 
-function axes(format: (value: number) => string, xValues?: uPlot.Axis['values']): uPlot.Axis[] {
+/** The x axis as drawn (`x` replaces it: a bar chart hides it), and the y axis's values in `format`. */
+function axes(format: (value: number) => string, x?: uPlot.Axis): uPlot.Axis[] {
   const stroke = cssColor('--muted', '#666');
   const grid = { stroke: cssColor('--grid', 'rgba(128,128,128,0.2)'), width: 1 };
   return [
-    { stroke, grid, ticks: grid, ...(xValues === undefined ? {} : { values: xValues }) },
+    x ?? { stroke, grid, ticks: grid },
     { stroke, grid, ticks: grid, size: 64, values: (_plot, splits) => splits.map((value) => format(value)) },
   ];
 }
@@ -151,7 +156,7 @@ export interface BarChartProps {
 
 const bars = uPlot.paths.bars?.({ size: [0.6, 80] });
 
-/** One bar per category. */
+/** One bar per category, its name under it in a column as wide as the bar's slot. */
 export function BarChart({
   title,
   categories,
@@ -161,6 +166,14 @@ export function BarChart({
   height = 220,
   color = 0,
 }: BarChartProps) {
+  const names = useRef<HTMLDivElement>(null);
+  /** Puts the row of names under the plotting area (the y axis takes the left), in CSS pixels. */
+  const placeNames = (plot: uPlot) => {
+    const row = names.current;
+    if (row === null) return;
+    row.style.marginLeft = `${plot.bbox.left / uPlot.pxRatio}px`;
+    row.style.width = `${plot.bbox.width / uPlot.pxRatio}px`;
+  };
   const host = usePlot(
     (width) => ({
       options: {
@@ -170,10 +183,9 @@ export function BarChart({
           x: { time: false, range: [-0.5, categories.length - 0.5] },
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
         },
-        axes: axes(format, (_plot, splits) =>
-          splits.map((split) => (Number.isInteger(split) ? (categories[split] ?? '') : '')),
-        ),
+        axes: axes(format, { show: false }),
         legend: { show: false },
+        hooks: { draw: [placeNames] },
         series: [
           {},
           {
@@ -193,6 +205,18 @@ export function BarChart({
     <figure class="chart">
       <figcaption>{title}</figcaption>
       <div ref={host} class="chart-plot" role="img" aria-label={`${title}: bars for ${categories.length} ${label}`} />
+      <div
+        ref={names}
+        class="chart-categories"
+        aria-hidden="true"
+        style={{ gridTemplateColumns: `repeat(${Math.max(categories.length, 1)}, minmax(0, 1fr))` }}
+      >
+        {categories.map((category) => (
+          <span key={category} class="chart-category" title={category}>
+            {category}
+          </span>
+        ))}
+      </div>
       <FiguresTable
         title={title}
         head={['', label]}
