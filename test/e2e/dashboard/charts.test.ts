@@ -1,7 +1,7 @@
 /**
  * Bar charts a person can read (issue 44 item 6), in a real browser on the Models view: with many models of
  * long names, the name under each bar stays in its bar's column — no two names overlap, each is centred
- * under its bar — a name too long for its column is cut with an ellipsis, and every name gives its full
+ * under its bar — a name too long for two lines of its column is cut with an ellipsis, and every name gives its full
  * text on hover (`title`). At a laptop's width and a phone's. The models answer is the router's own,
  * with the models put in by the page's network layer, so the names are exactly as long as wanted.
  */
@@ -71,6 +71,8 @@ interface NameBox {
   readonly left: number;
   readonly right: number;
   readonly top: number;
+  readonly bottom: number;
+  readonly lineHeight: number;
   readonly cut: boolean;
 }
 
@@ -87,7 +89,7 @@ const LAYOUT = `[...document.querySelectorAll('figure.chart')].filter((f) => f.q
     plot: { left: over.left, width: over.width },
     names: [...figure.querySelectorAll('.chart-category')].map((name) => {
       const box = name.getBoundingClientRect();
-      return { text: name.textContent, title: name.getAttribute('title'), left: box.left, right: box.right, top: box.top, cut: name.scrollWidth > name.clientWidth };
+      return { text: name.textContent, title: name.getAttribute('title'), left: box.left, right: box.right, top: box.top, bottom: box.bottom, lineHeight: parseFloat(getComputedStyle(name).lineHeight), cut: name.scrollHeight > name.clientHeight || name.scrollWidth > name.clientWidth };
     }),
   };
 })`;
@@ -127,8 +129,10 @@ function expectReadable(charts: readonly ChartLayout[]): void {
       const next = names[index + 1];
       if (next !== undefined) expect(name.right).toBeLessThanOrEqual(next.left + 0.5);
     });
-    // The longest names do not fit a ninth of a chart: they are cut, and whole in their title.
+    // The longest names do not fit two lines of a ninth of a chart: they are cut, and whole in their title.
     expect(names.find((name) => name.text === NAMES[0])?.cut).toBe(true);
+    // At most two lines each.
+    for (const name of names) expect(name.bottom - name.top).toBeLessThanOrEqual(2 * name.lineHeight + 0.5);
   }
 }
 
