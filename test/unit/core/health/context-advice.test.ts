@@ -9,7 +9,10 @@ import { contextForUse, MIN_RECOMMENDED_CTX } from '../../../../lib/core/analyti
 import type { NodeRecord } from '../../../../lib/core/fleet/node';
 import { CONTEXT_CHECKS, MIN_SIZING_REQUESTS } from '../../../../lib/core/health/context-checks';
 import { healthReport, runChecks } from '../../../../lib/core/health/health-report';
+import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
 import { CHAT, type FleetTrace, HEALTHY_RECORDS, hourStart, inputsWith } from './healthy-fleet';
+
+const QUIET = 'qwen3:8b';
 
 /** Every node with the chat model loaded with this context. */
 const loadedWith = (contextLength: number): NodeRecord[] =>
@@ -19,11 +22,11 @@ const loadedWith = (contextLength: number): NodeRecord[] =>
   }));
 
 /** `count` chats over the day, each of `tokens` tokens in all. */
-const chats = (count: number, tokens: number): FleetTrace[] =>
+const chats = (count: number, tokens: number, model = CHAT): FleetTrace[] =>
   Array.from({ length: count }, (_, index) => ({
     startedAt: hourStart(index % 24) + index,
     nodeId: 'gpu1',
-    model: CHAT,
+    model,
     style: 'openai-chat',
     status: 'completed',
     latencyMs: 500,
@@ -90,6 +93,19 @@ describe('context_waste', () => {
         data: expect.objectContaining({ recommended_ctx: MIN_RECOMMENDED_CTX, requests_24h: MIN_SIZING_REQUESTS }),
       }),
     ]);
+  });
+
+  it('sizes each model from its own requests: a busy one is advised, a quiet one beside it is not', () => {
+    const records = loadedWith(32_768).map((record) => ({
+      ...record,
+      models: [...record.models, makeNodeModel({ name: QUIET })],
+      loaded: [...record.loaded, makeLoadedModel({ name: QUIET, contextLength: 32_768 })],
+    }));
+    const traces = [...chats(MIN_SIZING_REQUESTS, 24), ...chats(24, 24, QUIET)];
+
+    const findings = runChecks(inputsWith({ records, traces }), CONTEXT_CHECKS);
+
+    expect(findings.map((found) => found.data['model'])).toEqual([CHAT]);
   });
 
   it('advises a power of two that holds 1.5 × the largest request', () => {
