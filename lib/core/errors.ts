@@ -129,6 +129,17 @@ export class ServiceUnavailableError extends RouterError {
   }
 }
 
+/**
+ * 503: the table that keeps the fleet's state (DynamoDB, or the emulator's stand-in) did not answer within
+ * its deadline, could not be reached, or throttled the call. Not the router's own fault and not the
+ * request's: a retry may well succeed, so it says when to come back.
+ */
+export class StoreUnavailableError extends ServiceUnavailableError {
+  constructor(cause: unknown) {
+    super('the fleet state table did not answer in time; retry shortly', { code: 'store_unavailable', cause });
+  }
+}
+
 /** Turns anything thrown into a `RouterError`; unknown errors become a 500 that hides the internal text. */
 export function toRouterError(error: unknown): RouterError {
   if (error instanceof RouterError) return error;

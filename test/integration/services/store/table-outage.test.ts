@@ -1,4 +1,6 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { StoreUnavailableError } from '../../../../lib/core/errors';
 import { createDynamoClient } from '../../../../lib/services/store/client';
 import { ensureTable } from '../../../../lib/services/store/ensure-table';
 import { dynamoSdk } from '../../../../lib/services/store/sdk';
@@ -34,6 +36,39 @@ describe('the table while it is stopped or gone', () => {
 
     expect(await outcomeWithin(table.queryDocs('NODE'))).toBe('rejected');
     expect(await outcomeWithin(table.getDoc('NODE', 'a'))).toBe('rejected');
+  });
+
+  it('fails a call to a table that never answers, or refuses, as unavailable: 503 with Retry-After', async () => {
+    const hungTable = openTable(createDynamoClient({ dynamodbEndpoint: hungEndpoint }), 'fleet-router', {
+      timeoutMs: 300,
+    });
+    // A port nothing listens on: taken, then closed.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refusingTable = openTable(
+      createDynamoClient({ dynamodbEndpoint: `http://127.0.0.1:${port}` }),
+      'fleet-router',
+      {
+        timeoutMs: 2000,
+      },
+    );
+
+    for (const table of [hungTable, refusingTable]) {
+      const failure = await table.getDoc('NODE', 'a').catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect(failure).toMatchObject({ status: 503, code: 'store_unavailable', retryAfterSeconds: 1 });
+    }
+  });
+
+  it("passes the table's answers about the data through as the SDK threw them", async () => {
+    const table = openTable(store.client, store.tableName, { log: () => {} });
+    // A key of the wrong type: the table's ValidationException, an answer, not an outage.
+    const failure = await table.getDoc('', 'a').catch((error: unknown) => error);
+
+    expect(failure).not.toBeInstanceOf(StoreUnavailableError);
+    expect(failure).toMatchObject({ name: 'ValidationException' });
   });
 
   it('creates a vanished table again on a read, which then answers', async () => {
