@@ -14,8 +14,9 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { credentialWarnings } from '../lib/services/http/api-keys';
+import { credentialWarnings, unsaidWarnings } from '../lib/services/http/api-keys';
 import { loadConfig } from '../lib/services/platform/config';
+import { parseKeyEntry } from '../lib/services/platform/key-entry';
 import { runShutdownHooks } from '../lib/services/platform/shutdown-hooks';
 import { createDynamoClient } from '../lib/services/store/client';
 import { ensureTable } from '../lib/services/store/ensure-table';
@@ -83,7 +84,9 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const routerUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
 
-  const nodeKey = config.nodeKeys?.[0];
+  // The keys as clients send them: a `name:` an entry gives is no part of the key.
+  const keyOf = (entry: string | undefined) => (entry === undefined ? undefined : parseKeyEntry(entry).key);
+  const nodeKey = keyOf(config.nodeKeys?.[0]);
   const fleet = demo
     ? await startSimFleet({ routerUrl, heartbeatIntervalMs: 5000, ...(nodeKey === undefined ? {} : { nodeKey }) })
     : undefined;
@@ -97,7 +100,7 @@ async function main(): Promise<void> {
   const traffic = withTraffic
     ? startDemoTraffic({
         routerUrl,
-        apiKey: config.apiKeys?.[0],
+        apiKey: keyOf(config.apiKeys?.[0]),
         imageGeneration: config.imageGeneration,
         transcription: config.transcription,
       })
@@ -106,7 +109,7 @@ async function main(): Promise<void> {
   // Tests and scripts read the first line: keep its words.
   console.log(`Fleet Router listening on ${routerUrl}${demo ? ' (demo fleet running)' : ''}`);
   console.log(`Dashboard: ${routerUrl}/dashboard`);
-  for (const warning of credentialWarnings(config)) console.warn(`warning: ${warning}`);
+  for (const { message } of unsaidWarnings(credentialWarnings(config))) console.warn(`warning: ${message}`);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

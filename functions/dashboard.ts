@@ -24,6 +24,7 @@ import {
   serveBenchmarkStart,
 } from '../lib/features/benchmarks/serve-benchmarks';
 import { serveDashboardAsset, serveDashboardHome, serveDashboardView } from '../lib/features/dashboard-page/serve-page';
+import { serveWhoami } from '../lib/features/dashboard-page/serve-whoami';
 import { serveEvents } from '../lib/features/events/serve-events';
 import { createHealthMonitor, type HealthMonitor } from '../lib/features/health/health-monitor';
 import { serveHealth } from '../lib/features/health/serve-health';
@@ -36,7 +37,7 @@ import { serveRecommendations } from '../lib/features/recommendations/serve-reco
 import { serveSettings, serveSettingsUpdate } from '../lib/features/settings/serve-settings';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
 import { withBenchmarkInvocations } from '../lib/services/benchmarks/benchmark-invocation';
-import { createHandler, publicRoute, type RouteTable } from '../lib/services/http/handler';
+import { createHandler, operatorRoute, publicRoute, type RouteTable } from '../lib/services/http/handler';
 import { createPageFiles, type PageFiles } from '../lib/services/page/page-files';
 import { configReady } from '../lib/services/platform/config';
 
@@ -89,7 +90,12 @@ export const routes = (services: Services, page: PageFiles = createPageFiles(PAG
     ),
     'GET /dashboard/api/health': (request, response) => serveHealth({ health: monitor }, request, response),
     'GET /dashboard/api/settings': (request, response) => serveSettings(services, request, response),
-    'POST /dashboard/api/settings': (request, response) => serveSettingsUpdate(services, request, response),
+    // Which role the page's key has, so it shows the changes to operators only.
+    'GET /dashboard/api/whoami': (request, response) => serveWhoami(services, request, response),
+    // Changes to the fleet (settings, benchmarks, pulls, deletes): operator keys only (ARCHITECTURE.md §3.10).
+    'POST /dashboard/api/settings': operatorRoute((request, response) =>
+      serveSettingsUpdate(services, request, response),
+    ),
     // Analytics, from the rollups.
     'GET /dashboard/api/overview': (request, response) => serveOverview(services, request, response),
     'GET /dashboard/api/traces': (request, response) => serveTraces(services, request, response),
@@ -102,17 +108,23 @@ export const routes = (services: Services, page: PageFiles = createPageFiles(PAG
     'GET /dashboard/api/tags/daily': (request, response) => serveAppsDaily(services, request, response),
     'GET /dashboard/api/context-usage': (request, response) => serveContextUsage(services, request, response),
     // Benchmarks: one run fleet-wide, its progress and cancel through the table.
-    'POST /dashboard/api/benchmarks/start': (request, response) => serveBenchmarkStart(benchmarks, request, response),
+    'POST /dashboard/api/benchmarks/start': operatorRoute((request, response) =>
+      serveBenchmarkStart(benchmarks, request, response),
+    ),
     'GET /dashboard/api/benchmarks/progress': (request, response) =>
       serveBenchmarkProgress(benchmarks, request, response),
-    'POST /dashboard/api/benchmarks/cancel': (request, response) => serveBenchmarkCancel(benchmarks, request, response),
+    'POST /dashboard/api/benchmarks/cancel': operatorRoute((request, response) =>
+      serveBenchmarkCancel(benchmarks, request, response),
+    ),
     'GET /dashboard/api/benchmarks': (request, response) => serveBenchmarkList(benchmarks, request, response),
     'GET /dashboard/api/benchmarks/{run_id}': (request, response) => serveBenchmarkRun(benchmarks, request, response),
     // The fleet's models: advice, what each node holds, pull and delete on a node.
     'GET /dashboard/api/recommendations': (request, response) => serveRecommendations(services, request, response),
     'GET /dashboard/api/model-management': (request, response) => serveModelManagement(services, request, response),
-    'POST /dashboard/api/pull': (request, response) => serveDashboardPull(services, request, response),
-    'POST /dashboard/api/delete': (request, response) => serveDashboardDelete(services, request, response),
+    'POST /dashboard/api/pull': operatorRoute((request, response) => serveDashboardPull(services, request, response)),
+    'POST /dashboard/api/delete': operatorRoute((request, response) =>
+      serveDashboardDelete(services, request, response),
+    ),
     // Live and scraped.
     'GET /dashboard/events': (request, response) => serveEvents(events, {}, request, response),
     'GET /metrics': (request, response) => serveMetrics(metrics, request, response),

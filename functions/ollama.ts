@@ -13,7 +13,7 @@ import { serveDelete } from '../lib/features/model-admin/serve-delete';
 import { serveCreate, servePush } from '../lib/features/model-admin/serve-unrouted-admin';
 import { servePull } from '../lib/features/pull/serve-pull';
 import { getServices, handlerOptions, type Services } from '../lib/instance';
-import { createHandler, type Route, type RouteTable } from '../lib/services/http/handler';
+import { createHandler, operatorRoute, type Route, type RouteTable } from '../lib/services/http/handler';
 import { sendText } from '../lib/services/http/reply';
 
 const root: Route = (_request, response) => sendText(response, 'Ollama is running');
@@ -27,11 +27,13 @@ export const routes = (services: Services): RouteTable => ({
   'POST /api/show': (request, response) => serveShow(services, request, response),
   'POST /api/chat': (request, response) => serveOllamaChat(services, request, response, 'chat'),
   'POST /api/generate': (request, response) => serveOllamaChat(services, request, response, 'generate'),
-  'POST /api/pull': (request, response) => servePull(services, request, response),
-  'DELETE /api/delete': (request, response) => serveDelete(services, request, response),
-  'POST /api/copy': (request, response) => serveCopy(services, request, response),
-  'POST /api/create': serveCreate,
-  'POST /api/push': (request, response) => servePush(services, request, response),
+  // Changes to the fleet: operator keys only (ARCHITECTURE.md §3.10). Create and push change nothing here
+  // (they answer what to do instead), but they are changes in Ollama's API, and a later one may route.
+  'POST /api/pull': operatorRoute((request, response) => servePull(services, request, response)),
+  'DELETE /api/delete': operatorRoute((request, response) => serveDelete(services, request, response)),
+  'POST /api/copy': operatorRoute((request, response) => serveCopy(services, request, response)),
+  'POST /api/create': operatorRoute(serveCreate),
+  'POST /api/push': operatorRoute((request, response) => servePush(services, request, response)),
   'POST /api/embed': (request, response) => serveOllamaEmbed(services, request, response),
   'POST /api/embeddings': (request, response) => serveOllamaEmbeddings(services, request, response),
 });

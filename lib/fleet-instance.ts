@@ -209,7 +209,7 @@ export function initFleetServices(config: FleetConfig): FleetServices {
 const inLambda = LAMBDA_FUNCTION_NAME !== undefined;
 
 /**
- * What every HTTP handler is wrapped with: the client and node keys it accepts (from the same config
+ * What every HTTP handler is wrapped with: the client, operator and node keys it accepts (from the same config
  * as the services, so the registry's heartbeat rules and the wrapper's key check agree), the origins
  * browsers may call from (CORS), the end-of-invocation flush.
  */
@@ -220,6 +220,7 @@ export function handlerOptions(): HandlerOptions {
   const config = fleetServices?.config ?? getConfig();
   return {
     apiKeys: config.apiKeys,
+    adminKeys: config.adminKeys,
     nodeKeys: config.nodeKeys,
     corsOrigins: config.corsOrigins,
     ...(inLambda ? { afterResponse: flush } : {}),

@@ -8,13 +8,13 @@
  *
  * and every role gets its own log group's streams and the network interfaces a function in a VPC needs
  * (the actions AWS documents for that, which take no narrower resource). The SSM parameters a function
- * reads at cold start (one `GetParameters` call) are the ones its environment names (`FLEET_API_KEYS_SSM`, `FLEET_NODE_KEYS_SSM`,
+ * reads at cold start (one `GetParameters` call) are the ones its environment names (`FLEET_API_KEYS_SSM`, `FLEET_ADMIN_KEYS_SSM`, `FLEET_NODE_KEYS_SSM`,
  * lib/services/platform/ssm-settings.ts): `ssm:GetParameters` on exactly those, and `kms:Decrypt` only
  * through SSM and only for those parameters (the encryption context SSM sends names the parameter).
  * A function with no entry is refused: a new function gets a role of its own, never a shared one.
  */
 
-const SECRET_VARIABLES = ['FLEET_API_KEYS_SSM', 'FLEET_NODE_KEYS_SSM'];
+const SECRET_VARIABLES = ['FLEET_API_KEYS_SSM', 'FLEET_ADMIN_KEYS_SSM', 'FLEET_NODE_KEYS_SSM'];
 
 const VPC_NETWORK_ACTIONS = [
   'ec2:CreateNetworkInterface',

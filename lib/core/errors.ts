@@ -75,6 +75,16 @@ export class UnauthorizedError extends RouterError {
   }
 }
 
+/**
+ * 403: the key is valid but may not do this (a client key asking to change the fleet, issue 46): not 401,
+ * which would tell the client to fetch another key of the same kind, or a page to ask for its key again.
+ */
+export class ForbiddenError extends RouterError {
+  constructor(message: string, code = 'operator_key_required') {
+    super(403, message, { code, retryable: false });
+  }
+}
+
 /** 404: no route, model or node by that name. */
 export class NotFoundError extends RouterError {
   constructor(message: string, code = 'not_found') {

@@ -22,6 +22,7 @@ import type { TraceRecorder } from '../../services/analytics/trace';
 import type { Dispatcher } from '../../services/dispatch/dispatcher';
 import { type ExchangeDeps, exchangeWhole, nodeRefusal, routedExchange } from '../../services/dispatch/routed-exchange';
 import type { NodeAttempt, NodeReply } from '../../services/dispatch/transport';
+import { UNCHECKED } from '../../services/http/caller';
 import type { HttpRequest } from '../../services/http/request';
 import { openNodeStream, readNodeBody } from '../../services/node-client/node-stream';
 
@@ -67,6 +68,7 @@ function benchmarkHttpRequest(requestId: string, path: string): HttpRequest {
     bodyText: () => '',
     sourceIp: 'benchmark',
     requestId,
+    caller: UNCHECKED,
     header: () => undefined,
   };
 }

@@ -44,6 +44,7 @@ export function settingsView(
       routing_strategy: config.routingStrategy,
       cors_origins: config.corsOrigins ?? null,
       api_keys: config.apiKeys?.length ?? 0,
+      admin_keys: config.adminKeys?.length ?? 0,
       node_concurrency: Object.fromEntries(config.nodeConcurrency),
       degraded_after_ms: config.degradedAfterMs,
       offline_after_ms: config.offlineAfterMs,

@@ -1,36 +1,48 @@
 /**
- * Credentials (ARCHITECTURE.md §3.10, FLEET_API_KEYS and FLEET_NODE_KEYS). Two lists that never stand in
- * for one another: client keys open every route but the heartbeats, node keys open the heartbeats only
- * (§8.2), so a client cannot register, move or drain a node and a node agent's key cannot chat. Either is
- * sent as `Authorization: Bearer <key>` (OpenAI SDK, Anthropic SDK 1.x, node agents) or
+ * Credentials (ARCHITECTURE.md §3.10): three lists of keys that never stand in for one another.
+ * - client keys (`FLEET_API_KEYS`) route requests and read: every route but the changes and the heartbeats;
+ * - operator keys (`FLEET_ADMIN_KEYS`, issue 46) do all a client key does, and change the fleet — the
+ *   routes marked `operatorRoute`: pulls, deletes, copies, settings, benchmark start and cancel;
+ * - node keys (`FLEET_NODE_KEYS`) open the heartbeats only (§8.2), so a client cannot register, move or
+ *   drain a node and a node agent's key cannot chat.
+ * Any is sent as `Authorization: Bearer <key>` (OpenAI SDK, Anthropic SDK 1.x, node agents) or
  * `x-api-key: <key>` (Anthropic SDK 0.x, curl); the liveness probe (`GET /`, `HEAD /`) needs none.
  *
- * Which list a route takes when one is unset:
- * - neither set: every route is open, as the HTTP interface describes;
- * - client keys only: heartbeats are refused (a client key must not heartbeat), and the operator is told
- *   to set FLEET_NODE_KEYS (`credentialWarnings`);
- * - node keys only: client routes are open, heartbeats need a node key.
+ * Which keys a route takes when lists are unset:
+ * - none set: every route is open, as the HTTP interface describes;
+ * - client routes need a client or operator key once either list is set; with operator keys alone they are
+ *   open, and only the changes are closed;
+ * - a change with client keys but no operator keys is refused to every key (403 naming FLEET_ADMIN_KEYS;
+ *   `credentialWarnings` tells the operator at start): a key handed to an application must not delete
+ *   models. A valid client key on a change gets 403, not 401: the key is good, its list is not;
+ * - heartbeats are refused while client keys are set without node keys (`credentialWarnings` again);
+ *   with node keys they need one.
  *
  * Keys are compared as SHA-256 digests in constant time, against every configured key, so neither the
- * time taken nor an early length check tells a caller how long a key is or which one was close.
+ * time taken nor an early length check tells a caller how long a key is, or which one was close.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { UnauthorizedError } from '../../core/errors';
+import { ForbiddenError, UnauthorizedError } from '../../core/errors';
+import { parseKeyEntry } from '../platform/key-entry';
+import { type Caller, type KeyRole, UNCHECKED } from './caller';
 import type { HttpRequest } from './request';
 
 /**
- * The credential a route takes: clients' keys (every route by default), node agents' (heartbeats), or
- * none (`public`: the dashboard page's HTML and assets, which hold no fleet data; the page then sends the
- * key with every API call).
+ * The credential a route takes: clients' keys (every route by default), operators' (the changes to the
+ * fleet), node agents' (heartbeats), or none (`public`: the dashboard page's HTML and assets, which hold
+ * no fleet data; the page then sends the key with every API call).
  */
-export type RouteCredential = 'client' | 'node' | 'public';
+export type RouteCredential = 'client' | 'operator' | 'node' | 'public';
 
 export interface CredentialLists {
+  /** Entries as written, `key` or `name:key` (../platform/key-entry). */
   readonly apiKeys?: readonly string[] | undefined;
+  readonly adminKeys?: readonly string[] | undefined;
   readonly nodeKeys?: readonly string[] | undefined;
 }
 
-export type CredentialCheck = (request: HttpRequest, credential: RouteCredential) => void;
+/** Checks a request against its route's credential: throws 401 or 403, else answers who sent it. */
+export type CredentialCheck = (request: HttpRequest, credential: RouteCredential) => Caller;
 
 function presentedKey(request: HttpRequest): string | undefined {
   const authorization = request.header('authorization');
@@ -56,55 +68,169 @@ export function matchesKey(presented: string, keys: readonly Buffer[]): boolean 
   return found;
 }
 
-function configured(keys: readonly string[] | undefined): Buffer[] | undefined {
-  return keys === undefined || keys.length === 0 ? undefined : keys.map(digest);
+interface KnownKey {
+  readonly digest: Buffer;
+  readonly role: Exclude<KeyRole, 'none'>;
+  readonly id: string;
 }
 
-function requireKey(request: HttpRequest, keys: readonly Buffer[]): void {
+/** A key's id: its name, else the first 8 hex digits of its digest (stable, and not the key). */
+function keyId(name: string | undefined, keyDigest: Buffer): string {
+  return name ?? keyDigest.toString('hex').slice(0, 8);
+}
+
+function known(entries: readonly string[] | undefined, role: KnownKey['role']): KnownKey[] {
+  return (entries ?? []).map((entry) => {
+    const { name, key } = parseKeyEntry(entry);
+    const keyDigest = digest(key);
+    return { digest: keyDigest, role, id: keyId(name, keyDigest) };
+  });
+}
+
+/** Every configured key with its role, and which lists are set. */
+export interface Keyring {
+  readonly keys: readonly KnownKey[];
+  readonly clientKeys: boolean;
+  readonly adminKeys: boolean;
+  readonly nodeKeys: boolean;
+}
+
+export function createKeyring(lists: CredentialLists): Keyring {
+  const keys = [
+    ...known(lists.apiKeys, 'client'),
+    ...known(lists.adminKeys, 'operator'),
+    ...known(lists.nodeKeys, 'node'),
+  ];
+  const has = (role: KnownKey['role']) => keys.some((key) => key.role === role);
+  return { keys, clientKeys: has('client'), adminKeys: has('operator'), nodeKeys: has('node') };
+}
+
+/**
+ * The one place that decides a request's role: the list its key is in, compared against every key of
+ * every list (a key is in one list only: ../platform/config refuses it otherwise).
+ */
+export function identifyCaller(ring: Keyring, request: HttpRequest): Caller {
+  const presented = presentedKey(request);
+  if (presented === undefined || presented === '') return UNCHECKED;
+  const candidate = digest(presented);
+  let found: KnownKey | undefined;
+  for (const key of ring.keys) if (timingSafeEqual(key.digest, candidate)) found ??= key;
+  if (found === undefined) return UNCHECKED;
+  return { role: found.role, keyId: found.role === 'node' ? undefined : found.id };
+}
+
+function refuseUnknown(request: HttpRequest): never {
   const presented = presentedKey(request);
   if (presented === undefined || presented === '') throw new UnauthorizedError('an API key is required');
-  if (!matchesKey(presented, keys)) throw new UnauthorizedError('the API key is not valid');
+  throw new UnauthorizedError('the API key is not valid');
 }
 
-/** A check for the handler wrapper; undefined when no keys of either kind are configured (open). */
+/** The 403 for a valid client key on a change, saying which key is needed and where it is set. */
+function operatorKeyNeeded(ring: Keyring): ForbiddenError {
+  return new ForbiddenError(
+    ring.adminKeys
+      ? 'changing the fleet (pulls, deletes, copies, settings, benchmarks) needs an operator key (FLEET_ADMIN_KEYS); this key may route requests and read'
+      : 'changing the fleet (pulls, deletes, copies, settings, benchmarks) needs an operator key, and this router has none configured (FLEET_ADMIN_KEYS); client keys may route requests and read',
+  );
+}
+
+/** Clients' routes: a client or operator key once either list is set, else open. */
+function checkClient(ring: Keyring, request: HttpRequest, caller: Caller): Caller {
+  if (!ring.clientKeys) return caller;
+  if (caller.role === 'client' || caller.role === 'operator') return caller;
+  return refuseUnknown(request);
+}
+
+/** Changes: an operator key once client or operator keys are set, else open. */
+function checkOperator(ring: Keyring, request: HttpRequest, caller: Caller): Caller {
+  if (caller.role === 'operator' || (!ring.clientKeys && !ring.adminKeys)) return caller;
+  if (caller.role === 'client') throw operatorKeyNeeded(ring);
+  return refuseUnknown(request);
+}
+
+/** Heartbeats: a node key when node keys are set; refused while client keys are set without them. */
+function checkNode(ring: Keyring, request: HttpRequest, caller: Caller): Caller {
+  if (ring.nodeKeys) return caller.role === 'node' ? caller : refuseUnknown(request);
+  if (!ring.clientKeys) return caller;
+  throw new UnauthorizedError(
+    'heartbeats need a node key, and this router has none configured (FLEET_NODE_KEYS); client keys are not accepted here',
+  );
+}
+
+/** A check for the handler wrapper; undefined when no keys of any kind are configured (open). */
 export function createCredentialCheck(lists: CredentialLists): CredentialCheck | undefined {
-  const clientKeys = configured(lists.apiKeys);
-  const nodeKeys = configured(lists.nodeKeys);
-  if (clientKeys === undefined && nodeKeys === undefined) return undefined;
+  const ring = createKeyring(lists);
+  if (ring.keys.length === 0) return undefined;
   return (request, credential) => {
-    if (credential === 'public') return;
-    if (request.path === '/' && (request.method === 'GET' || request.method === 'HEAD')) return;
-    if (credential === 'client') {
-      if (clientKeys !== undefined) requireKey(request, clientKeys);
-      return;
+    if (credential === 'public') return UNCHECKED;
+    if (request.path === '/' && (request.method === 'GET' || request.method === 'HEAD')) return UNCHECKED;
+    const caller = identifyCaller(ring, request);
+    switch (credential) {
+      case 'client':
+        return checkClient(ring, request, caller);
+      case 'operator':
+        return checkOperator(ring, request, caller);
+      case 'node':
+        return checkNode(ring, request, caller);
     }
-    if (nodeKeys !== undefined) {
-      requireKey(request, nodeKeys);
-      return;
-    }
-    throw new UnauthorizedError(
-      'heartbeats need a node key, and this router has none configured (FLEET_NODE_KEYS); client keys are not accepted here',
-    );
   };
 }
 
 /**
- * The id of the client key a request was admitted with: the first 8 hex digits of its SHA-256, stable
- * and not the key; undefined when the router has no client keys (a presented key is then no identity:
- * SDKs send placeholders) or the request presented none.
+ * What the dashboard is told about its key (`GET /dashboard/api/whoami`): `open` when the router checks
+ * neither client nor operator keys (anyone may change the fleet), `operator` for an operator key, and
+ * `client` for anyone else who got this far — a client key, or no key where client routes are open.
  */
-export function clientKeyId(request: HttpRequest, apiKeys: readonly string[] | undefined): string | undefined {
-  if (apiKeys === undefined || apiKeys.length === 0) return undefined;
-  const presented = presentedKey(request);
-  if (presented === undefined || presented === '') return undefined;
-  return digest(presented).toString('hex').slice(0, 8);
+export type PageRole = 'open' | 'operator' | 'client';
+
+export function pageRole(lists: CredentialLists, caller: Caller): PageRole {
+  const ring = createKeyring({ apiKeys: lists.apiKeys, adminKeys: lists.adminKeys });
+  if (!ring.clientKeys && !ring.adminKeys) return 'open';
+  return caller.role === 'operator' ? 'operator' : 'client';
 }
 
-/** What an operator must hear at start: client keys set without node keys shuts node agents out. */
-export function credentialWarnings(lists: CredentialLists): string[] {
-  if (configured(lists.apiKeys) === undefined || configured(lists.nodeKeys) !== undefined) return [];
-  return [
-    "FLEET_API_KEYS is set but FLEET_NODE_KEYS is not: node agents' heartbeats are refused (401). " +
-      'Set FLEET_NODE_KEYS and give the agents one of those keys (Authorization: Bearer <key>).',
-  ];
+/** What an operator must hear at start, and which routes it concerns. */
+export interface CredentialWarning {
+  readonly concerns: 'heartbeats' | 'changes';
+  readonly message: string;
+}
+
+/** A setup that shuts node agents out, or refuses every change. */
+export function credentialWarnings(lists: CredentialLists): CredentialWarning[] {
+  const ring = createKeyring(lists);
+  const warnings: CredentialWarning[] = [];
+  if (ring.clientKeys && !ring.nodeKeys) {
+    warnings.push({
+      concerns: 'heartbeats',
+      message:
+        "FLEET_API_KEYS is set but FLEET_NODE_KEYS is not: node agents' heartbeats are refused (401). " +
+        'Set FLEET_NODE_KEYS and give the agents one of those keys (Authorization: Bearer <key>).',
+    });
+  }
+  if (ring.clientKeys && !ring.adminKeys) {
+    warnings.push({
+      concerns: 'changes',
+      message:
+        'FLEET_API_KEYS is set but FLEET_ADMIN_KEYS is not: no key may change the fleet (pulls, deletes, copies, ' +
+        "settings and benchmarks are refused, 403). Set FLEET_ADMIN_KEYS to the operators' keys.",
+    });
+  }
+  return warnings;
+}
+
+/**
+ * The warnings of `warnings` not yet given in this process, now counted as given: the emulator runs every
+ * function in one process (and warns at start), so each warning is given once, not once per function.
+ * Kept on the process's global object, which the emulator's separately bundled entry and handlers share.
+ */
+export function unsaidWarnings(warnings: readonly CredentialWarning[]): CredentialWarning[] {
+  const slot = Symbol.for('fleet-router.credential-warnings-given');
+  const known: unknown = Reflect.get(globalThis, slot);
+  const given: Set<string> = known instanceof Set ? known : new Set<string>();
+  Reflect.set(globalThis, slot, given);
+  return warnings.filter((warning) => {
+    if (given.has(warning.message)) return false;
+    given.add(warning.message);
+    return true;
+  });
 }

@@ -10,12 +10,18 @@ import type { Context } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError, type RouterError, toRouterError } from '../../core/errors';
 import { configReady } from '../platform/config';
 import { causeText, logger } from '../platform/logger';
-import { type CredentialCheck, createCredentialCheck, credentialWarnings, type RouteCredential } from './api-keys';
+import {
+  type CredentialCheck,
+  createCredentialCheck,
+  credentialWarnings,
+  type RouteCredential,
+  unsaidWarnings,
+} from './api-keys';
 import { type CorsPolicy, corsSink, createCorsPolicy, preflightHeaders } from './cors';
 import { familyForPath } from './family';
 import { logRequestEnd } from './log-request';
 import { renderError } from './render-error';
-import { type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
+import { admitCaller, type HttpRequest, type LambdaHttpEvent, routingKeyOf, toHttpRequest } from './request';
 import {
   type BufferedResult,
   createBufferedSink,
@@ -28,7 +34,7 @@ import { compileRoutePattern, type RoutePattern, sortBySpecificity } from './rou
 
 export type Route = (request: HttpRequest, response: ResponseSink) => Promise<void>;
 
-/** A route that takes a credential other than the clients' keys (`nodeRoute`). */
+/** A route that takes a credential other than the clients' keys (`operatorRoute`, `nodeRoute`, `publicRoute`). */
 export interface GuardedRoute {
   readonly route: Route;
   readonly credential: RouteCredential;
@@ -36,7 +42,8 @@ export interface GuardedRoute {
 
 /**
  * Keys are `METHOD /template`, exactly as serverless.yml lists the http events. A plain route takes
- * client keys; node agents' routes are marked with `nodeRoute`.
+ * client keys; a route that changes the fleet is marked with `operatorRoute`, node agents' routes with
+ * `nodeRoute`.
  */
 export type RouteTable = Readonly<Record<string, Route | GuardedRoute>>;
 
@@ -45,6 +52,14 @@ export type RouteTable = Readonly<Record<string, Route | GuardedRoute>>;
  * instance's services (`routes(getServices())` in functions/), which a module load must not build.
  */
 export type RouteTableSource = RouteTable | (() => RouteTable);
+
+/**
+ * Marks a route as a change to the fleet (issue 46: pulls, deletes, copies, settings, benchmarks): it takes
+ * operator keys only once client or operator keys are set; a client key gets 403 (./api-keys).
+ */
+export function operatorRoute(route: Route): GuardedRoute {
+  return { route, credential: 'operator' };
+}
 
 /** Marks a route as node agents' (heartbeats): it takes node keys only, never client keys. */
 export function nodeRoute(route: Route): GuardedRoute {
@@ -61,6 +76,8 @@ export interface HandlerOptions {
   readonly afterResponse?: () => Promise<void>;
   /** Accepted client keys; unset or empty = client routes open (ARCHITECTURE.md §3.10). */
   readonly apiKeys?: readonly string[] | undefined;
+  /** Operator keys: client routes and `operatorRoute`s (ARCHITECTURE.md §3.10; see api-keys). */
+  readonly adminKeys?: readonly string[] | undefined;
   /** Accepted node keys, for `nodeRoute`s only (ARCHITECTURE.md §3.10, §8.2; see api-keys). */
   readonly nodeKeys?: readonly string[] | undefined;
   /** Origins browsers may call from (FLEET_CORS_ORIGINS, spec §4.8); unset or empty = no CORS handling. */
@@ -90,6 +107,8 @@ interface CompiledTable {
   readonly ordered: readonly CompiledRoute[];
   /** Some route takes node keys (the fleet function's heartbeats). */
   readonly hasNodeRoutes: boolean;
+  /** Some route changes the fleet (ollama's pulls and deletes, the dashboard's writes). */
+  readonly hasOperatorRoutes: boolean;
 }
 
 function guarded(entry: Route | GuardedRoute): GuardedRoute {
@@ -106,7 +125,8 @@ function compileRoutes(routes: RouteTable): CompiledTable {
   );
   const exact = new Map(ordered.map((entry) => [`${entry.method} ${entry.pattern.template}`, entry.route]));
   const hasNodeRoutes = ordered.some((entry) => entry.route.credential === 'node');
-  return { exact, ordered, hasNodeRoutes };
+  const hasOperatorRoutes = ordered.some((entry) => entry.route.credential === 'operator');
+  return { exact, ordered, hasNodeRoutes, hasOperatorRoutes };
 }
 
 interface FoundRoute {
@@ -168,16 +188,23 @@ interface ServeSetup {
   readonly cors: CorsPolicy | undefined;
 }
 
-/** Read once per container (a cold start): the operator hears about a setup that shuts node agents out. */
-function warnAboutCredentials(options: HandlerOptions): void {
-  for (const message of credentialWarnings(options)) console.error(JSON.stringify({ level: 'warn', message }));
+/**
+ * Read once per container (a cold start): the operator hears about a setup that shuts node agents out
+ * (from the function with heartbeats) or refuses every change (from the functions with changes), once
+ * per process — the emulator's functions share one, and it has said so at start.
+ */
+function warnAboutCredentials(options: HandlerOptions, table: CompiledTable): void {
+  const relevant = credentialWarnings(options).filter((warning) =>
+    warning.concerns === 'heartbeats' ? table.hasNodeRoutes : table.hasOperatorRoutes,
+  );
+  for (const { message } of unsaidWarnings(relevant)) console.error(JSON.stringify({ level: 'warn', message }));
 }
 
 /** Built once per container, on the first request: the routes first, then the options (same config). */
 function setUp(routes: RouteTableSource, source: HandlerOptionsSource): ServeSetup {
   const table = compileRoutes(typeof routes === 'function' ? routes() : routes);
   const options = typeof source === 'function' ? source() : source;
-  if (table.hasNodeRoutes) warnAboutCredentials(options);
+  warnAboutCredentials(options, table);
   return {
     table,
     options,
@@ -211,7 +238,8 @@ function createServe(routes: RouteTableSource, source: HandlerOptionsSource) {
         const found = findRoute(current.table, method, path, resource);
         const request = toHttpRequest(event, found.params);
         requestId = request.requestId;
-        current.checkCredential?.(request, found.route.credential);
+        if (current.checkCredential !== undefined)
+          admitCaller(request, current.checkCredential(request, found.route.credential));
         await found.route.route(request, out);
       }
       if (!out.ended) await out.end();

@@ -1,6 +1,6 @@
 /**
  * A request's place in the waiting line (issue 43): its application (lib/core/queue/application: the
- * client key's id, else its first tag, else the client's address) and its priority — the one it states
+ * id of the client or operator key it was admitted with, else its first tag, else the client's address) and its priority — the one it states
  * (`metadata.priority` in the body, `X-Fleet-Priority`; an unknown value is a 400 naming the field), else
  * its application's default (lib/core/queue/sharing-policy), else `normal`. Every routed route builds one
  * before it routes, so bad input is refused before anything is sent.
@@ -10,7 +10,6 @@ import { PRIORITY_HEADER, statedPriority } from '../../core/queue/priority';
 import { defaultPriority } from '../../core/queue/sharing-policy';
 import type { WaitClaim } from '../../core/queue/wait-line';
 import type { FleetConfig } from '../platform/config';
-import { clientKeyId } from './api-keys';
 import type { HttpRequest } from './request';
 
 export interface ClaimSources {
@@ -22,11 +21,11 @@ export interface ClaimSources {
 export function requestClaim(
   request: HttpRequest,
   sources: ClaimSources,
-  config: Pick<FleetConfig, 'apiKeys' | 'sharing'>,
+  config: Pick<FleetConfig, 'sharing'>,
 ): WaitClaim {
   const stated = statedPriority(sources.metadataPriority, request.header(PRIORITY_HEADER));
   const app = applicationOf({
-    keyId: clientKeyId(request, config.apiKeys),
+    keyId: request.caller.keyId,
     tags: sources.tags,
     clientAddress: request.sourceIp,
   });

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PayloadTooLargeError } from '../../core/errors';
+import { type Caller, UNCHECKED } from './caller';
 import { normalizePath } from './route-pattern';
 
 /** The Lambda request payload limit: bigger bodies are refused with 413 (ARCHITECTURE.md §9.8). */
@@ -28,6 +29,11 @@ export interface HttpRequest {
   bodyText(): string;
   readonly sourceIp: string;
   readonly requestId: string;
+  /**
+   * Who sent it: the role and id of its key, as the handler wrapper's key check found them (./api-keys);
+   * `UNCHECKED` before that, and on a router that checks no keys.
+   */
+  readonly caller: Caller;
   header(name: string): string | undefined;
 }
 
@@ -132,6 +138,7 @@ export function routingKeyOf(event: LambdaHttpEvent): { method: string; path: st
 class LazyRequest implements HttpRequest {
   private headerMap: Record<string, string> | undefined;
   private queryMap: Record<string, string> | undefined;
+  caller: Caller = UNCHECKED;
 
   constructor(
     readonly method: string,
@@ -217,4 +224,9 @@ function fromV2(event: APIGatewayProxyEventV2): LazyRequest {
     buildHeaders,
     () => Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
   );
+}
+
+/** Records who sent `request`, as the key check found (the handler wrapper only). */
+export function admitCaller(request: HttpRequest, caller: Caller): void {
+  if (request instanceof LazyRequest) request.caller = caller;
 }

@@ -10,6 +10,7 @@ import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
 import { corsOriginProblem } from './cors-origin-entry';
 import { type ImageUrlAllow, parseImageUrlAllow } from './image-url-allow';
+import { parseKeyEntry } from './key-entry';
 import { readSsmSettings, ssmParameterNames } from './ssm-settings';
 
 export interface ListedNode {
@@ -37,7 +38,16 @@ export interface FleetConfig {
   readonly firstByteTimeoutMs: number;
   /** Outlier ejection: failures in a row that eject a node (0 = never), base and longest ejection. */
   readonly ejection: EjectionSettings;
+  /**
+   * Client keys (`FLEET_API_KEYS`), as written: each `key` or `name:key` (./key-entry). They route requests
+   * and read; they do not change the fleet.
+   */
   readonly apiKeys: readonly string[] | undefined;
+  /**
+   * Operator keys (`FLEET_ADMIN_KEYS`, issue 46), written the same way: everything a client key may do, and
+   * the changes to the fleet — pulls, deletes, copies, settings, benchmarks (ARCHITECTURE.md §3.10).
+   */
+  readonly adminKeys: readonly string[] | undefined;
   /**
    * Node agents' own keys (`FLEET_NODE_KEYS`): the only ones the heartbeat routes accept, and accepted
    * nowhere else. Unset: heartbeats are open while `apiKeys` is unset too, refused (401) once it is set.
@@ -164,6 +174,7 @@ const envSchema = lazySchema(() =>
     FLEET_EJECT_MAX_MS: z._default(integerText(1000, 86_400_000), 300_000),
     FLEET_API_KEYS: z.optional(listText()),
     FLEET_NODE_KEYS: z.optional(listText()),
+    FLEET_ADMIN_KEYS: z.optional(listText()),
     FLEET_NODE_CONCURRENCY: z._default(listText(), []),
     FLEET_QUEUE_MAX_PENDING: z._default(integerText(1, 100_000), 512),
     FLEET_QUEUE_TIMEOUT_MS: z._default(integerText(1000, 900_000), 600_000),
@@ -253,12 +264,32 @@ export function parseListedNode(entry: string): ListedNode {
   return { id, url: base };
 }
 
-/** A key in both lists would let a client heartbeat (or a node agent chat): refused at start. */
-function checkKeyListsApart(apiKeys: readonly string[] | undefined, nodeKeys: readonly string[] | undefined): void {
-  if (apiKeys === undefined || nodeKeys === undefined) return;
-  const clientKeys = new Set(apiKeys);
-  if (nodeKeys.some((key) => clientKeys.has(key))) {
-    throw new Error('FLEET_NODE_KEYS: a node key is also in FLEET_API_KEYS; give node agents keys of their own');
+/** The three key lists, by the variable that sets each. */
+const KEY_LISTS = ['FLEET_API_KEYS', 'FLEET_ADMIN_KEYS', 'FLEET_NODE_KEYS'] as const;
+type KeyLists = { readonly [Variable in (typeof KEY_LISTS)[number]]?: readonly string[] | undefined };
+
+/**
+ * A key in two lists would let a client change the fleet or heartbeat (or a node agent chat): refused at
+ * start, naming both variables. A name given to two keys would make two keys one in the traces: refused too.
+ */
+function checkKeyListsApart(lists: KeyLists): void {
+  const listOf = new Map<string, string>();
+  const named = new Map<string, string>();
+  for (const variable of KEY_LISTS) {
+    for (const entry of lists[variable] ?? []) {
+      const { name, key } = parseKeyEntry(entry);
+      const other = listOf.get(key);
+      if (other !== undefined && other !== variable) {
+        throw new Error(`${variable}: a key is also in ${other}; a key may be in one list only`);
+      }
+      listOf.set(key, variable);
+      if (name === undefined) continue;
+      const holder = named.get(name);
+      if (holder !== undefined && holder !== key) {
+        throw new Error(`${variable}: the name "${name}" is given to two keys; give each key a name of its own`);
+      }
+      named.set(name, key);
+    }
   }
 }
 
@@ -287,7 +318,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     if (ids.has(node.id)) throw new Error(`FLEET_NODES: node id "${node.id}" is listed twice`);
     ids.add(node.id);
   }
-  checkKeyListsApart(value.FLEET_API_KEYS, value.FLEET_NODE_KEYS);
+  checkKeyListsApart(value);
   checkCorsOrigins(value.FLEET_CORS_ORIGINS);
   return Object.freeze({
     port: value.FLEET_PORT,
@@ -308,6 +339,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxMs: Math.max(value.FLEET_EJECT_MAX_MS, value.FLEET_EJECT_BASE_MS),
     }),
     apiKeys: value.FLEET_API_KEYS,
+    adminKeys: value.FLEET_ADMIN_KEYS,
     nodeKeys: value.FLEET_NODE_KEYS,
     nodeConcurrency: parseNodeConcurrency(value.FLEET_NODE_CONCURRENCY),
     queueMaxPending: value.FLEET_QUEUE_MAX_PENDING,

@@ -1,10 +1,11 @@
 /**
- * Settings kept in SSM Parameter Store rather than in a function's environment: the client and node keys.
+ * Settings kept in SSM Parameter Store rather than in a function's environment: the client, operator and
+ * node keys.
  * In AWS a function's environment names the parameters (`FLEET_API_KEYS_SSM=/fleet-router/dev/api-keys`,
  * serverless.yml), and the values — SecureString comma lists — are read once per container, before the
  * config is built (./config `configReady`), with one signed `GetParameters` call (./sigv4) under the
  * function's own role. Nothing is read when no such variable is set: the emulator and the tests keep
- * `FLEET_API_KEYS` and `FLEET_NODE_KEYS` in the environment, as before.
+ * `FLEET_API_KEYS`, `FLEET_ADMIN_KEYS` and `FLEET_NODE_KEYS` in the environment, as before.
  */
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { type AwsCredentials, signPost } from './sigv4';
@@ -14,6 +15,7 @@ type Send = (url: URL, options: RequestOptions, answer: (incoming: IncomingMessa
 /** `<variable>_SSM` names the parameter that holds `<variable>`. */
 export const SSM_SETTINGS = {
   FLEET_API_KEYS_SSM: 'FLEET_API_KEYS',
+  FLEET_ADMIN_KEYS_SSM: 'FLEET_ADMIN_KEYS',
   FLEET_NODE_KEYS_SSM: 'FLEET_NODE_KEYS',
 } as const;
 

@@ -147,6 +147,7 @@ describe('serverless package', () => {
         `--param=subnetIds=[${SUBNETS.join(',')}]`,
         ...REQUIRED,
         '--param=apiKeysParameter=/fleet-router/dev/api-keys',
+        '--param=adminKeysParameter=/fleet-router/dev/admin-keys',
         '--param=nodeKeysParameter=/fleet-router/dev/node-keys',
         '--param=nodeConcurrency=gpu1=4,gpu2=2',
         '--param=modelMap=claude-sonnet-4-5=qwen3-coder:30b,default=qwen3:32b',
@@ -312,10 +313,14 @@ describe('serverless package', () => {
       const environment = (
         propertiesOf(template, `${fn}LambdaFunction`)['Environment'] as { Variables: Record<string, string> }
       ).Variables;
-      const names = [...(fn === 'Poller' ? [] : ['api-keys']), ...(fn === 'Fleet' ? ['node-keys'] : [])];
+      const names = [...(fn === 'Poller' ? [] : ['api-keys', 'admin-keys']), ...(fn === 'Fleet' ? ['node-keys'] : [])];
       expect([fn, environment['FLEET_API_KEYS_SSM'] ?? '']).toEqual([
         fn,
         fn === 'Poller' ? '' : '/fleet-router/dev/api-keys',
+      ]);
+      expect([fn, environment['FLEET_ADMIN_KEYS_SSM'] ?? '']).toEqual([
+        fn,
+        fn === 'Poller' ? '' : '/fleet-router/dev/admin-keys',
       ]);
       expect([fn, environment['FLEET_NODE_KEYS_SSM'] ?? '']).toEqual([
         fn,

@@ -1,5 +1,5 @@
 /**
- * Reading the client and node keys from SSM (lib/services/platform/ssm-settings, wired into ./config): a
+ * Reading the client, operator and node keys from SSM (lib/services/platform/ssm-settings, wired into ./config): a
  * fake SSM endpoint on 127.0.0.1 answers GetParameters only to requests whose SigV4 signature the AWS
  * SDK's own signer (@smithy/signature-v4) computes the same, and counts what it is asked. The config
  * wiring runs in a child process with its own environment (the module reads `process.env` once).
@@ -25,6 +25,7 @@ const CREDENTIALS = {
 const STORED: Record<string, string> = {
   '/fleet-router/test/api-keys': 'sk-client-1,sk-client-2',
   '/fleet-router/test/node-keys': 'node-key-1',
+  '/fleet-router/test/admin-keys': 'ops:sk-operator-1',
 };
 
 /** node:crypto in the shape the SDK's signer takes (`@aws-crypto/sha256-js` in the SDK itself). */
@@ -144,12 +145,20 @@ describe('readSsmSettings', () => {
     const settings = await readSsmSettings({
       ...awsEnvironment(),
       FLEET_API_KEYS_SSM: '/fleet-router/test/api-keys',
+      FLEET_ADMIN_KEYS_SSM: '/fleet-router/test/admin-keys',
       FLEET_NODE_KEYS_SSM: '/fleet-router/test/node-keys',
     });
 
-    expect(settings).toEqual({ FLEET_API_KEYS: 'sk-client-1,sk-client-2', FLEET_NODE_KEYS: 'node-key-1' });
+    expect(settings).toEqual({
+      FLEET_API_KEYS: 'sk-client-1,sk-client-2',
+      FLEET_ADMIN_KEYS: 'ops:sk-operator-1',
+      FLEET_NODE_KEYS: 'node-key-1',
+    });
     expect(ssm.asked.slice(before)).toEqual([
-      { names: ['/fleet-router/test/api-keys', '/fleet-router/test/node-keys'], signatureMatched: true },
+      {
+        names: ['/fleet-router/test/api-keys', '/fleet-router/test/admin-keys', '/fleet-router/test/node-keys'],
+        signatureMatched: true,
+      },
     ]);
   });
 

@@ -102,6 +102,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FLEET_API_KEYS: 'a,shared', FLEET_NODE_KEYS: 'shared' })).toThrow(/FLEET_NODE_KEYS/);
   });
 
+  it('reads operator keys from FLEET_ADMIN_KEYS, as written', () => {
+    const config = loadConfig({ FLEET_API_KEYS: 'team-a:sk-a', FLEET_ADMIN_KEYS: 'ops:sk-ops, sk-other' });
+
+    expect(config.adminKeys).toEqual(['ops:sk-ops', 'sk-other']);
+    expect(loadConfig({}).adminKeys).toBeUndefined();
+  });
+
+  it.each([
+    [{ FLEET_API_KEYS: 'a,shared', FLEET_ADMIN_KEYS: 'shared' }, 'FLEET_ADMIN_KEYS: a key is also in FLEET_API_KEYS'],
+    [{ FLEET_ADMIN_KEYS: 'shared', FLEET_NODE_KEYS: 'shared' }, 'FLEET_NODE_KEYS: a key is also in FLEET_ADMIN_KEYS'],
+    // The key is what counts, whatever name each list gives it.
+    [
+      { FLEET_API_KEYS: 'app:shared', FLEET_ADMIN_KEYS: 'ops:shared' },
+      'FLEET_ADMIN_KEYS: a key is also in FLEET_API_KEYS',
+    ],
+  ])('refuses a key in two lists, naming both variables (%j)', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuses one name given to two keys', () => {
+    expect(() => loadConfig({ FLEET_API_KEYS: 'team:sk-1', FLEET_ADMIN_KEYS: 'team:sk-2' })).toThrow(
+      'FLEET_ADMIN_KEYS: the name "team" is given to two keys',
+    );
+  });
+
   it('reads FLEET_MODEL_MAP as a JSON object too', () => {
     const config = loadConfig({ FLEET_MODEL_MAP: '{"claude-opus-4-1": "qwen3:32b"}' });
 
