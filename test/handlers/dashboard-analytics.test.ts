@@ -153,6 +153,7 @@ describe('/dashboard/api analytics', () => {
         queue_wait_ms: null,
         priority: null,
         app: null,
+        key: null,
         benchmark_run_id: null,
       });
       expect(body).toMatchObject({ limit: 20, partial: false });

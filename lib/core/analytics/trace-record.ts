@@ -1,12 +1,16 @@
 /**
  * What the router records about one client request (issue: traces and usage; issue 22): where it went,
  * how it went, what it cost. The recorder (lib/services/analytics/trace) writes these in pages and sums
- * them into the rollups (./rollup); the operator API shows them (./trace-view). Types only.
+ * them into the rollups (./rollup); the operator API shows them (./trace-view). Types, and which styles
+ * are changes to the fleet rather than requests to a model.
  */
 
 export type TraceStatus = 'completed' | 'failed' | 'retried' | 'client_disconnected' | 'incomplete';
 
-/** Which API the client spoke. */
+/**
+ * Which API the client spoke; for a change to the fleet (issue 46), which change: a pull, a delete (either
+ * style), a copy, a settings write, a benchmark's start or cancel.
+ */
 export type RequestStyle =
   | 'ollama-chat'
   | 'ollama-generate'
@@ -17,7 +21,22 @@ export type RequestStyle =
   | 'rerank'
   | 'image'
   | 'transcription'
-  | 'pull';
+  | 'pull'
+  | 'delete'
+  | 'copy'
+  | 'settings'
+  | 'benchmark-start'
+  | 'benchmark-cancel';
+
+/** The changes to the fleet: traced, never summed into the rollups (no request to a model). */
+export const CHANGE_STYLES: ReadonlySet<RequestStyle> = new Set<RequestStyle>([
+  'pull',
+  'delete',
+  'copy',
+  'settings',
+  'benchmark-start',
+  'benchmark-cancel',
+]);
 
 export interface Trace {
   readonly requestId: string;
@@ -79,6 +98,11 @@ export interface Trace {
   readonly priority?: 'high' | 'normal' | 'low';
   /** Its application for fair sharing: `key:<id>`, `tag:<tag>` or `client:<address>` (lib/core/queue/application). */
   readonly app?: string;
+  /**
+   * The id of the client or operator key that sent it (issue 46): the key's name, else a short digest —
+   * never the key. Absent when the router checks no keys. On a router with keys, `app` is `key:<this>`.
+   */
+  readonly key?: string;
   /** Set on the requests of a benchmark run: the trace is kept, but adds nothing to any rollup. */
   readonly benchmarkRunId?: string;
 }

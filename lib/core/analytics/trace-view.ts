@@ -47,6 +47,8 @@ export interface TraceView {
   readonly priority: string | null;
   /** The application it was counted for in fair sharing (`key:…`, `tag:…`, `client:…`). */
   readonly app: string | null;
+  /** The id of the key that sent it (its name, else a short digest; never the key); null without keys. */
+  readonly key: string | null;
   readonly benchmark_run_id: string | null;
 }
 
@@ -83,6 +85,7 @@ export function traceView(trace: Trace): TraceView {
     queue_wait_ms: trace.queueWaitMs ?? null,
     priority: trace.priority ?? null,
     app: trace.app ?? null,
+    key: trace.key ?? null,
     benchmark_run_id: trace.benchmarkRunId ?? null,
   };
 }

@@ -3,12 +3,14 @@
  * fleet-wide lock (409 naming the running run while one holds it), saves the run and launches
  * it (./run-benchmark, here or as an invocation of its own: lib/services/benchmarks/benchmark-launcher);
  * `progress`, `cancel`, the list and one run read and write the table, so any instance answers them.
+ * Start and cancel take an operator key (functions/dashboard.ts) and are traced with it (issue 46).
  */
 import { randomBytes } from 'node:crypto';
 import { integerParam } from '../../core/analytics/window';
 import {
   BENCHMARK_DRAIN_MS,
   type BenchmarkRun,
+  type BenchmarkStart,
   benchmarkRunId,
   benchmarkRunView,
   IDLE_PROGRESS,
@@ -16,6 +18,8 @@ import {
   parseBenchmarkStart,
 } from '../../core/benchmarks/benchmark-run';
 import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors';
+import { tracedChange } from '../../services/analytics/change-trace';
+import type { TraceRecorder } from '../../services/analytics/trace';
 import type { BenchmarkLauncher } from '../../services/benchmarks/benchmark-launcher';
 import { readJson } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
@@ -28,6 +32,8 @@ export interface BenchmarkRoutesDeps {
   readonly benchmarkLauncher: BenchmarkLauncher;
   /** Runs a saved run to its end in this process (`runBenchmark` over the instance's services). */
   readonly runBenchmark: (runId: string) => Promise<void>;
+  /** Where a start and a cancel are traced, with the key that asked (issue 46). */
+  readonly traces: TraceRecorder;
   readonly clock?: () => number;
 }
 
@@ -45,6 +51,12 @@ async function currentProgress(deps: BenchmarkRoutesDeps, now: number): Promise<
 
 export async function serveBenchmarkStart(deps: BenchmarkRoutesDeps, request: HttpRequest, response: ResponseSink) {
   const start = parseBenchmarkStart(request.bodyText().length === 0 ? undefined : readJson(request));
+  const started = await tracedChange(deps.traces, { request, style: 'benchmark-start' }, () => startRun(deps, start));
+  await sendJson(response, started);
+}
+
+/** Takes the lock, saves the run and launches it; answers what `start` replies. */
+async function startRun(deps: BenchmarkRoutesDeps, start: BenchmarkStart) {
   const now = (deps.clock ?? Date.now)();
   const runId = benchmarkRunId(now, randomBytes(4).toString('hex'));
   const lockedUntil = now + start.duration * 1000 + BENCHMARK_DRAIN_MS + LOCK_MARGIN_MS;
@@ -83,13 +95,13 @@ export async function serveBenchmarkStart(deps: BenchmarkRoutesDeps, request: Ht
     await deps.benchmarks.release(runId);
     throw error;
   }
-  await sendJson(response, {
+  return {
     status: 'started',
     run_id: runId,
     mode: start.mode,
     duration: start.duration,
     model_types: start.modelTypes,
-  });
+  };
 }
 
 /** The lock, taking it over from a holder whose run stopped reporting (its runner died, the lock not yet lapsed). */
@@ -113,16 +125,21 @@ export async function serveBenchmarkProgress(deps: BenchmarkRoutesDeps, _request
   await sendJson(response, progress);
 }
 
-export async function serveBenchmarkCancel(deps: BenchmarkRoutesDeps, _request: HttpRequest, response: ResponseSink) {
+export async function serveBenchmarkCancel(deps: BenchmarkRoutesDeps, request: HttpRequest, response: ResponseSink) {
+  const answer = await tracedChange(deps.traces, { request, style: 'benchmark-cancel' }, () => cancelRun(deps));
+  await sendJson(response, answer);
+}
+
+/** Asks the running run to stop; answers what `cancel` replies. */
+async function cancelRun(deps: BenchmarkRoutesDeps) {
   const now = (deps.clock ?? Date.now)();
   const holder = await deps.benchmarks.holder();
   const run = holder === undefined ? undefined : await deps.benchmarks.get(holder);
   if (holder === undefined || run === undefined || benchmarkRunView(run, now).status !== 'running') {
-    await sendJson(response, { status: 'not_running' });
-    return;
+    return { status: 'not_running' };
   }
   await deps.benchmarks.requestCancel(holder, now);
-  await sendJson(response, { status: 'cancelled', run_id: holder });
+  return { status: 'cancelled', run_id: holder };
 }
 
 export async function serveBenchmarkList(deps: BenchmarkRoutesDeps, request: HttpRequest, response: ResponseSink) {

@@ -4,6 +4,7 @@
  * heartbeat behind); 404 when none had it; the node's own refusal when every node refused alike with a
  * 4xx; otherwise 502 naming, by id, the nodes where it failed and why, and those where it was done. Pure.
  */
+import type { ChangeOutcome } from '../../services/analytics/change-trace';
 import type { NodeAdminAnswer } from './call-node-admin';
 
 export type AdminOutcome =
@@ -41,4 +42,18 @@ export function adminOutcome(answers: readonly NodeAdminAnswer[], what: string):
     succeeded,
     failed: failures.map((answer) => answer.nodeId),
   };
+}
+
+/** What the change's trace keeps of an outcome (issue 46): the nodes where it was done, and why it failed. */
+export function changeOutcomeOf(outcome: AdminOutcome, notFound: string): ChangeOutcome {
+  switch (outcome.kind) {
+    case 'done':
+      return { nodes: outcome.nodes };
+    case 'not-found':
+      return { error: notFound };
+    case 'refused':
+      return { error: outcome.message };
+    case 'failed':
+      return { nodes: outcome.succeeded, error: outcome.message };
+  }
 }

@@ -3,14 +3,16 @@
  * the router's `node_id`): relayed to the named node, else to every node that holds the source — a copy
  * is a new name over the same blobs, cheap on each node, and the new name is then served wherever the
  * source is, as a user of one Ollama expects. Answers as Ollama does (200 empty; 404 `model "<source>" not
- * found`) or names the nodes where it failed; the copies are recorded on those nodes at once.
+ * found`) or names the nodes where it failed; the copies are recorded on those nodes at once, and the
+ * copy is traced with the key that asked for it (issue 46).
  */
 import { BadRequestError } from '../../core/errors';
 import { copyRequestSchema } from '../../core/wire/model-admin';
+import { tracedChange } from '../../services/analytics/change-trace';
 import { readJsonBody } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
-import { adminOutcome } from './admin-outcome';
+import { adminOutcome, changeOutcomeOf } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';
 import type { ModelAdminDeps } from './model-admin-deps';
@@ -26,23 +28,31 @@ export async function serveCopy(deps: ModelAdminDeps, request: HttpRequest, resp
   if (destination === undefined) throw new BadRequestError('destination is required', 'destination');
   // Ollama's own words for a missing source (it quotes with %q here).
   const notFound = `model ${JSON.stringify(source)} not found`;
-  const targets = adminTargets(await deps.registry.snapshot(), {
-    name: source,
-    nodeId: firstNonBlank(body.node_id),
-    action: 'copied',
-    notFound,
-  });
-  const answers = await Promise.all(
-    targets.map((node) =>
-      callNodeAdmin(node, {
-        method: 'POST',
-        path: '/api/copy',
-        body: { source: nameOnNode(node, source), destination },
-      }),
-    ),
+  const outcome = await tracedChange(
+    deps.traces,
+    { request, style: 'copy', model: source },
+    async () => {
+      const targets = adminTargets(await deps.registry.snapshot(), {
+        name: source,
+        nodeId: firstNonBlank(body.node_id),
+        action: 'copied',
+        notFound,
+      });
+      const answers = await Promise.all(
+        targets.map((node) =>
+          callNodeAdmin(node, {
+            method: 'POST',
+            path: '/api/copy',
+            body: { source: nameOnNode(node, source), destination },
+          }),
+        ),
+      );
+      const result = adminOutcome(answers, `copying model '${source}' to '${destination}'`);
+      const copied = result.kind === 'done' ? result.nodes : result.kind === 'failed' ? result.succeeded : [];
+      await recordCopiedModel(deps.registry, copied, source, destination, Date.now());
+      return result;
+    },
+    (result) => changeOutcomeOf(result, notFound),
   );
-  const outcome = adminOutcome(answers, `copying model '${source}' to '${destination}'`);
-  const copied = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
-  await recordCopiedModel(deps.registry, copied, source, destination, Date.now());
   await sendAdminOutcome(response, outcome, notFound);
 }

@@ -4,11 +4,13 @@
  * for the dashboard's model management. 400 naming a missing field; 404 for an unknown node, or a model
  * the node does not have (its record, or its own Ollama, says so); 503 for a node offline or draining.
  * The registry forgets the model on the node before the reply (./update-registry), so `/api/tags` right
- * after no longer lists it there. Answers `{ok, node_id, model}`; errors in the dashboard's shape.
+ * after no longer lists it there. Answers `{ok, node_id, model}`; errors in the dashboard's shape. The
+ * delete is traced with the key that asked for it (issue 46).
  */
 import { BadRequestError, NotFoundError, RouterError, UpstreamError } from '../../core/errors';
 import { modelNameKeys } from '../../core/fleet/snapshot';
 import { deleteRequestSchema } from '../../core/wire/model-admin';
+import { tracedChange } from '../../services/analytics/change-trace';
 import { readJsonBody } from '../../services/http/parse-json';
 import { sendJson } from '../../services/http/reply';
 import type { HttpRequest } from '../../services/http/request';
@@ -31,6 +33,17 @@ export async function serveDashboardDelete(
   const name = firstNonBlank(body.model, body.name);
   if (name === undefined) throw new BadRequestError('model is required', 'model');
   const notFound = `model '${name}' not found on node '${nodeId}'`;
+  const deleted = await tracedChange(
+    deps.traces,
+    { request, style: 'delete', model: name },
+    () => deleteOnNode(deps, nodeId, name, notFound),
+    () => ({ nodes: [nodeId] }),
+  );
+  await sendJson(response, { ok: true, node_id: nodeId, model: deleted });
+}
+
+/** Deletes the model on the node; answers the name the node held it under, or throws the refusal. */
+async function deleteOnNode(deps: ModelAdminDeps, nodeId: string, name: string, notFound: string): Promise<string> {
   // The named node: 404 unknown, 503 offline or draining, 400 for a model only its sidecar serves.
   const [node] = adminTargets(await deps.registry.snapshot(), { name, nodeId, action: 'deleted', notFound });
   const keys = new Set(modelNameKeys(name));
@@ -42,8 +55,7 @@ export async function serveDashboardDelete(
   if (outcome.kind === 'done' || outcome.kind === 'not-found') await forgetDeletedModel(deps.registry, [nodeId], name);
   switch (outcome.kind) {
     case 'done':
-      await sendJson(response, { ok: true, node_id: nodeId, model: held.name });
-      return;
+      return held.name;
     case 'not-found':
       throw new NotFoundError(notFound, 'model_not_found');
     case 'refused':

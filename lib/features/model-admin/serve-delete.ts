@@ -5,13 +5,15 @@
  * holds it), all at once; the answer is Ollama's (200 empty; 404 `model '<name>' not found`), or a
  * partial failure naming the nodes (`send-admin-outcome`). The registry forgets the model on the nodes
  * that deleted it before the client hears back, so `/api/tags` right after no longer lists it there.
+ * The delete is traced with the key that asked for it (issue 46: ../../services/analytics/change-trace).
  */
 import { BadRequestError } from '../../core/errors';
 import { deleteRequestSchema } from '../../core/wire/model-admin';
+import { tracedChange } from '../../services/analytics/change-trace';
 import { readJsonBody } from '../../services/http/parse-json';
 import type { HttpRequest } from '../../services/http/request';
 import type { ResponseSink } from '../../services/http/response-sink';
-import { adminOutcome } from './admin-outcome';
+import { adminOutcome, changeOutcomeOf } from './admin-outcome';
 import { adminTargets } from './admin-targets';
 import { callNodeAdmin } from './call-node-admin';
 import type { ModelAdminDeps } from './model-admin-deps';
@@ -25,19 +27,27 @@ export async function serveDelete(deps: ModelAdminDeps, request: HttpRequest, re
   const name = firstNonBlank(body.model, body.name);
   if (name === undefined) throw new BadRequestError('model is required', 'model');
   const notFound = `model '${name}' not found`;
-  const targets = adminTargets(await deps.registry.snapshot(), {
-    name,
-    nodeId: firstNonBlank(body.node_id),
-    action: 'deleted',
-    notFound,
-  });
-  const answers = await Promise.all(
-    targets.map((node) =>
-      callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
-    ),
+  const outcome = await tracedChange(
+    deps.traces,
+    { request, style: 'delete', model: name },
+    async () => {
+      const targets = adminTargets(await deps.registry.snapshot(), {
+        name,
+        nodeId: firstNonBlank(body.node_id),
+        action: 'deleted',
+        notFound,
+      });
+      const answers = await Promise.all(
+        targets.map((node) =>
+          callNodeAdmin(node, { method: 'DELETE', path: '/api/delete', body: { model: nameOnNode(node, name) } }),
+        ),
+      );
+      const result = adminOutcome(answers, `deleting model '${name}'`);
+      const deleted = result.kind === 'done' ? result.nodes : result.kind === 'failed' ? result.succeeded : [];
+      await forgetDeletedModel(deps.registry, deleted, name);
+      return result;
+    },
+    (result) => changeOutcomeOf(result, notFound),
   );
-  const outcome = adminOutcome(answers, `deleting model '${name}'`);
-  const deleted = outcome.kind === 'done' ? outcome.nodes : outcome.kind === 'failed' ? outcome.succeeded : [];
-  await forgetDeletedModel(deps.registry, deleted, name);
   await sendAdminOutcome(response, outcome, notFound);
 }

@@ -26,12 +26,13 @@
  * writes a second however many requests, none of them on the request's path.
  *
  * Benchmark traffic (`benchmarkRunId` set, by the benchmark runner) is kept out of the users' analytics:
- * its traces are written to the pages like any other, and add nothing to any rollup. So are model pulls
- * (style `pull`): a download that takes minutes is no request to a model, and counted as one it would
- * skew that model's latency and make it look in use (recommendations, model management, health).
+ * its traces are written to the pages like any other, and add nothing to any rollup. So are the changes to
+ * the fleet (`CHANGE_STYLES`: pulls, deletes, copies, settings, benchmark start and cancel): a download
+ * that takes minutes is no request to a model, and counted as one it would skew that model's latency and
+ * make it look in use (recommendations, model management, health).
  */
 
-import type { Trace } from '../../core/analytics/trace-record';
+import { CHANGE_STYLES, type Trace } from '../../core/analytics/trace-record';
 import { EndOfTurn } from '../platform/end-of-turn';
 import { causeText, logger } from '../platform/logger';
 import type { DocItem } from '../store/item';
@@ -78,11 +79,11 @@ export function createTraceRecorder(
   const pages = new TracePages(maxPageBytes);
   const rollups = createRollupAccumulator();
   let sequence = 0;
-  /** One trace into its page and, unless it is benchmark or pull traffic, its rollups. */
+  /** One trace into its page and, unless it is benchmark traffic or a change, its rollups. */
   const write = (raw: Trace): void => {
     const trace = boundedTrace(raw);
     pages.add(trace.startedAt, JSON.stringify(trace));
-    if (trace.benchmarkRunId === undefined && trace.style !== 'pull') rollups.add(trace);
+    if (trace.benchmarkRunId === undefined && !CHANGE_STYLES.has(trace.style)) rollups.add(trace);
   };
   // Recorded this turn of the event loop, written to the pages and rollups together at its end.
   const recorded = new EndOfTurn<Trace>((trace) => {

@@ -60,6 +60,7 @@ export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, 
       clientIp: request.sourceIp,
       priority: claim?.priority,
       app: claim?.app,
+      key: request.caller.keyId,
     };
     traces.record(Object.assign(record, fields, more) as Trace);
   };

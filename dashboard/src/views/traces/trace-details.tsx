@@ -102,6 +102,9 @@ function Details({ trace }: { trace: TraceView }) {
         <Field name="Context">{orNone(trace.context)}</Field>
         <Field name="Style">{trace.original_format}</Field>
         <Field name="Client">{orNone(trace.client_ip)}</Field>
+        <Field name="Key">{orNone(trace.key)}</Field>
+        <Field name="Application">{orNone(trace.app)}</Field>
+        <Field name="Priority">{orNone(trace.priority)}</Field>
         <Field name="Tags">{trace.tags.length === 0 ? format.NONE : trace.tags.join(', ')}</Field>
         <Field name="Benchmark run">{orNone(trace.benchmark_run_id)}</Field>
       </dl>

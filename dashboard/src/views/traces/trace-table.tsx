@@ -68,6 +68,7 @@ function TraceRow({
       <td>{trace.fallback_used ? `yes (${trace.fallback_model ?? format.NONE})` : 'no'}</td>
       <td>{trace.tags.length === 0 ? format.NONE : trace.tags.join(', ')}</td>
       <td>{trace.original_format}</td>
+      <td>{trace.key ?? format.NONE}</td>
     </tr>
   );
 }
@@ -123,6 +124,7 @@ export function TraceTable({
               <th scope="col">Fallback</th>
               <th scope="col">Tags</th>
               <th scope="col">Style</th>
+              <th scope="col">Key</th>
             </tr>
           </thead>
           <tbody>

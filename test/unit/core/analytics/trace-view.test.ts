@@ -33,6 +33,7 @@ describe('traceView', () => {
       queueWaitMs: 1250,
       priority: 'low',
       app: 'tag:nightly',
+      key: 'team-a',
       benchmarkRunId: 'run-7',
     });
 
@@ -68,6 +69,7 @@ describe('traceView', () => {
       queue_wait_ms: 1250,
       priority: 'low',
       app: 'tag:nightly',
+      key: 'team-a',
       benchmark_run_id: 'run-7',
     });
   });

@@ -5,9 +5,10 @@
  * their store and cache are lib/services/settings' (tested there).
  */
 import { describe, expect, it } from '@jest/globals';
+import type { Trace } from '../../../../lib/core/analytics/trace-record';
 import { serveSettings, serveSettingsUpdate } from '../../../../lib/features/settings/serve-settings';
 import { settingsView } from '../../../../lib/features/settings/settings-view';
-import { toHttpRequest } from '../../../../lib/services/http/request';
+import { admitCaller, toHttpRequest } from '../../../../lib/services/http/request';
 import { createBufferedSink } from '../../../../lib/services/http/response-sink';
 import { loadConfig } from '../../../../lib/services/platform/config';
 import { type EffectiveSettings, patched } from '../../../../lib/services/settings/runtime-settings';
@@ -15,6 +16,8 @@ import type { OverridesPatch, RuntimeOverrides } from '../../../../lib/services/
 import { makeHttpEvent } from '../../../helpers/events';
 
 const config = loadConfig({});
+const recorded: Trace[] = [];
+const traces = { record: (trace: Trace) => recorded.push(trace) };
 
 function settingsStandIn(initial: EffectiveSettings, stored: RuntimeOverrides = {}) {
   let overridden: RuntimeOverrides = stored;
@@ -48,7 +51,7 @@ describe('serveSettings', () => {
     const { sink, result } = createBufferedSink();
     const request = toHttpRequest(makeHttpEvent({ path: '/dashboard/api/settings' }));
 
-    const reply = await answer(serveSettings({ config, settings }, request, sink), result);
+    const reply = await answer(serveSettings({ config, settings, traces }, request, sink), result);
 
     const expected = settingsView(config, { imageGeneration: true, transcription: false }, {});
     expect(reply).toEqual({ statusCode: 200, body: JSON.parse(JSON.stringify(expected)) });
@@ -76,7 +79,7 @@ describe('serveSettingsUpdate', () => {
       makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { transcription: true } }),
     );
 
-    const reply = await answer(serveSettingsUpdate({ config, settings }, request, sink), result);
+    const reply = await answer(serveSettingsUpdate({ config, settings, traces }, request, sink), result);
 
     expect(settings.patches).toEqual([{ transcription: true }]);
     expect(reply.body).toMatchObject({
@@ -94,10 +97,26 @@ describe('serveSettingsUpdate', () => {
       makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { image_generation: null } }),
     );
 
-    const reply = await answer(serveSettingsUpdate({ config, settings }, request, sink), result);
+    const reply = await answer(serveSettingsUpdate({ config, settings, traces }, request, sink), result);
 
     expect(settings.patches).toEqual([{ imageGeneration: null }]);
     expect(reply.body).toMatchObject({ image_generation: false, overridden: [] });
+  });
+
+  it('traces the change with the id of the key that made it, never the key', async () => {
+    const settings = settingsStandIn({ imageGeneration: false, transcription: false });
+    const { sink } = createBufferedSink();
+    const request = toHttpRequest(
+      makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { image_generation: true } }),
+    );
+    admitCaller(request, { role: 'operator', keyId: 'ops' });
+    const before = recorded.length;
+
+    await serveSettingsUpdate({ config, settings, traces }, request, sink);
+
+    expect(recorded.slice(before)).toEqual([
+      expect.objectContaining({ style: 'settings', status: 'completed', key: 'ops', requestId: request.requestId }),
+    ]);
   });
 
   it('refuses a value of the wrong type with a 400 naming it, and changes nothing', async () => {
@@ -107,7 +126,7 @@ describe('serveSettingsUpdate', () => {
       makeHttpEvent({ method: 'POST', path: '/dashboard/api/settings', body: { image_generation: 'yes' } }),
     );
 
-    await expect(serveSettingsUpdate({ config, settings }, request, sink)).rejects.toMatchObject({
+    await expect(serveSettingsUpdate({ config, settings, traces }, request, sink)).rejects.toMatchObject({
       status: 400,
       param: 'image_generation',
     });
