@@ -9,8 +9,11 @@ import { createStore } from './store';
 const STORAGE_KEY = 'fleet-router.api-key';
 
 export interface KeyRequest {
-  /** Why the key is asked for: none stored yet, or the stored one was refused. */
-  readonly reason: 'missing' | 'refused';
+  /**
+   * Why the key is asked for: none stored yet, the stored one was refused, or the user asked to give an
+   * operator's key (the read-only note's button; nothing waits on it, so it may be dismissed).
+   */
+  readonly reason: 'missing' | 'refused' | 'operator';
 }
 
 /** The open request for a key, or null when none is pending (the dialog shows while one is). */
@@ -52,6 +55,16 @@ export function submitKey(key: string): void {
   const resume = waiting;
   waiting = [];
   for (const go of resume) go();
+}
+
+/** Opens the prompt for an operator's key, which may change the fleet (issue 46). */
+export function askForOperatorKey(): void {
+  if (keyRequest.get() === null) keyRequest.set({ reason: 'operator' });
+}
+
+/** Closes a prompt no call waits on (an operator's key the user chose not to give). */
+export function dismissKeyRequest(): void {
+  if (waiting.length === 0) keyRequest.set(null);
 }
 
 /** Forgets the stored key (the settings view's "forget key"). */

@@ -5,8 +5,10 @@ import { render } from 'preact';
 import { App } from './app';
 import { startLiveFeed } from './live';
 import { startOfflineWatch } from './notify';
+import { startRoleWatch } from './role';
 
 startLiveFeed();
 startOfflineWatch();
+startRoleWatch();
 const root = document.getElementById('app');
 if (root !== null) render(<App />, root);

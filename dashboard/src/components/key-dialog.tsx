@@ -3,7 +3,7 @@
  * with one labelled field. The key is kept in this browser (key-store) and every waiting call goes again.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { keyRequest, submitKey } from '../key-store';
+import { dismissKeyRequest, keyRequest, submitKey } from '../key-store';
 import { useStore } from '../store';
 
 export function KeyDialog() {
@@ -33,7 +33,9 @@ export function KeyDialog() {
         <p>
           {request?.reason === 'refused'
             ? 'The router refused that key. Enter one of the keys in its FLEET_API_KEYS.'
-            : 'This router asks for an API key (FLEET_API_KEYS). It is kept in this browser only.'}
+            : request?.reason === 'operator'
+              ? 'An operator key (one of FLEET_ADMIN_KEYS) may pull, delete, change settings and run benchmarks. It is kept in this browser only.'
+              : 'This router asks for an API key (FLEET_API_KEYS). It is kept in this browser only.'}
         </p>
         <label>
           Key
@@ -47,6 +49,11 @@ export function KeyDialog() {
           />
         </label>
         <button type="submit">Use this key</button>
+        {request?.reason === 'operator' && (
+          <button type="button" class="secondary" onClick={dismissKeyRequest}>
+            Cancel
+          </button>
+        )}
       </form>
     </dialog>
   );

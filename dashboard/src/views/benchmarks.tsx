@@ -2,12 +2,14 @@
  * The Benchmarks view (issue 23): start a run (mode, duration, model types), watch it while it runs
  * (progress polled every second, Cancel), and read the past runs with each one's report and charts.
  * One run goes at a time fleet-wide: a run started elsewhere shows here too, and a start refused because
- * one is going says which.
+ * one is going says which. Start and Cancel are offered only to a key that may change the fleet (issue 46).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ReadOnlyNote } from '../components/read-only-note';
 import { ErrorNotice, WithData } from '../components/states';
 import { Panel, View } from '../components/view';
 import { useApi, useQueryState } from '../hooks';
+import { useMayChange } from '../role';
 import { PastRuns } from './benchmarks/past-runs';
 import { RunProgress } from './benchmarks/run-progress';
 import { RunReport } from './benchmarks/run-report';
@@ -23,6 +25,7 @@ export function BenchmarksView() {
   const [selected, setSelected] = useQueryState('run', '');
   const [fast, setFast] = useState(false);
   const [conflict, setConflict] = useState<{ runId: string | undefined; message: string } | undefined>(undefined);
+  const mayChange = useMayChange();
   const progress = useApi<Progress>('api/benchmarks/progress', {}, fast ? RUNNING_POLL_MS : IDLE_POLL_MS);
   const runs = useApi<{ data: BenchmarkRun[] }>('api/benchmarks');
   const report = useApi<{ data: BenchmarkRun }>(
@@ -64,39 +67,43 @@ export function BenchmarksView() {
       title="Benchmarks"
       summary="Load the fleet's models for a while and measure throughput and latency. One run goes at a time, fleet-wide."
     >
-      <Panel title="Start a run">
-        {conflict !== undefined && (
-          <div class="notice notice-warn" role="alert">
-            <p>
-              Not started: a benchmark is already running
-              {conflict.runId === undefined ? (
-                ''
-              ) : (
-                <>
-                  {' '}
-                  (run <code>{conflict.runId}</code>)
-                </>
-              )}
-              . Its progress is shown below.
-            </p>
-          </div>
-        )}
-        <StartForm
-          busy={live !== undefined}
-          onStarted={() => {
-            setConflict(undefined);
-            followNewRun();
-          }}
-          onConflict={(runId, message) => {
-            setConflict({ runId, message });
-            followNewRun();
-          }}
-        />
-      </Panel>
+      {mayChange ? (
+        <Panel title="Start a run">
+          {conflict !== undefined && (
+            <div class="notice notice-warn" role="alert">
+              <p>
+                Not started: a benchmark is already running
+                {conflict.runId === undefined ? (
+                  ''
+                ) : (
+                  <>
+                    {' '}
+                    (run <code>{conflict.runId}</code>)
+                  </>
+                )}
+                . Its progress is shown below.
+              </p>
+            </div>
+          )}
+          <StartForm
+            busy={live !== undefined}
+            onStarted={() => {
+              setConflict(undefined);
+              followNewRun();
+            }}
+            onConflict={(runId, message) => {
+              setConflict({ runId, message });
+              followNewRun();
+            }}
+          />
+        </Panel>
+      ) : (
+        <ReadOnlyNote what="Starting and cancelling runs" />
+      )}
       {progress.error !== undefined && <ErrorNotice error={progress.error} retry={progress.reload} />}
       {live !== undefined && (
         <Panel title="Running now">
-          <RunProgress run={live} onCancelled={progress.reload} />
+          <RunProgress run={live} onCancelled={mayChange ? progress.reload : undefined} />
         </Panel>
       )}
       <Panel title="Past runs">

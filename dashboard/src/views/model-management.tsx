@@ -3,14 +3,16 @@
  * `GET api/model-management`, its models on disk with their use over 7 and 30 days and all time, its
  * disk, a form to pull a model onto it (progress from the NDJSON lines, ./model-management/pull-form)
  * and Delete per model behind a confirmation (./model-management/delete-dialog). Both read the table
- * again when they are done.
+ * again when they are done. Both are offered only to a key that may change the fleet (issue 46).
  */
 import { useState } from 'preact/hooks';
 import type { ManagedNode } from '../../../lib/features/model-management/model-management-view';
+import { ReadOnlyNote } from '../components/read-only-note';
 import { Empty, WithData } from '../components/states';
 import { Stat, View } from '../components/view';
 import * as format from '../format';
 import { useApi } from '../hooks';
+import { useMayChange } from '../role';
 import './model-management.css';
 import { DeleteDialog, type DeleteTarget } from './model-management/delete-dialog';
 import { ModelTable } from './model-management/model-table';
@@ -27,10 +29,12 @@ function NodeSection({
   node,
   onDelete,
   onChanged,
+  mayChange,
 }: {
   node: ManagedNode;
   onDelete: (target: DeleteTarget) => void;
   onChanged: () => void;
+  mayChange: boolean;
 }) {
   const heading = `mm-node-${node.node_id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const diskUsed =
@@ -54,8 +58,8 @@ function NodeSection({
         />
         <Stat label="Disk used" value={format.gigabytes(diskUsed)} />
       </div>
-      <PullForm nodeId={node.node_id} onPulled={onChanged} />
-      <ModelTable node={node} onDelete={(model) => onDelete({ nodeId: node.node_id, model })} />
+      {mayChange && <PullForm nodeId={node.node_id} onPulled={onChanged} />}
+      <ModelTable node={node} onDelete={mayChange ? (model) => onDelete({ nodeId: node.node_id, model }) : undefined} />
     </section>
   );
 }
@@ -64,6 +68,7 @@ export function ModelManagementView() {
   const read = useApi<ModelManagementAnswer>('api/model-management');
   const [target, setTarget] = useState<DeleteTarget | undefined>(undefined);
   const [deleted, setDeleted] = useState<DeleteTarget | undefined>(undefined);
+  const mayChange = useMayChange();
   const controls = (
     <button type="button" class="secondary" onClick={read.reload} disabled={read.loading}>
       {read.loading ? 'Refreshing…' : 'Refresh'}
@@ -75,6 +80,7 @@ export function ModelManagementView() {
       summary="Each node's models on disk: pull new ones, delete unused ones."
       controls={controls}
     >
+      {!mayChange && <ReadOnlyNote what="Pulls and deletes" />}
       {deleted !== undefined && (
         <p class="notice" role="status">
           Deleted {deleted.model} from {deleted.nodeId}.
@@ -94,6 +100,7 @@ export function ModelManagementView() {
                   setTarget(next);
                 }}
                 onChanged={read.reload}
+                mayChange={mayChange}
               />
             ))
           )

@@ -6,11 +6,13 @@
 import { useState } from 'preact/hooks';
 import type { HealthReport } from '../../../lib/core/health/health-report';
 import type { SettingsView as SettingsAnswer } from '../../../lib/features/settings/settings-view';
+import { ReadOnlyNote } from '../components/read-only-note';
 import { WithData } from '../components/states';
 import { Panel, View } from '../components/view';
 import { NONE } from '../format';
 import { useApi } from '../hooks';
 import { currentKey, forgetKey, keyRequest } from '../key-store';
+import { refreshRole, useMayChange } from '../role';
 import { useStore } from '../store';
 import { ConfigGroups } from './settings/config-groups';
 import { RuntimeToggles } from './settings/runtime-toggles';
@@ -20,6 +22,7 @@ export function SettingsView() {
   const read = useApi<SettingsAnswer>('api/settings');
   /** The router's answer to the latest change, newer than the read. */
   const [latest, setLatest] = useState<SettingsAnswer | undefined>(undefined);
+  const mayChange = useMayChange();
   return (
     <View title="Settings" summary="What the router runs with. The runtime settings change at once, on every instance.">
       <WithData read={read} what="the settings">
@@ -28,7 +31,8 @@ export function SettingsView() {
           return (
             <>
               <Panel title="Runtime settings">
-                <RuntimeToggles settings={settings} onSaved={setLatest} />
+                {!mayChange && <ReadOnlyNote what="Settings changes" />}
+                <RuntimeToggles settings={settings} onSaved={setLatest} readOnly={!mayChange} />
               </Panel>
               <div class="grid">
                 <RouterPanel />
@@ -92,6 +96,7 @@ function KeyPanel({ keysAccepted }: { keysAccepted: unknown }) {
           onClick={() => {
             forgetKey();
             setForgotten(true);
+            refreshRole();
           }}
         >
           Forget API key

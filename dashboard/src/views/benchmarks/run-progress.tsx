@@ -1,6 +1,7 @@
 /**
  * The run going now: how far it is (elapsed of its duration), the figures its progress gives, and a
- * Cancel button. The view polls the progress every second while this shows.
+ * Cancel button when the page's key may change the fleet (`onCancelled` given). The view polls the
+ * progress every second while this shows.
  */
 import { useState } from 'preact/hooks';
 import { apiPost } from '../../api';
@@ -10,7 +11,7 @@ import { Stat } from '../../components/view';
 import { count, decimal } from '../../format';
 import { type ActiveProgress, MODEL_TYPE_LABELS, startedAt } from './run-types';
 
-export function RunProgress({ run, onCancelled }: { run: ActiveProgress; onCancelled: () => void }) {
+export function RunProgress({ run, onCancelled }: { run: ActiveProgress; onCancelled: (() => void) | undefined }) {
   const [cancelling, setCancelling] = useState<string | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
 
@@ -19,7 +20,7 @@ export function RunProgress({ run, onCancelled }: { run: ActiveProgress; onCance
     setCancelling(run.run_id);
     try {
       await apiPost('api/benchmarks/cancel', {});
-      onCancelled();
+      onCancelled?.();
     } catch (failure) {
       setCancelling(undefined);
       setError(failure instanceof Error ? failure : new Error(String(failure)));
@@ -46,9 +47,11 @@ export function RunProgress({ run, onCancelled }: { run: ActiveProgress; onCance
         <Stat label="Models under load" value={count(run.models.length)} />
       </div>
       {error !== undefined && <ErrorNotice error={error} />}
-      <button type="button" class="danger" onClick={cancel} disabled={cancelling === run.run_id}>
-        {cancelling === run.run_id ? 'Cancelling…' : 'Cancel run'}
-      </button>
+      {onCancelled !== undefined && (
+        <button type="button" class="danger" onClick={cancel} disabled={cancelling === run.run_id}>
+          {cancelling === run.run_id ? 'Cancelling…' : 'Cancel run'}
+        </button>
+      )}
     </div>
   );
 }

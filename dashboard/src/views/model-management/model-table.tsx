@@ -1,11 +1,18 @@
-/** One node's models on disk: size, parameters, quantisation, loaded (with its context), use, and Delete. */
+/**
+ * One node's models on disk: size, parameters, quantisation, loaded (with its context), use, and Delete —
+ * the last only when the page's key may change the fleet (`onDelete` given).
+ */
 import type { ManagedNode } from '../../../../lib/features/model-management/model-management-view';
 import { Empty } from '../../components/states';
 import * as format from '../../format';
 
-export function ModelTable({ node, onDelete }: { node: ManagedNode; onDelete: (model: string) => void }) {
+export function ModelTable({ node, onDelete }: { node: ManagedNode; onDelete: ((model: string) => void) | undefined }) {
   if (node.models.length === 0) {
-    return <Empty>No models on {node.node_id}'s disk: pull one above.</Empty>;
+    return (
+      <Empty>
+        No models on {node.node_id}'s disk{onDelete === undefined ? '.' : ': pull one above.'}
+      </Empty>
+    );
   }
   return (
     <div class="table-scroll">
@@ -34,9 +41,11 @@ export function ModelTable({ node, onDelete }: { node: ManagedNode; onDelete: (m
               All time
             </th>
             <th scope="col">Use</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
+            {onDelete !== undefined && (
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -67,16 +76,18 @@ export function ModelTable({ node, onDelete }: { node: ManagedNode; onDelete: (m
               <td class="number">{format.count(model.requests_30d)}</td>
               <td class="number">{format.count(model.total_requests)}</td>
               <td>{model.unused ? <span class="badge badge-warn">unused 7 d</span> : 'in use'}</td>
-              <td>
-                <button
-                  type="button"
-                  class="danger small"
-                  aria-label={`Delete ${model.name} from ${node.node_id}`}
-                  onClick={() => onDelete(model.name)}
-                >
-                  Delete
-                </button>
-              </td>
+              {onDelete !== undefined && (
+                <td>
+                  <button
+                    type="button"
+                    class="danger small"
+                    aria-label={`Delete ${model.name} from ${node.node_id}`}
+                    onClick={() => onDelete(model.name)}
+                  >
+                    Delete
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -94,6 +94,12 @@ const GROUPS: readonly {
         text: (value) => (value === 0 ? 'none (the API is open)' : undefined),
       },
       {
+        key: 'admin_keys',
+        label: 'Operator keys accepted',
+        env: 'FLEET_ADMIN_KEYS',
+        text: (value) => (value === 0 ? 'none (changes open only while no client key is set)' : undefined),
+      },
+      {
         key: 'cors_origins',
         label: 'CORS origins',
         env: 'FLEET_CORS_ORIGINS',

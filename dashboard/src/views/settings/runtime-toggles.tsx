@@ -2,7 +2,8 @@
  * The runtime settings as switches (spec §4.7): each change is sent at once (`POST api/settings`) and
  * shown at once; a refused or failed change is rolled back and said why. Each says whether an operator
  * set it or it follows the environment, and the environment's value; one an operator set has a control
- * that clears the override (`null`), so the environment's value applies again on every instance.
+ * that clears the override (`null`), so the environment's value applies again on every instance. To a key
+ * that may not change the fleet (issue 46) the values are shown as words, with no switch and no reset.
  */
 import { useState } from 'preact/hooks';
 import type { SettingsView as SettingsAnswer } from '../../../../lib/features/settings/settings-view';
@@ -27,9 +28,11 @@ const onOff = (value: boolean) => (value ? 'on' : 'off');
 export function RuntimeToggles({
   settings,
   onSaved,
+  readOnly,
 }: {
   settings: SettingsAnswer;
   onSaved: (next: SettingsAnswer) => void;
+  readOnly: boolean;
 }) {
   /** Values shown before the router confirmed them, by setting. */
   const [pending, setPending] = useState<Readonly<Record<string, boolean>>>({});
@@ -74,20 +77,26 @@ export function RuntimeToggles({
           const hint = `setting-${name}-hint`;
           return (
             <li key={name} class="settings-toggle">
-              <label class="inline switch">
-                <input
-                  type="checkbox"
-                  role="switch"
-                  checked={shown}
-                  aria-checked={shown}
-                  aria-describedby={hint}
-                  aria-busy={pending[name] !== undefined}
-                  disabled={pending[name] !== undefined}
-                  onChange={(event) => send(name, event.currentTarget.checked, event.currentTarget.checked)}
-                />
-                <span class="switch-track" aria-hidden="true" />
-                {about?.label ?? name}
-              </label>
+              {readOnly ? (
+                <p class="settings-value" aria-describedby={hint}>
+                  {about?.label ?? name}: <strong>{onOff(shown)}</strong>
+                </p>
+              ) : (
+                <label class="inline switch">
+                  <input
+                    type="checkbox"
+                    role="switch"
+                    checked={shown}
+                    aria-checked={shown}
+                    aria-describedby={hint}
+                    aria-busy={pending[name] !== undefined}
+                    disabled={pending[name] !== undefined}
+                    onChange={(event) => send(name, event.currentTarget.checked, event.currentTarget.checked)}
+                  />
+                  <span class="switch-track" aria-hidden="true" />
+                  {about?.label ?? name}
+                </label>
+              )}
               <div id={hint} class="settings-hint">
                 {about !== undefined && <span>{about.detail} </span>}
                 <span class={overridden ? 'badge badge-warn' : 'badge'}>
@@ -98,7 +107,7 @@ export function RuntimeToggles({
                   {fallback === undefined ? '—' : onOff(fallback)}
                 </span>
               </div>
-              {overridden && (
+              {overridden && !readOnly && (
                 <button
                   type="button"
                   class="secondary settings-reset"
