@@ -255,3 +255,54 @@ describe('two router instances on one table: settings and pulls', () => {
     expect(freedAfterMs).toBeLessThan(PULL_LEASE_MS + TAKEOVER_ALLOWANCE_MS);
   }, 20_000);
 });
+
+describe('two router instances on one table: who may change a setting (issue 46)', () => {
+  const CLIENT_KEY = 'sk-two-client';
+  const OPERATOR_KEY = 'sk-two-operator';
+  let keyed: InstancePair;
+
+  beforeAll(async () => {
+    keyed = await startInstancePair({
+      FLEET_API_KEYS: CLIENT_KEY,
+      FLEET_ADMIN_KEYS: OPERATOR_KEY,
+      FLEET_NODE_KEYS: 'nk-two',
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await keyed?.stop();
+  });
+
+  const write = (router: RouterProcess, key: string, body: object) =>
+    fetch(`${router.url}/dashboard/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+
+  const read = async (router: RouterProcess) =>
+    (await (
+      await fetch(`${router.url}/dashboard/api/settings`, { headers: { authorization: `Bearer ${CLIENT_KEY}` } })
+    ).json()) as { image_generation: boolean; transcription: boolean };
+
+  it('refuses a client key on both instances and takes an operator key on both, each change seen by the other', async () => {
+    const refusedA = await write(keyed.a, CLIENT_KEY, { transcription: true });
+    const refusedB = await write(keyed.b, CLIENT_KEY, { image_generation: true });
+    expect([refusedA.status, refusedB.status]).toEqual([403, 403]);
+    expect(await refusedA.json()).toEqual({
+      error: expect.objectContaining({ type: 'permission_error', code: 'operator_key_required' }),
+    });
+    await refusedB.arrayBuffer();
+    expect(await read(keyed.b)).toMatchObject({ image_generation: false, transcription: false });
+
+    const acceptedA = await write(keyed.a, OPERATOR_KEY, { transcription: true });
+    const acceptedB = await write(keyed.b, OPERATOR_KEY, { image_generation: true });
+    await Promise.all([acceptedA.arrayBuffer(), acceptedB.arrayBuffer()]);
+
+    expect([acceptedA.status, acceptedB.status]).toEqual([200, 200]);
+    await eventually(async () => {
+      expect(await read(keyed.a)).toMatchObject({ image_generation: true, transcription: true });
+      expect(await read(keyed.b)).toMatchObject({ image_generation: true, transcription: true });
+    }, SETTINGS_BOUND_MS + 4000);
+  }, 30_000);
+});
