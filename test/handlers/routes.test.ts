@@ -59,6 +59,52 @@ describe('serverless.yml and the handlers', () => {
     ]);
   });
 
+  it('marks every route that changes the fleet operatorRoute, and every other write says what it is (issue 46)', async () => {
+    // The writes that route a request to a model, or a node agent's heartbeat: not changes to the fleet.
+    const notChanges = new Set([
+      'POST /api/show',
+      'POST /api/chat',
+      'POST /api/generate',
+      'POST /api/embed',
+      'POST /api/embeddings',
+      'POST /v1/chat/completions',
+      'POST /v1/responses',
+      'POST /v1/embeddings',
+      'POST /v1/rerank',
+      'POST /v1/images/generations',
+      'POST /v1/messages',
+      'POST /v1/messages/count_tokens',
+      'POST /api/generate-image',
+      'POST /api/transcribe',
+      'POST /heartbeat',
+      'POST /fleet/heartbeat',
+    ]);
+    const changes = [
+      'POST /api/pull',
+      'DELETE /api/delete',
+      'POST /api/copy',
+      'POST /api/create',
+      'POST /api/push',
+      'POST /dashboard/api/settings',
+      'POST /dashboard/api/benchmarks/start',
+      'POST /dashboard/api/benchmarks/cancel',
+      'POST /dashboard/api/pull',
+      'POST /dashboard/api/delete',
+    ];
+    const marked: string[] = [];
+    const unclassified: string[] = [];
+    for (const fn of table.functions.filter((entry) => !entry.scheduled)) {
+      for (const [key, route] of Object.entries(await routesOf(fn.name))) {
+        const credential = typeof route === 'function' ? 'client' : route.credential;
+        if (credential === 'operator') marked.push(key);
+        else if (!key.startsWith('GET ') && !key.startsWith('HEAD ') && !notChanges.has(key)) unclassified.push(key);
+      }
+    }
+
+    expect(marked.sort()).toEqual([...changes].sort());
+    expect(unclassified).toEqual([]);
+  });
+
   it('schedules the poller', () => {
     expect(table.functions.filter((fn) => fn.scheduled).map((fn) => fn.name)).toEqual(['poller']);
   });
