@@ -70,6 +70,8 @@ export interface Trace {
   readonly clientIp: string;
   readonly finishReason?: string;
   readonly error?: string;
+  /** The failure's code (`RouterError.code`: `node_unreachable`, `queue_full`, …), where the router knew it. */
+  readonly errorCode?: string;
   /** How long the node spent loading the model for this request, ms, where it says (Ollama `load_duration`). */
   readonly loadMs?: number;
   /** Prompt tokens the node served from its cache, where its protocol reports them (Ollama's does not). */
