@@ -12,7 +12,7 @@
 import * as fleetInstance from './fleet-instance';
 import { createReadCache, type ReadCache } from './services/analytics/read-cache';
 import { createRollupReader, type RollupReader } from './services/analytics/rollup-reader';
-import { createTraceRecorder, type TraceRecorder } from './services/analytics/trace';
+import { createTraceRecorder, type TraceRecorder, withSpans } from './services/analytics/trace';
 import { createTraceReader, type TraceReader } from './services/analytics/trace-reader';
 import { type BenchmarkLauncher, createBenchmarkLauncher } from './services/benchmarks/benchmark-launcher';
 import { type ApplyContextLayers, createContextLayers } from './services/context-layers/context-layers';
@@ -20,20 +20,42 @@ import { createFleetSummariser } from './services/context-layers/fleet-summarise
 import { createStickyClearedIds } from './services/context-layers/sticky-cleared-ids';
 import { createSummaryCache } from './services/context-layers/summary-cache';
 import { createDispatcher, type Dispatcher } from './services/dispatch/dispatcher';
+import type { HandlerOptions } from './services/http/handler';
 import { createShowModel, type ShowModel } from './services/node-client/show-model';
 import type { FleetConfig } from './services/platform/config';
+import { onShutdown } from './services/platform/shutdown-hooks';
 import { createRuntimeSettings, type RuntimeSettings } from './services/settings/runtime-settings';
 import { type BenchmarkRepository, createBenchmarkRepository } from './services/store/benchmark-repository';
 import { createClearedToolResultsRepository } from './services/store/cleared-tool-results-repository';
 import { createSettingsRepository } from './services/store/settings-repository';
 import { createToolResultSummaryRepository } from './services/store/tool-result-summary-repository';
+import { createSpanExport, type SpanExport } from './services/telemetry/span-export';
 
 type FleetServices = fleetInstance.FleetServices;
 export type RoutingState = fleetInstance.RoutingState;
-export const handlerOptions = fleetInstance.handlerOptions;
+
+/**
+ * The fleet half's handler options; where spans are exported, the end-of-invocation flush (in AWS) sends
+ * the queued spans with the written-behind items.
+ */
+export function handlerOptions(): HandlerOptions {
+  const options = fleetInstance.handlerOptions();
+  const flushWrites = options.afterResponse;
+  const spans = services?.spans;
+  if (flushWrites === undefined || spans === undefined) return options;
+  return {
+    ...options,
+    afterResponse: async () => {
+      await Promise.all([flushWrites(), spans.flush()]);
+    },
+  };
+}
 
 export interface Services extends FleetServices {
+  /** Every routed request's trace: written behind to the table and, where configured, exported as a span. */
   readonly traces: TraceRecorder;
+  /** The OTLP span export, where `OTEL_EXPORTER_OTLP_ENDPOINT` is set (./services/telemetry/span-export). */
+  readonly spans: SpanExport | undefined;
   /** The analytics rollups every instance writes behind with its traces, read for the operator API. */
   readonly rollups: RollupReader;
   /** Recent traces, newest first, read by key (the operator API's traces view). */
@@ -78,7 +100,11 @@ function buildServices(fleet: FleetServices): Services {
     maxRetries: config.maxRetries,
     concurrencyOverrides: config.nodeConcurrency,
   });
-  const traces = createTraceRecorder(writeBehind, { instanceId: fleetInstance.INSTANCE_ID });
+  const recorder = createTraceRecorder(writeBehind, { instanceId: fleetInstance.INSTANCE_ID });
+  const spans =
+    config.otel === undefined ? undefined : createSpanExport(config.otel, { instanceId: fleetInstance.INSTANCE_ID });
+  if (spans !== undefined) onShutdown(spans.flush);
+  const traces = spans === undefined ? recorder : withSpans(recorder, spans);
   const settings = createRuntimeSettings({
     store: createSettingsRepository(table),
     defaults: { imageGeneration: config.imageGeneration, transcription: config.transcription },
@@ -91,6 +117,7 @@ function buildServices(fleet: FleetServices): Services {
   services = {
     ...fleet,
     traces,
+    spans,
     rollups: createRollupReader(table),
     traceReader: createTraceReader(table),
     analyticsCache: createReadCache(),

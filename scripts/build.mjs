@@ -29,6 +29,8 @@ const LAZY_PACKAGES = [
   '@fastify/busboy',
   // The dashboard's benchmark self-invocation (lib/services/benchmarks/benchmark-launcher).
   '@aws-sdk/client-lambda',
+  // OpenTelemetry's OTLP encoding, loaded on a span export's first batch (lib/services/telemetry/otlp-encoding).
+  '@opentelemetry/otlp-transformer',
 ];
 
 // FLEET_BUILD_MINIFY=false keeps names in the bundles, for reading CPU profiles.
@@ -49,8 +51,11 @@ const common = {
 const PAGE_FUNCTION = 'dashboard';
 const pageBuild = buildPage(root, { minify });
 
-/** A package whose vendor bundle is a part of it: undici's index loads far more than the router calls. */
-const VENDOR_ENTRIES = { undici: 'scripts/vendor-undici.cjs' };
+/** A package whose vendor bundle is a part of it: its index loads far more than the router calls. */
+const VENDOR_ENTRIES = {
+  undici: 'scripts/vendor-undici.cjs',
+  '@opentelemetry/otlp-transformer': 'scripts/vendor-otlp-transformer.cjs',
+};
 
 const vendorFile = (name) => join(root, 'dist', 'vendor', name, 'index.js');
 await Promise.all(
@@ -72,12 +77,15 @@ await Promise.all(
 /**
  * The services lib/instance.ts builds for every function, and the packages they load when a route uses
  * them: the table and the nodes' HTTP client serve every function; the Lambda client only the benchmark
- * self-invocation (`POST /dashboard/api/benchmarks/start`, lib/services/benchmarks/benchmark-launcher).
+ * self-invocation (`POST /dashboard/api/benchmarks/start`, lib/services/benchmarks/benchmark-launcher); the
+ * OTLP encoding the functions whose routed requests are exported as spans.
  */
 const INSTANCE_PACKAGES = {
   '@aws-sdk/client-dynamodb': 'every',
   undici: 'every',
   '@aws-sdk/client-lambda': ['dashboard'],
+  // Where OTEL_EXPORTER_OTLP_ENDPOINT is set, the functions that route requests to models export spans.
+  '@opentelemetry/otlp-transformer': ['ollama', 'openai', 'messages', 'media'],
 };
 
 /** The lazy packages a function's own routes reach: its bundle built again with the instance left out. */

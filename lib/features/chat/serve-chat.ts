@@ -79,7 +79,7 @@ export function serveChat<Chunk>(deps: ServeChatDeps, input: ServeChatInput<Chun
   const firstByteTimeoutMs = deps.config.firstByteTimeoutMs;
   // The context plan of the attempt sent last: the served attempt is always the last one sent.
   let plan: ContextPlan | undefined;
-  const send: NodeTransport = (attempt) => {
+  const send: NodeTransport = (attempt, _signal, traceparent) => {
     const body = input.nodeBody(attempt.model);
     plan = attemptContext(routing, body, attempt.placement);
     return openChatStream(
@@ -88,6 +88,7 @@ export function serveChat<Chunk>(deps: ServeChatDeps, input: ServeChatInput<Chun
       withPlannedContext(body, plan),
       response.clientGone,
       firstByteTimeoutMs,
+      traceparent,
     );
   };
   return routedExchange(deps, { routing, send, signal: response.clientGone, traced: input }, (served, startedAt) =>
@@ -208,7 +209,10 @@ function traceFields<Chunk>(
       ? undefined
       : served.sentAt - startedAt + nodeFirstTokenMs;
   if (timeToFirstTokenMs !== undefined) fields.timeToFirstTokenMs = Math.round(timeToFirstTokenMs);
-  if (failure !== undefined && status !== 'client_disconnected') fields.error = traceError(failure);
+  if (failure !== undefined && status !== 'client_disconnected') {
+    fields.error = traceError(failure);
+    fields.errorCode = failure.code;
+  }
   return fields;
 }
 

@@ -94,8 +94,9 @@ async function sendTexts(
   request: EmbedRequest,
   texts: readonly string[],
   response: ResponseSink,
+  traceparent: string | undefined,
 ): Promise<NodeReply> {
-  const signal = { signal: response.clientGone };
+  const signal = { signal: response.clientGone, traceparent };
   if (attempt.placement.backend === 'ollama') {
     return openNodeStream(
       attempt.node.url,
@@ -147,7 +148,7 @@ export async function embedTexts(
     deps,
     {
       routing,
-      send: (attempt) => sendTexts(attempt, embed, cut.texts, response),
+      send: (attempt, _signal, traceparent) => sendTexts(attempt, embed, cut.texts, response, traceparent),
       signal: response.clientGone,
       traced: {
         request,

@@ -61,12 +61,12 @@ function messageOf(error: unknown): string {
 export function createImageTransport(job: ImageJob): ImageTransport {
   const failures: NodeFailure[] = [];
   let sentAt = 0;
-  const send: NodeTransport = async (attempt, signal) => {
+  const send: NodeTransport = async (attempt, signal, traceparent) => {
     let reply: NodeReply;
     try {
       const target = targetOf(job, attempt);
       sentAt = Date.now();
-      reply = await openNodeStream(target.baseUrl, target.path, target.body, { signal });
+      reply = await openNodeStream(target.baseUrl, target.path, target.body, { signal, traceparent });
     } catch (error) {
       if (!signal.aborted) failures.push({ nodeId: attempt.node.id, reason: messageOf(error) });
       throw error;

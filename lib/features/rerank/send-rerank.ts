@@ -10,12 +10,12 @@ import type { NodeTransport } from '../../services/dispatch/transport';
 import { openNodeStream } from '../../services/node-client/node-stream';
 
 export function sendRerank(request: RerankRequest, documents: readonly string[]): NodeTransport {
-  return async (attempt, signal) => {
+  return async (attempt, signal, traceparent) => {
     const sidecar = attempt.node.sidecars.textEmbedding;
     if (attempt.placement.backend !== 'text-embedding' || sidecar === undefined) {
       throw new UpstreamError(`${attempt.node.id} has no text-embedding sidecar serving ${attempt.model}`);
     }
     const body = toSidecarRerankRequest(request, attempt.model, documents);
-    return openNodeStream(sidecar.url, '/rerank', body, { signal });
+    return openNodeStream(sidecar.url, '/rerank', body, { signal, traceparent });
   };
 }

@@ -125,9 +125,13 @@ export function createTranscriptionRoute(options: TranscriptionOptions = {}): Tr
     const routing = transcriptionRouting(snapshot, upload.model);
     const form = encodeAudioForm(upload.audio, upload.fields, `fleet-router-${randomUUID()}`);
     let sentAt = Date.now();
-    const send: NodeTransport = (attempt, signal) => {
+    const send: NodeTransport = (attempt, signal, traceparent) => {
       sentAt = Date.now();
-      return openNodeRequest(sidecarUrl(attempt), '/transcribe', form, { signal, firstByteTimeoutMs: jobTimeoutMs });
+      return openNodeRequest(sidecarUrl(attempt), '/transcribe', form, {
+        signal,
+        firstByteTimeoutMs: jobTimeoutMs,
+        traceparent,
+      });
     };
     const interpret = async (answer: NodeAnswer): Promise<RoutedValue<Transcript>> => {
       if (answer.status >= 400) throw sidecarRefusal(answer);

@@ -38,6 +38,7 @@ import { causeText, logger } from '../platform/logger';
 import type { DocItem } from '../store/item';
 import { tracePageKey } from '../store/keys';
 import type { ItemSource, WriteBehind } from '../store/write-behind';
+import type { RequestSpan, SpanExport } from '../telemetry/span-export';
 import { boundedTrace } from './bounded-trace';
 import { createRollupAccumulator } from './rollup-accumulator';
 import { TracePages } from './trace-pages';
@@ -46,7 +47,24 @@ import { TracePages } from './trace-pages';
 export const TRACE_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export interface TraceRecorder {
-  record(trace: Trace): void;
+  /** Records `trace`; `span`: the request's span, when spans are exported (lib/services/telemetry/span-export). */
+  record(trace: Trace, span?: RequestSpan): void;
+  /**
+   * Present when spans are exported (`OTEL_EXPORTER_OTLP_ENDPOINT`): opens the span of a request arriving
+   * now, a child of the client's `traceparent` when it sent one.
+   */
+  readonly openSpan?: (traceparent: string | undefined) => RequestSpan;
+}
+
+/** `traces` that also end each request's span in `spans` (an OTLP export): every trace goes to both. */
+export function withSpans(traces: TraceRecorder, spans: SpanExport): TraceRecorder {
+  return {
+    record(trace, span) {
+      traces.record(trace);
+      if (span !== undefined) spans.end(span, trace);
+    },
+    openSpan: (traceparent) => spans.open(traceparent),
+  };
 }
 
 /** What a page item's `doc` holds. */

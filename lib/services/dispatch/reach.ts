@@ -37,8 +37,9 @@ export interface Reach<D, I extends ExchangeRequest, S extends Reached> {
   /**
    * Resolves once a node answered, holding it. A failure on the way leaves the request's trace (through
    * `trace`: `failed`, or `client_disconnected` when the client left) and rejects with a `RouterError`.
+   * `traceparent`, where spans are exported, names the request's span for the node's request.
    */
-  open(deps: D, input: I, trace: TraceFn | undefined): Promise<S>;
+  open(deps: D, input: I, trace: TraceFn | undefined, traceparent?: string): Promise<S>;
   /**
    * Gives back what `open` holds, by how the exchange ended, with what the node reported of its work
    * (its counts and durations, which the scorer learns its rates from); a promise when that takes a while.

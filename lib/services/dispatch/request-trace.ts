@@ -11,6 +11,7 @@ import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { breakdownPoints } from '../../core/scoring/score';
 import type { TraceRecorder } from '../analytics/trace';
 import type { HttpRequest } from '../http/request';
+import type { RequestSpan } from '../telemetry/span-export';
 import type { AttemptFailure } from './dispatch-failures';
 import type { RoutingDecision } from './dispatcher';
 
@@ -42,8 +43,17 @@ export interface TracedRequest {
   readonly tableWaitMs?: number | undefined;
 }
 
-/** The request's trace recorder, written to `traces`; `startedAt` (epoch ms) is now when absent. */
-export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, startedAt = Date.now()): TraceFn {
+/**
+ * The request's trace recorder, written to `traces`; `startedAt` (epoch ms) is now when absent. Where
+ * spans are exported, every trace it records ends in `span` (a retried attempt's as its child): the
+ * request's, opened now unless the caller opened it first to pass its `traceparent` on to the node.
+ */
+export function createRequestTrace(
+  traces: TraceRecorder,
+  input: TracedRequest,
+  startedAt = Date.now(),
+  span: RequestSpan | undefined = openRequestSpan(traces, input.request),
+): TraceFn {
   const requestedModel = input.requestedModel ?? input.routing?.model ?? '';
   const { request, style, tags } = input;
   const claim = input.routing?.claim;
@@ -62,8 +72,13 @@ export function createRequestTrace(traces: TraceRecorder, input: TracedRequest, 
       app: claim?.app,
       key: request.caller.keyId,
     };
-    traces.record(Object.assign(record, fields, more) as Trace);
+    traces.record(Object.assign(record, fields, more) as Trace, span);
   };
+}
+
+/** The span of `request`, arriving now, when `traces` exports spans; under the client's `traceparent`. */
+export function openRequestSpan(traces: TraceRecorder, request: HttpRequest): RequestSpan | undefined {
+  return traces.openSpan?.(request.header('traceparent'));
 }
 
 /** A failure as the trace keeps it: the client's words, then the technical cause the client was not shown. */

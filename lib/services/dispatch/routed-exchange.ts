@@ -29,6 +29,7 @@ import type { SlotOutcome } from './queue-manager';
 import type { ExchangeRequest, Reach, Reached } from './reach';
 import {
   createRequestTrace,
+  openRequestSpan,
   routedTraceFields,
   type TraceFieldsBuilder,
   type TraceFn,
@@ -83,8 +84,10 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
 ): Promise<T> {
   const startedAt = Date.now();
   const traced = input.traced;
-  const trace = traced === undefined ? undefined : createRequestTrace(deps.traces, traced, startedAt);
-  const served = await reach.open(deps, input, trace);
+  // Where spans are exported, the request's span is opened now: the node is sent its `traceparent`.
+  const span = traced === undefined ? undefined : openRequestSpan(deps.traces, traced.request);
+  const trace = traced === undefined ? undefined : createRequestTrace(deps.traces, traced, startedAt, span);
+  const served = await reach.open(deps, input, trace, span?.traceparent);
   let end: ExchangeEnd<T>;
   try {
     end = await settle(served, startedAt);
@@ -98,6 +101,7 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
     if (trace !== undefined) {
       const fields = reach.traceFields(served, gone ? 'client_disconnected' : 'failed');
       fields.error = reach.traceError(failure);
+      fields.errorCode = failure.code;
       trace(fields);
     }
     throw failure;
@@ -116,7 +120,7 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
  * routing decision names the node in the trace and the `X-Fleet-*` headers.
  */
 const dispatched: Reach<ExchangeDeps, ExchangeInput, DispatchResult> = {
-  open: (deps, input, trace) => dispatchTraced(deps.dispatcher, input, trace),
+  open: (deps, input, trace, traceparent) => dispatchTraced(deps.dispatcher, input, trace, traceparent),
   release: (served, outcome, observation) => {
     served.slot.release(outcome, observation);
     return undefined;
@@ -142,15 +146,18 @@ async function dispatchTraced(
   dispatcher: Dispatcher,
   input: ExchangeInput,
   trace: TraceFn | undefined,
+  traceparent: string | undefined,
 ): Promise<DispatchResult> {
-  if (trace === undefined) return dispatcher(input.routing, input.send, input.signal);
+  const send: NodeTransport =
+    traceparent === undefined ? input.send : (attempt, signal) => input.send(attempt, signal, traceparent);
+  if (trace === undefined) return dispatcher(input.routing, send, input.signal);
   const requestId = input.traced?.request.requestId ?? '';
   const trail: DispatchTrail = { failedAttempts: [] };
   // What the route waited for the table before the dispatch counts with what the dispatch waits.
   if (input.traced?.tableWaitMs !== undefined) trail.tableWaitMs = input.traced.tableWaitMs;
   let result: DispatchResult;
   try {
-    result = await dispatcher(input.routing, input.send, input.signal, trail);
+    result = await dispatcher(input.routing, send, input.signal, trail);
   } catch (error) {
     const routerError = toRouterError(error);
     const last = trail.decision;
@@ -161,6 +168,7 @@ async function dispatchTraced(
     const fields: TraceFieldsBuilder = last !== undefined ? routedTraceFields(last, status) : { status };
     if (last === undefined && trail.tableWaitMs !== undefined) fields.tableWaitMs = trail.tableWaitMs;
     fields.error = traceError(routerError);
+    fields.errorCode = routerError.code;
     trace(fields);
     throw routerError;
   }

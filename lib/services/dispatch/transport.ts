@@ -17,5 +17,8 @@ export interface NodeAttempt {
   readonly model: string;
 }
 
-/** Aborting `signal` (the client went away) must abort the request to the node. */
-export type NodeTransport = (attempt: NodeAttempt, signal: AbortSource) => Promise<NodeReply>;
+/**
+ * Aborting `signal` (the client went away) must abort the request to the node. `traceparent`, where spans
+ * are exported (lib/services/telemetry/span-export), goes to the node as that header: the router's span.
+ */
+export type NodeTransport = (attempt: NodeAttempt, signal: AbortSource, traceparent?: string) => Promise<NodeReply>;

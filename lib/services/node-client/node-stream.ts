@@ -17,6 +17,8 @@ export interface NodeStreamOptions {
   readonly signal?: AbortSource;
   /** How long the node may take to answer with headers (model loads are slow). */
   readonly firstByteTimeoutMs?: number;
+  /** The router's span for the node, where spans are exported: sent as the `traceparent` header. */
+  readonly traceparent?: string | undefined;
 }
 
 const splitUrls = new Map<string, { readonly origin: string; readonly prefix: string }>();
@@ -78,7 +80,10 @@ export function openNodeRequest(
         origin: target.origin,
         path: `${target.prefix}${path}`,
         method: 'POST',
-        headers: { 'content-type': payload.contentType },
+        headers:
+          options.traceparent === undefined
+            ? { 'content-type': payload.contentType }
+            : { 'content-type': payload.contentType, traceparent: options.traceparent },
         body: payload.body,
         headersTimeout: firstByteTimeoutMs,
       },

@@ -15,6 +15,7 @@ export function openChatStream(
   body: unknown,
   signal: AbortSource,
   firstByteTimeoutMs: number,
+  traceparent?: string,
 ): Promise<NodeReply> {
-  return openNodeStream(url, path, body, { signal, firstByteTimeoutMs });
+  return openNodeStream(url, path, body, { signal, firstByteTimeoutMs, traceparent });
 }

@@ -1,5 +1,5 @@
 /**
- * Settings, read once from the `FLEET_*` environment (ARCHITECTURE.md §7; docs/configuration.md lists the names
+ * Settings, read once from the `FLEET_*` environment (and the standard `OTEL_*` ones of span export) (ARCHITECTURE.md §7; docs/configuration.md lists the names
  * and defaults), validated, frozen and passed in. Tests build a config with `loadConfig({...})` instead of
  * mutating `process.env`.
  */
@@ -8,6 +8,7 @@ import { DEFAULT_AGING_MS, parseSharingPolicy, type SharingPolicy } from '../../
 import { ROUTING_STRATEGIES, type RoutingStrategyName } from '../../core/scoring/routing-strategy';
 import { lazySchema } from '../../core/wire/lazy-schema';
 import * as z from '../../core/wire/zod';
+import { type OtelSettings, parseOtelSettings } from '../telemetry/otel-settings';
 import { corsOriginProblem } from './cors-origin-entry';
 import { type ImageUrlAllow, parseImageUrlAllow } from './image-url-allow';
 import { parseKeyEntry } from './key-entry';
@@ -98,6 +99,11 @@ export interface FleetConfig {
   readonly context: ContextSettings;
   /** Private destinations client-named image URLs may reach (`FLEET_IMAGE_URL_ALLOW`); none by default. */
   readonly imageUrlAllow: ImageUrlAllow;
+  /**
+   * Spans exported over OTLP/HTTP, from the standard `OTEL_*` variables (lib/services/telemetry/otel-settings);
+   * undefined — nothing exported or loaded — unless an OTLP endpoint is set.
+   */
+  readonly otel: OtelSettings | undefined;
 }
 
 /** Outlier ejection (issue 19 item 4): see lib/services/dispatch/outlier-ejection. */
@@ -368,6 +374,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxPromptTokens: value.FLEET_MAX_PROMPT_TOKENS,
     }),
     imageUrlAllow: parseImageUrlAllow(value.FLEET_IMAGE_URL_ALLOW),
+    otel: parseOtelSettings(env),
   });
 }
 
