@@ -72,7 +72,9 @@ export function createRequestTrace(
       app: claim?.app,
       key: request.caller.keyId,
     };
-    traces.record(Object.assign(record, fields, more) as Trace, span);
+    const trace = Object.assign(record, fields, more) as Trace;
+    if (span === undefined) traces.record(trace);
+    else traces.record(trace, span);
   };
 }
 
