@@ -29,7 +29,9 @@ export type RequestStyle =
   | 'benchmark-cancel';
 
 /** The changes to the fleet: traced, never summed into the rollups (no request to a model). */
-export const CHANGE_STYLES: ReadonlySet<RequestStyle> = new Set<RequestStyle>([
+export type ChangeStyle = 'pull' | 'delete' | 'copy' | 'settings' | 'benchmark-start' | 'benchmark-cancel';
+
+export const CHANGE_STYLES: ReadonlySet<RequestStyle> = new Set<ChangeStyle>([
   'pull',
   'delete',
   'copy',
@@ -37,6 +39,11 @@ export const CHANGE_STYLES: ReadonlySet<RequestStyle> = new Set<RequestStyle>([
   'benchmark-start',
   'benchmark-cancel',
 ]);
+
+/** Whether a trace of `style` records a change to the fleet rather than a request to a model. */
+export function isChangeStyle(style: RequestStyle): style is ChangeStyle {
+  return CHANGE_STYLES.has(style);
+}
 
 export interface Trace {
   readonly requestId: string;

@@ -7,11 +7,11 @@
  * The conventions' inference span is a CLIENT span named `{gen_ai.operation.name} {gen_ai.request.model}`:
  * the router calls a model that runs in another process, the node, as the caller's span's child. The
  * nodes are Ollama servers, and the sidecars beside them that serve rerank, images and speech count as
- * theirs: `gen_ai.provider.name` is `ollama`. Model pulls (style `pull`) are no request to a model and
- * make no span. Pure.
+ * theirs: `gen_ai.provider.name` is `ollama`. Changes to the fleet (a pull, a delete, a copy, a settings
+ * write, a benchmark's start or cancel: `CHANGE_STYLES`) are no request to a model and make no span. Pure.
  */
 
-import type { RequestStyle, Trace } from '../analytics/trace-record';
+import { type ChangeStyle, isChangeStyle, type RequestStyle, type Trace } from '../analytics/trace-record';
 
 export type SpanAttributeValue = string | number | boolean | readonly string[];
 
@@ -35,7 +35,7 @@ interface Operation {
 }
 
 /** The conventions' well-known operation where one applies; rerank has none and is named as itself. */
-const OPERATIONS: Readonly<Record<Exclude<RequestStyle, 'pull'>, Operation>> = {
+const OPERATIONS: Readonly<Record<Exclude<RequestStyle, ChangeStyle>, Operation>> = {
   'ollama-chat': { name: 'chat' },
   'ollama-generate': { name: 'text_completion' },
   'openai-chat': { name: 'chat' },
@@ -50,9 +50,9 @@ const OPERATIONS: Readonly<Record<Exclude<RequestStyle, 'pull'>, Operation>> = {
 /** What the trace's status says about errors: `retried` is an attempt that failed before another. */
 const FAILED: ReadonlySet<Trace['status']> = new Set(['failed', 'incomplete', 'retried']);
 
-/** The span `trace` is exported as; undefined for a trace that makes none (a model pull). */
+/** The span `trace` is exported as; undefined for a trace that makes none (a change: a pull, a delete…). */
 export function genAiSpan(trace: Trace): GenAiSpan | undefined {
-  if (trace.style === 'pull') return undefined;
+  if (isChangeStyle(trace.style)) return undefined;
   const operation = OPERATIONS[trace.style];
   const attributes: Record<string, SpanAttributeValue> = {
     'gen_ai.operation.name': operation.name,

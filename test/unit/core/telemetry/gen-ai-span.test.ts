@@ -124,7 +124,14 @@ describe('genAiSpan', () => {
     expect(span?.attributes['fleet.status']).toBe('client_disconnected');
   });
 
-  it('makes no span of a model pull', () => {
-    expect(genAiSpan(trace({ style: 'pull' }))).toBeUndefined();
+  it.each(['pull', 'delete', 'copy', 'settings', 'benchmark-start', 'benchmark-cancel'] as const)(
+    'makes no span of a change to the fleet (%s)',
+    (style) => {
+      expect(genAiSpan(trace({ style }))).toBeUndefined();
+    },
+  );
+
+  it('makes a span of every request to a model', () => {
+    expect(genAiSpan(trace({ style: 'rerank' }))).toBeDefined();
   });
 });
