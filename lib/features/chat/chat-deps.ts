@@ -16,5 +16,5 @@ export interface ChatDeps extends ServeChatDeps {
   >;
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
   readonly contextLayers: ApplyContextLayers;
-  readonly settings: Pick<RuntimeSettings, 'current'>;
+  readonly settings: Pick<RuntimeSettings, 'timed'>;
 }

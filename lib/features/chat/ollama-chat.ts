@@ -23,7 +23,7 @@ import { readJson, requireModel, requireValid } from '../../services/http/parse-
 import type { HttpRequest } from '../../services/http/request';
 import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
-import { timedSnapshot } from '../../services/registry/timed-snapshot';
+import { addWaits, timedSnapshot } from '../../services/registry/timed-snapshot';
 import { requireImageGeneration } from '../../services/settings/require-image-generation';
 import type { ChatDeps } from './chat-deps';
 import { createOllamaOutput } from './ollama-output';
@@ -65,11 +65,18 @@ async function imageRouting(
   body: OllamaClientGenerateRequest,
   snapshot: FleetSnapshot,
   claim: WaitClaim,
-): Promise<RoutingRequest | undefined> {
+): Promise<{ routing: RoutingRequest; settingsWaitMs: number | undefined } | undefined> {
   const placements = snapshot.placements.get(body.model) ?? [];
   if (!placements.some((placement) => placement.kind === 'image' && placement.backend === 'ollama')) return undefined;
-  await requireImageGeneration(deps.settings);
-  return { model: body.model, fallbackModels: body.fallback_models ?? [], kind: 'image', needsVision: false, claim };
+  const settingsWaitMs = await requireImageGeneration(deps.settings);
+  const routing: RoutingRequest = {
+    model: body.model,
+    fallbackModels: body.fallback_models ?? [],
+    kind: 'image',
+    needsVision: false,
+    claim,
+  };
+  return { routing, settingsWaitMs };
 }
 
 export async function serveOllamaChat(
@@ -91,8 +98,9 @@ export async function serveOllamaChat(
   const streaming = ollamaStreamRequested(body);
   // A generate may be image generation: the fleet says which models paint (any wait for it is traced).
   const fleet = endpoint === 'generate' ? await timedSnapshot(deps.registry) : undefined;
+  const image = fleet !== undefined ? await imageRouting(deps, body, fleet.snapshot, claim) : undefined;
   const routing =
-    (fleet !== undefined ? await imageRouting(deps, body, fleet.snapshot, claim) : undefined) ??
+    image?.routing ??
     chatRoutingRequest({
       model: body.model,
       fallbackModels: body.fallback_models ?? [],
@@ -108,7 +116,7 @@ export async function serveOllamaChat(
     style: endpoint === 'chat' ? 'ollama-chat' : 'ollama-generate',
     family: 'ollama',
     tags,
-    tableWaitMs: fleet?.tableWaitMs,
+    tableWaitMs: addWaits(fleet?.tableWaitMs, image?.settingsWaitMs),
     routing,
     nodePath: endpoint === 'chat' ? '/api/chat' : '/api/generate',
     nodeBody: (model) => merged<object>(forwarded, { model, stream: streaming }),

@@ -31,7 +31,7 @@ import { requestClaim } from '../../services/http/request-claim';
 import type { ResponseSink } from '../../services/http/response-sink';
 import type { FleetConfig } from '../../services/platform/config';
 import type { FleetRegistry } from '../../services/registry/registry';
-import { timedSnapshot } from '../../services/registry/timed-snapshot';
+import { addWaits, timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { requireImageModel } from './image-models';
 import { createImageTransport, type NodeFailure } from './image-transport';
@@ -40,7 +40,7 @@ import { createImageTransport, type NodeFailure } from './image-transport';
 export interface ImagesDeps extends ExchangeDeps {
   readonly config: Pick<FleetConfig, 'apiKeys' | 'sharing'>;
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
-  readonly settings: Pick<RuntimeSettings, 'current'>;
+  readonly settings: Pick<RuntimeSettings, 'timed'>;
 }
 
 export interface GenerateImageInput {
@@ -50,6 +50,8 @@ export interface GenerateImageInput {
   readonly tags: readonly string[];
   /** The body's `metadata.priority`, unvalidated (lib/services/http/request-claim). */
   readonly metadataPriority?: unknown;
+  /** What reading the runtime settings waited for the table, for the trace (./serve-images). */
+  readonly settingsWaitMs?: number | undefined;
 }
 
 export interface GeneratedImage {
@@ -87,10 +89,10 @@ function imageOf(answer: NodeAnswer): Buffer {
  */
 async function requireImageModelTraced(deps: ImagesDeps, input: GenerateImageInput): Promise<number | undefined> {
   const { job } = input;
-  let tableWaitMs: number | undefined;
+  let tableWaitMs = input.settingsWaitMs;
   try {
     const fleet = await timedSnapshot(deps.registry);
-    tableWaitMs = fleet.tableWaitMs;
+    tableWaitMs = addWaits(tableWaitMs, fleet.tableWaitMs);
     requireImageModel(fleet.snapshot, [job.model, ...job.fallbackModels]);
   } catch (error) {
     const trace = createRequestTrace(deps.traces, { ...input, style: 'image', requestedModel: job.model, tableWaitMs });

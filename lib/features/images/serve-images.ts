@@ -56,22 +56,36 @@ export async function serveGenerateImage(
   request: HttpRequest,
   response: ResponseSink,
 ): Promise<void> {
-  await requireImageGeneration(deps.settings);
+  const settingsWaitMs = await requireImageGeneration(deps.settings);
   const body = readBody(request, parseGenerateImageRequest);
   const job = fromGenerateImageRequest(body);
   const metadataPriority = body.metadata?.['priority'];
   await sendPng(
     response,
-    await generateImage(deps, { request, response, job, tags: tagsOf(request, body), metadataPriority }),
+    await generateImage(deps, {
+      request,
+      response,
+      job,
+      tags: tagsOf(request, body),
+      metadataPriority,
+      settingsWaitMs,
+    }),
   );
 }
 
 export async function serveOpenAIImages(deps: ImagesDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
-  await requireImageGeneration(deps.settings);
+  const settingsWaitMs = await requireImageGeneration(deps.settings);
   const body = readBody(request, parseOpenAIImageRequest);
   const { job, responseFormat } = fromOpenAIImageRequest(body);
   const metadataPriority = body.metadata?.['priority'];
-  const image = await generateImage(deps, { request, response, job, tags: tagsOf(request, body), metadataPriority });
+  const image = await generateImage(deps, {
+    request,
+    response,
+    job,
+    tags: tagsOf(request, body),
+    metadataPriority,
+    settingsWaitMs,
+  });
   if (responseFormat === 'url') {
     await sendPng(response, image);
     return;

@@ -33,7 +33,7 @@ import type { ResponseSink } from '../../services/http/response-sink';
 import { openNodeRequest } from '../../services/node-client/node-stream';
 import type { FleetConfig } from '../../services/platform/config';
 import type { FleetRegistry } from '../../services/registry/registry';
-import { timedSnapshot } from '../../services/registry/timed-snapshot';
+import { addWaits, timedSnapshot } from '../../services/registry/timed-snapshot';
 import type { RuntimeSettings } from '../../services/settings/runtime-settings';
 import { encodeAudioForm } from './audio-form';
 import { readAudioUpload } from './audio-upload';
@@ -45,7 +45,7 @@ import { transcriptionRouting } from './transcription-routing';
 export interface TranscriptionDeps extends ExchangeDeps {
   readonly config: Pick<FleetConfig, 'apiKeys' | 'sharing'>;
   readonly registry: Pick<FleetRegistry, 'snapshot' | 'ready'>;
-  readonly settings: Pick<RuntimeSettings, 'current'>;
+  readonly settings: Pick<RuntimeSettings, 'timed'>;
 }
 
 export type TranscriptionRoute = (
@@ -73,14 +73,16 @@ interface Transcript {
   readonly elapsedMs: number;
 }
 
-async function requireEnabled(runtime: Pick<RuntimeSettings, 'current'>): Promise<void> {
-  const settings = await runtime.current();
+/** Refuses when speech-to-text is off; answers how long reading the settings waited for the table. */
+async function requireEnabled(runtime: Pick<RuntimeSettings, 'timed'>): Promise<number | undefined> {
+  const { settings, tableWaitMs } = await runtime.timed();
   if (!settings.transcription) {
     throw new ServiceUnavailableError(TRANSCRIPTION_DISABLED_MESSAGE, {
       code: 'transcription_disabled',
       retryable: false,
     });
   }
+  return tableWaitMs;
 }
 
 /** The sidecar that serves the attempt; a node without one fails the attempt and the next is tried. */
@@ -119,9 +121,11 @@ function asNodeFailure(error: unknown): unknown {
 export function createTranscriptionRoute(options: TranscriptionOptions = {}): TranscriptionRoute {
   const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   return async (deps, request, response) => {
-    await requireEnabled(deps.settings);
+    const settingsWaitMs = await requireEnabled(deps.settings);
     const upload = await readAudioUpload(request);
-    const { snapshot, tableWaitMs } = await timedSnapshot(deps.registry);
+    const fleet = await timedSnapshot(deps.registry);
+    const { snapshot } = fleet;
+    const tableWaitMs = addWaits(settingsWaitMs, fleet.tableWaitMs);
     const routing = transcriptionRouting(snapshot, upload.model);
     const form = encodeAudioForm(upload.audio, upload.fields, `fleet-router-${randomUUID()}`);
     let sentAt = Date.now();

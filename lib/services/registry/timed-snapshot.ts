@@ -23,3 +23,9 @@ export async function timedSnapshot(
   const snapshot = await registry.snapshot();
   return { snapshot, tableWaitMs: clock() - before };
 }
+
+/** A request's waits for the table added up (the fleet read and the settings read); undefined if none. */
+export function addWaits(first: number | undefined, second: number | undefined): number | undefined {
+  if (first === undefined) return second;
+  return second === undefined ? first : first + second;
+}

@@ -21,8 +21,17 @@ export interface EffectiveSettings {
   readonly transcription: boolean;
 }
 
+/** The settings in force, and how long getting them waited for the table (the trace's `tableWaitMs`). */
+export interface TimedSettings {
+  readonly settings: EffectiveSettings;
+  /** Ms waited: the process's first read, or its one read after a thaw; undefined when they were at hand. */
+  readonly tableWaitMs: number | undefined;
+}
+
 export interface RuntimeSettings {
   current(): Promise<EffectiveSettings>;
+  /** `current`, with the wait a routed request passes on to its trace. */
+  timed(): Promise<TimedSettings>;
   /** What an operator changed at run time (the rest follows the environment), as `current` reads it. */
   overrides(): Promise<RuntimeOverrides>;
   /**
@@ -118,18 +127,31 @@ export function createRuntimeSettings(options: RuntimeSettingsOptions): RuntimeS
   /** The read under way, unless it began before a freeze (then a new one). */
   const refresh = (): Promise<void> => (loading !== undefined && !(loadingAwake && !awake()) ? loading : read());
 
-  /** Values fit to answer with: the first read is waited for, a stale one only after a freeze, bounded. */
-  const fresh = async (): Promise<void> => {
-    if (loadedAt === Number.NEGATIVE_INFINITY) return refresh();
-    if (clock() - loadedAt <= maxAgeMs) return;
+  /**
+   * Values fit to answer with: the first read is waited for, a stale one only after a freeze, bounded.
+   * Resolves with whether it waited for the table.
+   */
+  const fresh = async (): Promise<boolean> => {
+    if (loadedAt === Number.NEGATIVE_INFINITY) {
+      await refresh();
+      return true;
+    }
+    if (clock() - loadedAt <= maxAgeMs) return false;
     const reading = refresh();
-    if (!awake()) await settledWithin(reading, loadingSince + waitMs - clock());
+    if (awake()) return false;
+    await settledWithin(reading, loadingSince + waitMs - clock());
+    return true;
   };
 
   return {
     async current() {
       await fresh();
       return apply(options.defaults, overrides);
+    },
+    async timed() {
+      const before = clock();
+      const waited = await fresh();
+      return { settings: apply(options.defaults, overrides), tableWaitMs: waited ? clock() - before : undefined };
     },
     async overrides() {
       await fresh();

@@ -134,6 +134,36 @@ describe('createRuntimeSettings', () => {
     expect(values).toEqual({ imageGeneration: true, transcription: true });
   });
 
+  it("says what a request waited for the table: the first read and a thawed process's read, nothing while awake", async () => {
+    let now = 0;
+    let awake = false;
+    const store = new CountingStore();
+    let answer: (overrides: RuntimeOverrides) => void = () => {};
+    store.load = () => new Promise<RuntimeOverrides>((resolve) => (answer = resolve));
+    const settings = createRuntimeSettings({ store, defaults, maxAgeMs: 1000, clock: () => now, awake: () => awake });
+
+    // The process's first read: the request waits for it.
+    const first = settings.timed();
+    now = 7;
+    answer({});
+    await expect(first).resolves.toEqual({ settings: defaults, tableWaitMs: 7 });
+
+    // Awake, a stale copy is answered at once while the read runs behind.
+    awake = true;
+    now = 2000;
+    await expect(settings.timed()).resolves.toEqual({ settings: defaults, tableWaitMs: undefined });
+    answer({});
+    await new Promise((resolve) => setImmediate(resolve));
+
+    // Thawed after a quiet spell: one bounded read, counted.
+    awake = false;
+    now = 60_000;
+    const thawed = settings.timed();
+    now = 60_004;
+    answer({ imageGeneration: true });
+    await expect(thawed).resolves.toEqual({ settings: { ...defaults, imageGeneration: true }, tableWaitMs: 4 });
+  });
+
   it('merges an update into what is stored and answers the settings now in force', async () => {
     const store = new CountingStore({ imageGeneration: true });
     const settings = createRuntimeSettings({ store, defaults });
