@@ -76,7 +76,10 @@ export interface RoutingState {
   readonly depths: FleetDepths;
   readonly latency: LatencyStats;
   readonly affinity: AffinityTracker;
-  /** Nodes out of routing for failing: this instance's own view, in memory (./routing/outlier-ejection). */
+  /**
+   * Nodes out of routing for failing: this instance's ejections, published through the table, and the
+   * ones other instances published (./services/dispatch/outlier-ejection).
+   */
   readonly ejection: OutlierEjection;
   /** The nodes' observed prefill and decode rates and load times (./services/dispatch/node-rates). */
   readonly rates: NodeRates;
@@ -195,7 +198,15 @@ export function initFleetServices(config: FleetConfig): FleetServices {
       depths,
       latency: createLatencyStats(),
       affinity: createAffinityTracker({ store: createAffinityRepository(table, writeBehind) }),
-      ejection: createOutlierEjection(config.ejection),
+      // One write per ejection this instance decides; every instance reads them with its snapshot (issue 45).
+      ejection: createOutlierEjection(config.ejection, {
+        instanceId: INSTANCE_ID,
+        publish: (ejection) => {
+          registry
+            .publishEjection(ejection)
+            .catch((error: unknown) => console.error(`ejection of ${ejection.nodeId} not published: ${String(error)}`));
+        },
+      }),
       rates: createNodeRates(),
       residency: createPrefixResidency(),
       strategy: strategyOf(config.routingStrategy),

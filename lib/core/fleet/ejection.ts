@@ -33,4 +33,9 @@ export interface Ejection extends EjectionTarget {
   readonly level: number;
   /** What kind of failure ejected it; one ejected by a failed poll returns at its next good poll. */
   readonly cause: FailureCause;
+  /**
+   * The router instance that saw the failure (issue 45): this one's id for its own ejections, another's
+   * for one it read from the table (./shared-ejections).
+   */
+  readonly by?: string;
 }

@@ -4,6 +4,7 @@
  * as JSON documents in the table (lib/services/store) and rebuilt into a snapshot at most once a second.
  * Pure types; see ARCHITECTURE.md §8 for where each field comes from.
  */
+import type { Ejection } from './ejection';
 
 export type NodeStatus = 'online' | 'degraded' | 'offline';
 
@@ -179,6 +180,11 @@ export interface FleetSnapshot {
   readonly byId: ReadonlyMap<string, NodeView>;
   /** Model name → where it can be served now (online and degraded nodes only), sorted by node id. */
   readonly placements: ReadonlyMap<string, readonly ModelPlacement[]>;
+  /**
+   * Ejections other instances published through the table that stand at `takenAt` (./shared-ejections),
+   * read with the node records; absent when the read carried none.
+   */
+  readonly ejections?: readonly Ejection[];
 }
 
 /** How current an instance's snapshot is (the registry's view of the table), for `/fleet/status`. */

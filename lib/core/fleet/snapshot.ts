@@ -3,8 +3,10 @@
  * with its liveness at `now`, and a model-name index of where each model can be served. Built in one
  * linear pass; read by the scorer on every request, so lookups are single `Map` gets. Pure.
  */
+import type { Ejection } from './ejection';
 import type { FleetSnapshot, ModelPlacement, NodeRecord, NodeView } from './node';
 import { type LivenessThresholds, nodeStatus } from './node-status';
+import { standingEjections } from './shared-ejections';
 
 const LATEST = ':latest';
 
@@ -57,11 +59,15 @@ function placementName(placement: ModelPlacement): string {
   return placement.model?.name ?? placement.sidecarModel?.name ?? '';
 }
 
-/** Nodes sorted by id with their status; placements indexed by every name key, in node-id order. */
+/**
+ * Nodes sorted by id with their status; placements indexed by every name key, in node-id order; the
+ * `published` ejections read with the records that still stand at `now`.
+ */
 export function buildSnapshot(
   records: readonly NodeRecord[],
   now: number,
   thresholds: LivenessThresholds,
+  published: readonly Ejection[] = [],
 ): FleetSnapshot {
   // `status` first: V8 gives a spread-then-add object a slow shape, and the scorer reads these in its loop.
   const nodes: NodeView[] = records.map((record) => ({ status: nodeStatus(record, now, thresholds), ...record }));
@@ -79,5 +85,6 @@ export function buildSnapshot(
       }
     }
   }
-  return { takenAt: now, nodes, byId, placements };
+  const ejections = standingEjections(published, byId, now);
+  return { takenAt: now, nodes, byId, placements, ...(ejections.length > 0 ? { ejections } : {}) };
 }

@@ -3,8 +3,9 @@
  * one entry per known node (offline ones too, for status pages), and the per node:model queues.
  * Unknown values are `null`, never a made-up zero. Totals over models and requests count online and
  * degraded nodes only: an offline node's last report is stale. A node that failed requests carries
- * `ejection` (issue 19 item 4): whether this router instance has taken it out of routing, until when
- * and why, and its failures in a row; absent when it has none. Pure: the clock comes in as `now`.
+ * `ejection` (issue 19 item 4): whether it is out of routing, until when and why, and its failures in a
+ * row as this router instance counted them; absent when it has none. Ejections are shared (issue 45):
+ * the entry shows the ones other instances published too, each with the instance that saw the failure. Pure: the clock comes in as `now`.
  */
 
 import type { FleetSnapshot, NodeView, Sidecar, SnapshotFreshness } from '../fleet/node';
@@ -29,7 +30,14 @@ export interface NodeHealthEntry {
   /** `ollama`, or the sidecar (`image`, `transcription`, `text-embedding`). */
   readonly backend: string;
   readonly consecutiveFailures: number;
-  readonly ejection?: { readonly until: number; readonly reason: string; readonly level: number };
+  readonly ejection?: {
+    readonly at: number;
+    readonly until: number;
+    readonly reason: string;
+    readonly level: number;
+    readonly cause: string;
+    readonly by?: string;
+  };
 }
 
 export interface FleetNodeEjection {
@@ -39,6 +47,12 @@ export interface FleetNodeEjection {
   readonly reason: string | null;
   /** Ejections in a row (each doubles the next one's length); 0 when not ejected. */
   readonly level: number;
+  /** ISO 8601 time the failure was seen; null when not ejected. */
+  readonly since: string | null;
+  /** What failed: `connect`, `first-byte-timeout`, `poll`, `transport` or `server-error`; null when not ejected. */
+  readonly cause: string | null;
+  /** The router instance that saw the failure (this one's or another's, through the table); null when not ejected. */
+  readonly seen_by: string | null;
   /** 5xx answers or cut connections in a row since its last answer. */
   readonly consecutive_failures: number;
 }
@@ -241,6 +255,9 @@ function ejectionEntry(health: NodeHealthEntry): FleetNodeEjection {
     until: ejection === undefined ? null : new Date(ejection.until).toISOString(),
     reason: ejection?.reason ?? null,
     level: ejection?.level ?? 0,
+    since: ejection === undefined ? null : new Date(ejection.at).toISOString(),
+    cause: ejection?.cause ?? null,
+    seen_by: ejection?.by ?? null,
     consecutive_failures: health.consecutiveFailures,
   };
 }

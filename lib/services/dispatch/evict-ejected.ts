@@ -4,7 +4,7 @@
  * "try the next candidate" (./try-candidate) — so requests queued behind a hung node reach a peer now,
  * not after their queue time-out. A waiter with no candidate left gets the 503 with Retry-After set to
  * the time the ejection has left. A failed poll ejects too (`ejectFromPolls`, called as a request is
- * routed on a new snapshot). No state of its own: it acts on the queue and the tracker it is given.
+ * routed on a new snapshot), and so does another instance's published one. No state of its own: it acts on the queue and the tracker it is given.
  */
 import { ServiceUnavailableError } from '../../core/errors';
 import type { Backend, Ejection } from '../../core/fleet/ejection';
@@ -59,9 +59,15 @@ export function evictEjected(
   );
 }
 
-/** Ejects the nodes whose latest poll failed (once per snapshot) and moves the requests queued on them on now. */
+/**
+ * Takes on the ejections other instances published and ejects the nodes whose latest poll failed (once
+ * per snapshot: both come with the snapshot's one read, issue 45), and moves the requests queued on them
+ * on now.
+ */
 export function ejectFromPolls(ejection: OutlierEjection, snapshot: FleetSnapshot, queues: QueueManager, now: number) {
-  for (const ejected of ejection.fromPolls(snapshot.nodes, now)) {
+  const adopted = ejection.adopt(snapshot.ejections, now);
+  const polled = ejection.fromPolls(snapshot.nodes, now);
+  for (const ejected of adopted.length === 0 ? polled : [...adopted, ...polled]) {
     const node = snapshot.byId.get(ejected.nodeId);
     if (node !== undefined) evictEjected(queues, node, ejected, now);
   }

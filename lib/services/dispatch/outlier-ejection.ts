@@ -17,12 +17,19 @@
  * What is ejected is one service of a node — its Ollama, or one of its sidecars (image, speech-to-text,
  * text embedding): a dead image sidecar says nothing about the node's chat models.
  *
- * In memory, per router instance: each instance learns from its own traffic (a Lambda instance that
- * starts fresh trusts every node until it fails). Holds state; the time comes in with every call.
+ * Shared by every router instance (issue 45): an ejection this instance decides after a refused
+ * connect, a missed first byte or a run of failures is published once through the table (`publish`,
+ * one write per ejection, none per request), and every instance adopts the ejections others published
+ * as its snapshot reads bring them (`adopt`), so a Lambda container that starts fresh does not send its
+ * first request to a node another one ejected seconds ago. An ejection for a failed poll is not
+ * published: the failed poll is in the node's record, which every instance reads and judges alike.
+ * An adopted ejection ends as a local one does (its time, or a good poll or heartbeat after it), or
+ * when it is no longer published. Holds state; the time comes in with every call.
  */
 
 import { type Ejection, type EjectionTarget, type FailureCause, targetKey } from '../../core/fleet/ejection';
 import type { NodeView } from '../../core/fleet/node';
+import { endedByRecord } from '../../core/fleet/shared-ejections';
 
 /** One node's standing, for `/fleet/status`. */
 export interface NodeHealthState extends EjectionTarget {
@@ -54,17 +61,24 @@ export interface OutlierEjection {
    * read once.
    */
   fromPolls(nodes: readonly NodeView[], now: number): Ejection[];
+  /**
+   * Takes on the ejections other instances published (a snapshot's `ejections`, read once per snapshot)
+   * and drops the adopted ones no longer published; returns the newly adopted ones.
+   */
+  adopt(published: readonly Ejection[] | undefined, now: number): Ejection[];
+}
+
+/** How this instance shares its ejections with the others (issue 45). */
+export interface EjectionSharing {
+  /** This instance's id: what its ejections say saw them, and how it tells its own from others'. */
+  readonly instanceId: string;
+  /** Publishes an ejection this instance decided (one table write); must not throw. */
+  readonly publish?: (ejection: Ejection) => void;
 }
 
 export const DEFAULT_EJECTION: OutlierEjectionOptions = { consecutiveFailures: 3, baseMs: 30_000, maxMs: 300_000 };
 
 const AT_ONCE: ReadonlySet<FailureCause> = new Set(['connect', 'first-byte-timeout', 'poll']);
-/**
- * Ejections a good poll of a listed node ends: the router reached it and it answered again (as Envoy's
- * `successful_active_health_check_uneject_host`, on by default). A missed first byte waits out its time:
- * a node whose generation hangs may still answer the cheap poll routes.
- */
-const RESTORED_BY_POLL: ReadonlySet<FailureCause> = new Set(['connect', 'poll', 'server-error', 'transport']);
 
 interface Health {
   readonly target: EjectionTarget;
@@ -110,7 +124,10 @@ const CAUSE_WORDS: Readonly<Record<FailureCause, string>> = {
   'server-error': 'server error',
 };
 
-export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_EJECTION): OutlierEjection {
+export function createOutlierEjection(
+  options: OutlierEjectionOptions = DEFAULT_EJECTION,
+  sharing?: EjectionSharing,
+): OutlierEjection {
   /** By `targetKey`: one entry per service that ever failed (bounded by the fleet's size). */
   const nodes = new Map<string, Health>();
   /** Ejections that have not been seen to end; tidied on read. */
@@ -119,6 +136,17 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
   /** The snapshot's node list read last, and the failed poll (its `lastErrorAt`) each node was judged on. */
   let polledNodes: readonly NodeView[] | undefined;
   const pollsJudged = new Map<string, number>();
+  /** The published ejections adopted last (a snapshot's `ejections`): each list is judged once. */
+  let adoptedFrom: readonly Ejection[] | undefined;
+  const self = sharing?.instanceId;
+  const healthOf = (key: string, target: EjectionTarget): Health => {
+    let health = nodes.get(key);
+    if (health === undefined) {
+      health = { target: { nodeId: target.nodeId, backend: target.backend }, failures: 0, ejection: undefined };
+      nodes.set(key, health);
+    }
+    return health;
+  };
 
   const current = (key: string, now: number): Ejection | undefined => {
     const ejection = active.get(key);
@@ -139,10 +167,21 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
     const level = nextLevel(health.ejection, now);
     const duration = Math.min(options.maxMs, options.baseMs * 2 ** (level - 1));
     const { nodeId, backend } = health.target;
-    const ejection: Ejection = { nodeId, backend, at: now, until: now + duration, reason, level, cause };
+    const ejection: Ejection = {
+      nodeId,
+      backend,
+      at: now,
+      until: now + duration,
+      reason,
+      level,
+      cause,
+      ...(self !== undefined ? { by: self } : {}),
+    };
     health.ejection = ejection;
     health.failures = 0;
     active.set(key, ejection);
+    // A failed poll is in the node's record already, for every instance to judge: nothing to publish.
+    if (cause !== 'poll') sharing?.publish?.(ejection);
     return ejection;
   };
 
@@ -156,11 +195,7 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
     recordFailure(target, cause, detail, now) {
       const key = targetKey(target.nodeId, target.backend);
       if (!enabled || current(key, now) !== undefined) return undefined;
-      let health = nodes.get(key);
-      if (health === undefined) {
-        health = { target: { nodeId: target.nodeId, backend: target.backend }, failures: 0, ejection: undefined };
-        nodes.set(key, health);
-      }
+      const health = healthOf(key, target);
       health.failures += 1;
       if (AT_ONCE.has(cause)) return eject(key, health, cause, `${CAUSE_WORDS[cause]}: ${detail}`, now);
       if (health.failures < options.consecutiveFailures) return undefined;
@@ -190,9 +225,7 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
           // A good poll since the ejection: the node answers again and is back (RESTORED_BY_POLL).
           if (pollsJudged.size > 0) pollsJudged.delete(node.id);
           const standing = active.size === 0 ? undefined : active.get(node.id);
-          if (standing !== undefined && RESTORED_BY_POLL.has(standing.cause) && node.lastSeenAt > standing.at) {
-            active.delete(node.id);
-          }
+          if (standing !== undefined && endedByRecord(standing, node)) active.delete(node.id);
           continue;
         }
         // An old failure is the registry's to age out (degraded, offline), not news to eject on.
@@ -206,6 +239,30 @@ export function createOutlierEjection(options: OutlierEjectionOptions = DEFAULT_
         if (ejection !== undefined) ejected.push(ejection);
       }
       return ejected;
+    },
+    adopt(published, now) {
+      if (!enabled || published === adoptedFrom) return [];
+      adoptedFrom = published;
+      const list = published ?? [];
+      const adopted: Ejection[] = [];
+      for (const ejection of list) {
+        if (ejection.by !== undefined && ejection.by === self) continue;
+        const key = targetKey(ejection.nodeId, ejection.backend);
+        const standing = current(key, now);
+        if (now >= ejection.until || (standing !== undefined && standing.until >= ejection.until)) continue;
+        const health = healthOf(key, ejection);
+        health.ejection = ejection;
+        active.set(key, ejection);
+        adopted.push(ejection);
+      }
+      // An adopted ejection no longer published was ended (a good poll or heartbeat, as another instance
+      // recorded it): it ends here too. This instance's own stand on its own evidence.
+      for (const [key, ejection] of [...active]) {
+        if (ejection.by === undefined || ejection.by === self) continue;
+        const still = list.some((entry) => entry.at === ejection.at && targetKey(entry.nodeId, entry.backend) === key);
+        if (!still) active.delete(key);
+      }
+      return adopted;
     },
   };
   return tracker;

@@ -3,22 +3,31 @@
  * (pure, from-heartbeat / from-poll) and written to the table, which every instance shares
  * (ARCHITECTURE.md §3.6); routing reads the in-memory `FleetSnapshot` kept by ./snapshot-keeper (§3.5:
  * never waiting for the table while the process is alive), where this instance's own saves show at once.
+ * It also publishes the ejections this instance decides (issue 45), and a record it saves removes the
+ * published ejections of the node that are over or that the record's good poll or heartbeat ended.
  */
 
+import type { Backend, Ejection } from '../../core/fleet/ejection';
 import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from '../../core/fleet/from-heartbeat';
 import type { FleetSnapshot, NodeModel, NodeRecord, SnapshotFreshness } from '../../core/fleet/node';
 import { nodeStatus } from '../../core/fleet/node-status';
+import { endedByRecord } from '../../core/fleet/shared-ejections';
 import { undescribedModels, withDescriptions } from '../../core/fleet/with-descriptions';
 import type { FullHeartbeat } from '../../core/wire/heartbeat';
 import type { DescribeModels } from '../node-client/describe-models';
 import { admitDrain, admitHeartbeat, type HeartbeatAdmission, OPEN_ADMISSION } from './heartbeat-admission';
-import { createSnapshotKeeper, type SnapshotConfig } from './snapshot-keeper';
+import { createSnapshotKeeper, type FleetListing, type SnapshotConfig } from './snapshot-keeper';
 
 /** Where node records live; `lib/services/store/node-repository` on the table. */
 export interface NodeStore {
-  put(record: NodeRecord): Promise<void>;
+  /** Writes the record, removing the published ejections of the `ended` services in the same write. */
+  put(record: NodeRecord, ended?: readonly Backend[]): Promise<void>;
   get(id: string): Promise<NodeRecord | undefined>;
   list(): Promise<NodeRecord[]>;
+  /** The records and the published ejections in one read; a store without it publishes none. */
+  listFleet?(): Promise<FleetListing>;
+  /** Writes one ejection onto the node's item; false when the node has none. */
+  publishEjection?(ejection: Ejection): Promise<boolean>;
 }
 
 export interface FleetRegistryOptions {
@@ -56,6 +65,11 @@ export interface FleetRegistry {
   recordDrain(nodeId: string, peerIp?: string): Promise<HeartbeatReply>;
   /** Stores a record produced elsewhere (the poller) and shows it in this instance's snapshot. */
   save(record: NodeRecord): Promise<void>;
+  /**
+   * Publishes an ejection this instance decided, for every instance to honour on its next snapshot read
+   * (one write); false when the node has no item or the store publishes nothing.
+   */
+  publishEjection(ejection: Ejection): Promise<boolean>;
   /** The stored record of a node as this instance last saw it. */
   record(id: string): Promise<NodeRecord | undefined>;
   /**
@@ -70,8 +84,10 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   const { config } = options;
   const admission = options.admission ?? OPEN_ADMISSION;
   const thresholds = { degradedAfterMs: config.degradedAfterMs, offlineAfterMs: config.offlineAfterMs };
+  const { store } = options;
   const snapshots = createSnapshotKeeper({
-    list: () => options.store.list(),
+    list: () =>
+      store.listFleet !== undefined ? store.listFleet() : store.list().then((records) => ({ records, ejections: [] })),
     config,
     clock,
     log: options.log,
@@ -79,8 +95,18 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   });
 
   // This instance's view first: what it just saw of a node stands while the table does not answer.
+  // The node's published ejections this record ends (its answer, lib/core/fleet/shared-ejections) or that
+  // are over go in the same write: clearing costs no write of its own.
+  const ended = (record: NodeRecord): Backend[] => {
+    const now = clock();
+    return snapshots
+      .published()
+      .filter((ejection) => ejection.nodeId === record.id && (now >= ejection.until || endedByRecord(ejection, record)))
+      .map((ejection) => ejection.backend);
+  };
   const save = async (record: NodeRecord): Promise<void> => {
-    const written = options.store.put(record);
+    const over = ended(record);
+    const written = over.length > 0 ? store.put(record, over) : store.put(record);
     snapshots.keep(record, written);
     await written;
   };
@@ -103,6 +129,7 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
     refresh: snapshots.refresh,
     readAhead: snapshots.readAhead,
     save,
+    publishEjection: async (ejection) => (await store.publishEjection?.(ejection)) ?? false,
     record: known,
     async recordHeartbeat(payload, peerIp) {
       const now = clock();

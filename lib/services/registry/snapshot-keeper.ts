@@ -14,9 +14,13 @@
  * the freeze is not that read: it is replaced. Routing never waits on a hung table (issue 19 item 5),
  * and once a read failed it does not wait at all until one succeeds. Only the very first snapshot must
  * be read.
+ *
+ * The same read brings back the ejections instances published on the nodes' items (issue 45); the
+ * snapshot carries those that still stand (lib/core/fleet/shared-ejections).
  */
 
 import { ServiceUnavailableError } from '../../core/errors';
+import type { Ejection } from '../../core/fleet/ejection';
 import type { FleetSnapshot, NodeRecord, SnapshotFreshness } from '../../core/fleet/node';
 import { buildSnapshot } from '../../core/fleet/snapshot';
 import type { FleetConfig } from '../platform/config';
@@ -25,9 +29,15 @@ import { settledWithin } from '../platform/settled-within';
 export type SnapshotConfig = Pick<FleetConfig, 'degradedAfterMs' | 'offlineAfterMs' | 'snapshotMaxAgeMs'> &
   Partial<Pick<FleetConfig, 'snapshotWaitMs'>>;
 
+/** One read of the fleet: every node record, and the ejections published beside them. */
+export interface FleetListing {
+  readonly records: readonly NodeRecord[];
+  readonly ejections: readonly Ejection[];
+}
+
 export interface SnapshotKeeperOptions {
-  /** Reads every node record from the table. */
-  readonly list: () => Promise<NodeRecord[]>;
+  /** Reads every node record, and the ejections published on them, from the table in one read. */
+  readonly list: () => Promise<FleetListing>;
   readonly config: SnapshotConfig;
   readonly clock?: (() => number) | undefined;
   readonly log?: ((line: string) => void) | undefined;
@@ -68,6 +78,8 @@ export interface SnapshotKeeper {
   keep(record: NodeRecord, written: Promise<unknown>): void;
   /** This instance's copy of a node's record. */
   known(id: string): NodeRecord | undefined;
+  /** The ejections published on the nodes' items as the last good read found them, over or not. */
+  published(): readonly Ejection[];
 }
 
 export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKeeper {
@@ -78,6 +90,7 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
   const waitMs = config.snapshotWaitMs ?? 200;
   const thresholds = { degradedAfterMs: config.degradedAfterMs, offlineAfterMs: config.offlineAfterMs };
   let records = new Map<string, NodeRecord>();
+  let ejections: readonly Ejection[] = [];
   let built: FleetSnapshot | undefined;
   /** When the read the snapshot comes from began: what it shows is at least that recent. */
   let readAt = Number.NEGATIVE_INFINITY;
@@ -102,7 +115,7 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
 
   const rebuild = (): FleetSnapshot => {
     dirty = false;
-    built = buildSnapshot([...records.values()], clock(), thresholds);
+    built = buildSnapshot([...records.values()], clock(), thresholds, ejections);
     return built;
   };
 
@@ -129,15 +142,16 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
     const work = options
       .list()
       .then(
-        (list) => {
+        (listing) => {
           if (generation !== reads) return latest();
-          const next = new Map(list.map((record) => [record.id, record]));
+          const next = new Map(listing.records.map((record) => [record.id, record]));
           // A record saved here while the read was under way may be newer than what the read saw.
           for (const [id, local] of records) {
             const stored = next.get(id);
             if (stored === undefined || local.lastSeenAt > stored.lastSeenAt || saved.has(id)) next.set(id, local);
           }
           records = next;
+          ejections = listing.ejections;
           readAt = startedAt;
           failedAt = undefined;
           return rebuild();
@@ -230,5 +244,6 @@ export function createSnapshotKeeper(options: SnapshotKeeperOptions): SnapshotKe
       written.then(landed, landed);
     },
     known: (id) => records.get(id),
+    published: () => ejections,
   };
 }

@@ -1,19 +1,38 @@
 /**
  * Node records in the table (ARCHITECTURE.md §3.6: instances share node state through the table). One
- * item per node under `NODE / <id>`, the record as a JSON document. Reads are lenient: a corrupt item
- * is skipped and reported in one log line naming its key, so one bad write cannot hide the fleet.
+ * item per node under `NODE / <id>`, the record as a JSON document, and beside it the ejections
+ * instances published of the node's services (./published-ejections, issue 45), which the fleet's one
+ * Query reads back with the records. The record is written with an UpdateItem of its `doc`, so a
+ * heartbeat or poll leaves a published ejection standing unless it names it as ended. Reads are
+ * lenient: a corrupt item is skipped and reported in one log line naming its key, so one bad write
+ * cannot hide the fleet.
  */
+import type { Backend, Ejection } from '../../core/fleet/ejection';
 import type { NodeRecord } from '../../core/fleet/node';
 import type { StoredItem } from './item';
 import { NODE_PARTITION, nodeKey } from './keys';
+import { ejectionAttribute, ejectionValue, publishedEjections } from './published-ejections';
 import type { Table } from './table';
 
+/** The fleet as one Query of the node partition returns it: the records and the published ejections. */
+export interface FleetRead {
+  readonly records: NodeRecord[];
+  readonly ejections: Ejection[];
+}
+
 export interface NodeRepository {
-  /** A direct, awaited put (node state changes rarely; routing reads the snapshot, not this). */
-  put(record: NodeRecord): Promise<void>;
+  /**
+   * A direct, awaited write of the record (node state changes rarely; routing reads the snapshot, not
+   * this), removing in the same write the published ejections of the `ended` services.
+   */
+  put(record: NodeRecord, ended?: readonly Backend[]): Promise<void>;
   get(id: string): Promise<NodeRecord | undefined>;
   /** Every readable node record, sorted by id. */
   list(): Promise<NodeRecord[]>;
+  /** Every readable node record and every published ejection, in the one Query `list` makes. */
+  listFleet(): Promise<FleetRead>;
+  /** One UpdateItem onto the node's item; false when the node has no item (nothing written). */
+  publishEjection(ejection: Ejection): Promise<boolean>;
 }
 
 export interface NodeRepositoryOptions {
@@ -81,8 +100,10 @@ export function createNodeRepository(table: Table, options: NodeRepositoryOption
   };
 
   return {
-    async put(record) {
-      await table.putDoc({ ...nodeKey(record.id), doc: JSON.stringify(record) });
+    async put(record, ended = []) {
+      const { pk, sk } = nodeKey(record.id);
+      const remove = ended.map(ejectionAttribute);
+      await table.updateFields(pk, sk, { doc: JSON.stringify(record), ...(remove.length > 0 ? { remove } : {}) });
     },
     async get(id) {
       const { pk, sk } = nodeKey(id);
@@ -92,6 +113,23 @@ export function createNodeRepository(table: Table, options: NodeRepositoryOption
     async list() {
       const items = await table.queryDocs(NODE_PARTITION);
       return items.flatMap((item) => read(item) ?? []);
+    },
+    async listFleet() {
+      const items = await table.queryDocs(NODE_PARTITION);
+      const records: NodeRecord[] = [];
+      const ejections: Ejection[] = [];
+      for (const item of items) {
+        const record = read(item);
+        if (record === undefined) continue;
+        records.push(record);
+        if (Object.keys(item.attributes).length > 0) ejections.push(...publishedEjections(item));
+      }
+      return { records, ejections };
+    },
+    async publishEjection(ejection) {
+      const { pk, sk } = nodeKey(ejection.nodeId);
+      const set = { [ejectionAttribute(ejection.backend)]: ejectionValue(ejection) };
+      return table.updateFields(pk, sk, { set, ifExists: true });
     },
   };
 }

@@ -9,6 +9,7 @@ import type { DynamoDBClient, QueryCommandInput } from '@aws-sdk/client-dynamodb
 import { sleep as realSleep } from './backoff';
 import { batchPut } from './batch-put';
 import type { CounterFields, CounterMaxima, CounterSet } from './counter-update';
+import { buildFieldsUpdate, type FieldsUpdate } from './fields-update';
 import {
   type AttributeMap,
   type DocItem,
@@ -74,6 +75,11 @@ export interface Table {
     set?: CounterSet,
     maxima?: CounterMaxima,
   ): Promise<number>;
+  /**
+   * One UpdateItem that sets `doc` and string fields and removes others, leaving the item's other
+   * attributes alone (./fields-update). False when `ifExists` and there is no item (nothing written).
+   */
+  updateFields(pk: string, sk: string, update: FieldsUpdate): Promise<boolean>;
   /** BatchWriteItem in chunks of 25, re-sending unprocessed items; throws `BatchWriteIncompleteError`. */
   batchPut(items: readonly DocItem[]): Promise<BatchWriteOutcome>;
 }
@@ -182,6 +188,12 @@ export function openTable(client: DynamoDBClient, name: string, options: TableOp
       return sentUnlessConditionFails((abortSignal) => client.send(command, { abortSignal }));
     },
     addCounters: (pk, sk, counters, set = {}, maxima = {}) => counterWriter.write(pk, sk, counters, set, maxima),
+    async updateFields(pk, sk, update) {
+      const expression = buildFieldsUpdate(update);
+      if (expression === undefined) return true;
+      const command = new (dynamoSdk().UpdateItemCommand)({ TableName: name, Key: itemKey(pk, sk), ...expression });
+      return sentUnlessConditionFails((abortSignal) => client.send(command, { abortSignal }));
+    },
     batchPut: (items) => batchPut(batchContext, items),
   };
 }

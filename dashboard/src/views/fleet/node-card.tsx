@@ -5,7 +5,7 @@
  * what it did today: its prefill and decode rates as it measured them, and its prompt-cache share.
  */
 import type { ObservedRates } from '../../../../lib/core/analytics/observed-rates';
-import type { FleetNodeStatus, FleetSidecarStatus } from '../../../../lib/core/views/fleet-status';
+import type { FleetNodeEjection, FleetNodeStatus, FleetSidecarStatus } from '../../../../lib/core/views/fleet-status';
 import { Meter } from '../../components/meter';
 import { ScrollBox } from '../../components/scroll-box';
 import * as format from '../../format';
@@ -99,13 +99,23 @@ const SIDECARS = [
   ['text_embedding', 'Text embedding / rerank'],
 ] as const;
 
+/** Until when, why, and which router instance saw the failure (ejections are shared across instances). */
+function ejectionWords(ejection: FleetNodeEjection | undefined): string {
+  if (ejection === undefined || ejection.until === null) return '';
+  const by = ejection.seen_by === null ? '' : ` (seen by instance ${ejection.seen_by})`;
+  return `out of routing until ${format.dateTime(ejection.until)}: ${ejection.reason ?? 'failing'}${by}`;
+}
+
 function Sidecar({ name, sidecar }: { name: string; sidecar: FleetSidecarStatus }) {
   const models = sidecar.models_available.map((model) => model.name).join(', ');
   const ejected = sidecar.ejection?.ejected === true;
   return (
     <li>
       <span class="sidecar-name">{name}</span>{' '}
-      <span class={`badge ${ejected ? 'badge-bad' : sidecar.busy ? 'badge-warn' : 'badge-ok'}`}>
+      <span
+        class={`badge ${ejected ? 'badge-bad' : sidecar.busy ? 'badge-warn' : 'badge-ok'}`}
+        title={ejected ? ejectionWords(sidecar.ejection) : undefined}
+      >
         {ejected ? 'out of routing' : sidecar.busy ? 'busy' : 'idle'}
       </span>
       <span class="sidecar-models">{models === '' ? 'no models reported' : models}</span>
@@ -194,6 +204,7 @@ export function NodeCard({ node, rates }: { node: FleetNodeStatus; rates: Observ
       {ejection !== undefined && (
         <p class="node-error">
           Out of routing until {format.dateTime(ejection.until)}: {ejection.reason ?? 'failing'}
+          {ejection.seen_by !== null && <span class="node-ejection-by"> (seen by instance {ejection.seen_by})</span>}
         </p>
       )}
       <Memory memory={node.memory} />

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Ejection } from '../../../../lib/core/fleet/ejection';
 import { createFleetRegistry, type FleetRegistry } from '../../../../lib/services/registry/registry';
 import { createNodeRepository } from '../../../../lib/services/store/node-repository';
 import { makeHeartbeat, T0 } from '../../../helpers/factories';
@@ -84,7 +85,7 @@ describe('createFleetRegistry', () => {
     const repository = createNodeRepository(store.table);
     const hanging = {
       ...repository,
-      list: () => (hang ? new Promise<never>(() => {}) : repository.list()),
+      listFleet: () => (hang ? new Promise<never>(() => {}) : repository.listFleet()),
     };
     const writer = registry();
     await writer.recordHeartbeat(makeHeartbeat({ node_id: 'reg-hang' }));
@@ -109,7 +110,7 @@ describe('createFleetRegistry', () => {
     const repository = createNodeRepository(store.table);
     const failing = {
       ...repository,
-      list: () => (fail ? Promise.reject(new Error('table down')) : repository.list()),
+      listFleet: () => (fail ? Promise.reject(new Error('table down')) : repository.listFleet()),
     };
     const reader = createFleetRegistry({ store: failing, config, clock, log: () => undefined });
     await reader.snapshot();
@@ -136,7 +137,7 @@ describe('createFleetRegistry', () => {
       get: (id: string) => (down ? Promise.reject(new Error('table down')) : repository.get(id)),
       put: (record: Parameters<typeof repository.put>[0]) =>
         down ? Promise.reject(new Error('table down')) : repository.put(record),
-      list: () => (down ? Promise.reject(new Error('table down')) : repository.list()),
+      listFleet: () => (down ? Promise.reject(new Error('table down')) : repository.listFleet()),
     };
     const fleet = createFleetRegistry({ store: failing, config, clock, log: () => undefined });
     await fleet.recordHeartbeat(makeHeartbeat({ node_id: 'reg-down' }));
@@ -159,9 +160,9 @@ describe('createFleetRegistry', () => {
     let lagging = false;
     const slow = {
       ...repository,
-      list: async () => {
-        if (!lagging) return repository.list();
-        const before = await repository.list();
+      listFleet: async () => {
+        if (!lagging) return repository.listFleet();
+        const before = await repository.listFleet();
         return new Promise<typeof before>((resolve) => {
           answer = () => resolve(before);
         });
@@ -290,5 +291,82 @@ describe('createFleetRegistry', () => {
     await fleet.recordDrain('reg-never-seen');
 
     expect((await fleet.refresh()).byId.has('reg-never-seen')).toBe(false);
+  });
+});
+
+describe('ejections shared through the table (issue 45)', () => {
+  const hung = (nodeId: string, at: number): Ejection => ({
+    nodeId,
+    backend: 'ollama',
+    at,
+    until: at + 30_000,
+    reason: 'no first byte in time: no headers in 2000 ms',
+    level: 1,
+    cause: 'first-byte-timeout',
+    by: 'instance-a',
+  });
+
+  it("comes back with another instance's snapshot read, as an attribute of the node's item", async () => {
+    const a = registry();
+    const b = registry();
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-hung' }));
+    const ejection = hung('ej-hung', now);
+
+    const written = await a.publishEjection(ejection);
+    const snapshot = await b.refresh();
+    const item = await store.table.getDoc('NODE', 'ej-hung');
+
+    expect(written).toBe(true);
+    expect(snapshot.ejections?.filter((entry) => entry.nodeId === 'ej-hung')).toEqual([ejection]);
+    expect(snapshot.byId.get('ej-hung')?.status).toBe('online');
+    expect(Object.keys(item?.attributes ?? {})).toEqual(['ejection:ollama']);
+  });
+
+  it('writes nothing for a node the table does not hold', async () => {
+    const a = registry();
+
+    const written = await a.publishEjection(hung('ej-unknown', now));
+
+    expect(written).toBe(false);
+    expect(await store.table.getDoc('NODE', 'ej-unknown')).toBeUndefined();
+  });
+
+  it("keeps a missed first byte's ejection over the node's heartbeats; a heartbeat ends a refused connect's", async () => {
+    const a = registry();
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-both' }));
+    const firstByte = hung('ej-both', now);
+    const refused: Ejection = {
+      ...firstByte,
+      backend: 'image',
+      reason: 'could not connect: ECONNREFUSED',
+      cause: 'connect',
+    };
+    await a.publishEjection(firstByte);
+    await a.publishEjection(refused);
+    await a.refresh();
+
+    now += 5_000;
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-both' }));
+    const item = await store.table.getDoc('NODE', 'ej-both');
+    const snapshot = await registry().refresh();
+
+    expect(Object.keys(item?.attributes ?? {})).toEqual(['ejection:ollama']);
+    expect(snapshot.ejections?.filter((ejection) => ejection.nodeId === 'ej-both')).toEqual([firstByte]);
+    expect(snapshot.byId.get('ej-both')?.lastSeenAt).toBe(now);
+  });
+
+  it('drops an ejection that is over from the snapshot, and from the item at the next write', async () => {
+    const a = registry();
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-over' }));
+    await a.publishEjection(hung('ej-over', now));
+    await a.refresh();
+
+    now += 31_000;
+    const snapshot = await registry().refresh();
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-over' }));
+    const item = await store.table.getDoc('NODE', 'ej-over');
+
+    expect(snapshot.ejections?.filter((ejection) => ejection.nodeId === 'ej-over') ?? []).toEqual([]);
+    expect(item?.attributes).toEqual({});
   });
 });

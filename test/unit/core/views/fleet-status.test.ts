@@ -156,13 +156,20 @@ describe('toFleetStatus', () => {
     });
   });
 
-  it('shows per node whether it is ejected, until when and why, and its failures in a row', () => {
+  it('shows per node whether it is ejected, until when and why, which instance saw it, and its failures in a row', () => {
     const health = [
       {
         nodeId: 'studio',
         backend: 'ollama',
         consecutiveFailures: 0,
-        ejection: { until: T0 + 30_000, reason: 'could not connect: ECONNREFUSED', level: 1 },
+        ejection: {
+          at: T0 - 2_000,
+          until: T0 + 30_000,
+          reason: 'could not connect: ECONNREFUSED',
+          level: 1,
+          cause: 'connect',
+          by: 'instance-b',
+        },
       },
       { nodeId: 'gpu3', backend: 'ollama', consecutiveFailures: 2 },
       { nodeId: 'studio', backend: 'image', consecutiveFailures: 1 },
@@ -176,6 +183,9 @@ describe('toFleetStatus', () => {
       until: new Date(T0 + 30_000).toISOString(),
       reason: 'could not connect: ECONNREFUSED',
       level: 1,
+      since: new Date(T0 - 2_000).toISOString(),
+      cause: 'connect',
+      seen_by: 'instance-b',
       consecutive_failures: 0,
     });
     expect(nodes.find((node) => node.node_id === 'gpu3')?.ejection).toEqual({
@@ -183,6 +193,9 @@ describe('toFleetStatus', () => {
       until: null,
       reason: null,
       level: 0,
+      since: null,
+      cause: null,
+      seen_by: null,
       consecutive_failures: 2,
     });
     expect(nodes.find((node) => node.node_id === 'studio')?.image?.ejection).toMatchObject({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { Ejection } from '../../../../lib/core/fleet/ejection';
 import type { NodeView } from '../../../../lib/core/fleet/node';
 import { createOutlierEjection, failureCause } from '../../../../lib/services/dispatch/outlier-ejection';
 import { makeNodeRecord } from '../../../helpers/factories';
@@ -265,5 +266,101 @@ describe('failureCause', () => {
     expect(failureCause(headers)).toBe('first-byte-timeout');
     expect(failureCause(withCode('other side closed', 'UND_ERR_SOCKET'))).toBe('transport');
     expect(failureCause('not an error')).toBe('transport');
+  });
+});
+
+describe('createOutlierEjection shared across instances', () => {
+  const sharing = (instanceId: string, published: Ejection[]) => ({
+    instanceId,
+    publish: (ejection: Ejection) => {
+      published.push(ejection);
+    },
+  });
+
+  it('publishes each ejection it decides once, with the instance that saw it, and nothing per failure', () => {
+    const published: Ejection[] = [];
+    const health = createOutlierEjection(options, sharing('instance-a', published));
+
+    health.recordFailure(A, 'server-error', 'answered 500', T0);
+    health.recordFailure(A, 'server-error', 'answered 500', T0 + 1);
+    const ejected = health.recordFailure(A, 'server-error', 'answered 500', T0 + 2);
+    health.recordFailure(A, 'server-error', 'answered 500', T0 + 3);
+    const hung = health.recordFailure(B, 'first-byte-timeout', 'no headers in 2000 ms', T0 + 4);
+
+    expect(published).toEqual([ejected, hung]);
+    expect(hung).toMatchObject({ by: 'instance-a', cause: 'first-byte-timeout', until: T0 + 4 + 30_000 });
+  });
+
+  it('publishes no ejection for a failed poll: every instance reads the poll from the node record', () => {
+    const published: Ejection[] = [];
+    const health = createOutlierEjection(options, sharing('instance-a', published));
+    const failed: NodeView = {
+      ...makeNodeRecord({ id: 'a', lastSeenAt: T0 - 6000, lastErrorAt: T0 - 1000 }),
+      status: 'online',
+    };
+
+    const ejected = health.fromPolls([failed], T0);
+
+    expect(ejected).toHaveLength(1);
+    expect(published).toEqual([]);
+  });
+
+  it("honours another instance's published ejection as its own: ranked out, and shown with who saw it", () => {
+    const publishedByA: Ejection[] = [];
+    const a = createOutlierEjection(options, sharing('instance-a', publishedByA));
+    const b = createOutlierEjection(options, sharing('instance-b', []));
+    a.recordFailure(A, 'first-byte-timeout', 'no headers in 2000 ms', T0);
+
+    const adopted = b.adopt(publishedByA, T0 + 500);
+
+    expect(adopted).toEqual(publishedByA);
+    expect(b.ejected(A, T0 + 600)).toMatchObject({ by: 'instance-a', until: T0 + 30_000 });
+    expect([...b.ejections(T0 + 600).keys()]).toEqual(['a']);
+    expect(b.states(T0 + 600)).toEqual([
+      { nodeId: 'a', backend: 'ollama', consecutiveFailures: 0, ejection: publishedByA[0] },
+    ]);
+    expect(b.ejected(A, T0 + 30_000)).toBeUndefined();
+  });
+
+  it('adopts each published list once, skips its own and those over, and ends one no longer published', () => {
+    const b = createOutlierEjection(options, sharing('instance-b', []));
+    const theirs: Ejection = {
+      ...A,
+      at: T0,
+      until: T0 + 30_000,
+      reason: 'could not connect: ECONNREFUSED',
+      level: 1,
+      cause: 'connect',
+      by: 'instance-a',
+    };
+    const own: Ejection = { ...theirs, nodeId: 'b', by: 'instance-b' };
+    const over: Ejection = { ...theirs, nodeId: 'c', until: T0 + 10 };
+    const list = [theirs, own, over];
+
+    const first = b.adopt(list, T0 + 100);
+    const again = b.adopt(list, T0 + 200);
+    b.adopt([], T0 + 300);
+
+    expect(first).toEqual([theirs]);
+    expect(again).toEqual([]);
+    expect(b.ejected(A, T0 + 300)).toBeUndefined();
+  });
+
+  it('keeps the level of an adopted ejection: the next one here lasts twice as long', () => {
+    const b = createOutlierEjection(options, sharing('instance-b', []));
+    const theirs: Ejection = {
+      ...A,
+      at: T0,
+      until: T0 + 30_000,
+      reason: 'could not connect: ECONNREFUSED',
+      level: 1,
+      cause: 'connect',
+      by: 'instance-a',
+    };
+    b.adopt([theirs], T0 + 100);
+
+    const next = b.recordFailure(A, 'connect', 'ECONNREFUSED', T0 + 30_001);
+
+    expect(next).toMatchObject({ level: 2, until: T0 + 30_001 + 60_000, by: 'instance-b' });
   });
 });

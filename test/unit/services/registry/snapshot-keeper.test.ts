@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { NodeRecord } from '../../../../lib/core/fleet/node';
 import { createRefreshTicker } from '../../../../lib/services/platform/refresh-ticker';
-import { createSnapshotKeeper } from '../../../../lib/services/registry/snapshot-keeper';
+import { createSnapshotKeeper, type FleetListing } from '../../../../lib/services/registry/snapshot-keeper';
 import { timedSnapshot } from '../../../../lib/services/registry/timed-snapshot';
 import { makeNodeRecord, T0 } from '../../../helpers/factories';
 import { manualTimers } from '../../../helpers/manual-timers';
@@ -32,8 +32,8 @@ function setup(readMs = 0) {
     list: () => {
       reads += 1;
       const rows = [...table.values()];
-      return new Promise<NodeRecord[]>((resolve) => {
-        const answer = () => resolve(rows);
+      return new Promise<FleetListing>((resolve) => {
+        const answer = () => resolve({ records: rows, ejections: [] });
         if (held !== undefined) held.push(answer);
         else if (readMs === 0) answer();
         else timers.schedule(answer, readMs);
