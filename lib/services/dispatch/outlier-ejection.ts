@@ -245,22 +245,24 @@ export function createOutlierEjection(
       adoptedFrom = published;
       const list = published ?? [];
       const adopted: Ejection[] = [];
+      const listed = new Set<string>();
       for (const ejection of list) {
-        if (ejection.by !== undefined && ejection.by === self) continue;
         const key = targetKey(ejection.nodeId, ejection.backend);
+        listed.add(key);
         const standing = current(key, now);
         if (now >= ejection.until || (standing !== undefined && standing.until >= ejection.until)) continue;
+        // The one that lasts longer stands, whoever saw it: two instances that failed on the node at once
+        // each publish, and the table keeps the later write.
         const health = healthOf(key, ejection);
         health.ejection = ejection;
         active.set(key, ejection);
-        adopted.push(ejection);
+        if (ejection.by === undefined || ejection.by !== self) adopted.push(ejection);
       }
-      // An adopted ejection no longer published was ended (a good poll or heartbeat, as another instance
-      // recorded it): it ends here too. This instance's own stand on its own evidence.
+      // An adopted ejection whose node has none published any more was ended (a good poll or heartbeat,
+      // as another instance recorded it): it ends here too. This instance's own stand on its own evidence.
       for (const [key, ejection] of [...active]) {
-        if (ejection.by === undefined || ejection.by === self) continue;
-        const still = list.some((entry) => entry.at === ejection.at && targetKey(entry.nodeId, entry.backend) === key);
-        if (!still) active.delete(key);
+        if (ejection.by === undefined || ejection.by === self || listed.has(key)) continue;
+        active.delete(key);
       }
       return adopted;
     },

@@ -322,7 +322,7 @@ describe('createOutlierEjection shared across instances', () => {
     expect(b.ejected(A, T0 + 30_000)).toBeUndefined();
   });
 
-  it('adopts each published list once, skips its own and those over, and ends one no longer published', () => {
+  it('adopts each published list once, returns none of its own or over, and ends one no longer published', () => {
     const b = createOutlierEjection(options, sharing('instance-b', []));
     const theirs: Ejection = {
       ...A,
@@ -362,5 +362,21 @@ describe('createOutlierEjection shared across instances', () => {
     const next = b.recordFailure(A, 'connect', 'ECONNREFUSED', T0 + 30_001);
 
     expect(next).toMatchObject({ level: 2, until: T0 + 30_001 + 60_000, by: 'instance-b' });
+  });
+
+  it('stays ejected when two instances ejected the node at once and the table keeps either write', () => {
+    const a = createOutlierEjection(options, sharing('instance-a', []));
+    const own = a.recordFailure(A, 'first-byte-timeout', 'no headers in 2000 ms', T0);
+    if (own === undefined) throw new Error('not ejected');
+    const theirs: Ejection = { ...own, at: T0 + 200, until: T0 + 30_200, by: 'instance-b' };
+
+    a.adopt([theirs], T0 + 300);
+    const afterTheirs = a.ejected(A, T0 + 300);
+    a.adopt([own], T0 + 800);
+
+    expect(afterTheirs).toBe(theirs);
+    expect(a.ejected(A, T0 + 800)).toBe(theirs);
+    a.adopt([], T0 + 1_300);
+    expect(a.ejected(A, T0 + 1_300)).toBeUndefined();
   });
 });
