@@ -4,6 +4,8 @@
  * instance's queues at most once per `queueReadMs` (one Query), the health score and the hourly rollups
  * at most once per `slowReadMs` (the health service caches; the rollups change by the request). A source
  * that fails keeps its last value; the health score and the activity are left out or null until one is read.
+ * Each node's ejection is the instance's as of the snapshot: its own and those other instances published
+ * (issue 45), each with the instance that saw it.
  */
 import { emptyRollup } from '../../core/analytics/rollup';
 import type { QueueState } from '../../core/fleet/queue-entry';
@@ -11,6 +13,9 @@ import { toFleetStatus } from '../../core/views/fleet-status';
 import { mergeQueues } from '../../core/views/merge-queues';
 import { queuesFromSnapshot } from '../../core/views/queues-from-snapshot';
 import type { RollupReader } from '../../services/analytics/rollup-reader';
+import { ejectionStatesAsOf } from '../../services/dispatch/evict-ejected';
+import type { OutlierEjection } from '../../services/dispatch/outlier-ejection';
+import type { QueueManager } from '../../services/dispatch/queue-manager';
 import type { FleetRegistry } from '../../services/registry/registry';
 import { type ActivityHour, activityHour, type FleetEvent, fleetEvent, fleetFingerprint } from './fleet-event';
 
@@ -21,6 +26,8 @@ export interface EventsDeps {
   readonly rollups: Pick<RollupReader, 'fleetHours'>;
   /** The fleet's health score (the health service); undefined when there is none. */
   health(): Promise<{ readonly score: number } | undefined>;
+  /** Which nodes are out of routing for failing, and the queues an ejection moves on; none shown when absent. */
+  readonly routing?: { readonly ejection: OutlierEjection; readonly queues: QueueManager };
 }
 
 export interface EventReaderOptions {
@@ -82,11 +89,14 @@ export function createEventReader(deps: EventsDeps, options: EventReaderOptions 
         activity(),
       ]);
       const now = clock();
+      const { routing } = deps;
+      const ejections =
+        routing === undefined ? [] : ejectionStatesAsOf(routing.ejection, snapshot, routing.queues, now);
       const status = toFleetStatus(
         snapshot,
         mergeQueues(queuesFromSnapshot(snapshot), routed ?? []),
         now,
-        [],
+        ejections,
         deps.registry.freshness(),
       );
       return { event: fleetEvent(status, score, hours ?? null), fingerprint: fleetFingerprint(status) };

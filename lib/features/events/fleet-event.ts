@@ -63,13 +63,14 @@ export function fleetEvent(
   };
 }
 
-/** What a change of shows at once: each node's status, draining and loaded models; each queue's depths. */
+/** What a change of shows at once: each node's status, draining, loaded models and ejection; each queue's depths. */
 export function fleetFingerprint(status: FleetStatus): string {
   const nodes = status.nodes.map((node) => [
     node.node_id,
     node.status,
     node.draining,
     node.ollama.models_loaded.map((model) => model.name),
+    node.ejection?.until ?? null,
   ]);
   const queues = Object.entries(status.queues).map(([key, queue]) => [key, queue.pending, queue.in_flight]);
   return JSON.stringify([nodes, queues]);
