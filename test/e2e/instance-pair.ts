@@ -16,6 +16,8 @@ export interface InstancePair {
   readonly b: RouterProcess;
   /** The table both instances use, opened from the test. */
   table(): Table;
+  /** Starts one more router on the same table (a Lambda container a burst adds); stopped with the pair. */
+  another(): Promise<RouterProcess>;
   /** Stops both routers (a killed one is skipped) and the table. */
   stop(): Promise<void>;
 }
@@ -39,13 +41,19 @@ export async function startInstancePair(env: Record<string, string> = {}): Promi
     throw error;
   }
   const [a, b] = routers as [RouterProcess, RouterProcess];
+  const more: RouterProcess[] = [];
   return {
     dynamo,
     a,
     b,
     table: () => openTable(createDynamoClient({ dynamodbEndpoint: dynamo.endpoint }), name),
+    another: async () => {
+      const router = await startRouter(shared);
+      more.push(router);
+      return router;
+    },
     stop: async () => {
-      await Promise.all([a.stop(), b.stop()]);
+      await Promise.all([a.stop(), b.stop(), ...more.map((router) => router.stop())]);
       routers = [];
       await dynamo.stop();
     },
