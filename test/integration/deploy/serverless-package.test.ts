@@ -260,7 +260,9 @@ describe('serverless package', () => {
       'dynamodb:Query',
       'dynamodb:UpdateItem',
     ];
-    const nodes = ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'];
+    // Node records are written with UpdateItem (their doc only), so another instance's published ejection
+    // on the same item survives a heartbeat or a poll.
+    const nodes = ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
     const expected: Record<string, string[]> = {
       Openai: routing,
       Messages: routing,
