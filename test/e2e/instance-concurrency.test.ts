@@ -207,8 +207,9 @@ describe('one node limited across two instances on one table', () => {
     console.log(
       `alternating instances, limit 1: one instance ${same.join(', ')} ms; alternating ${alternating.join(', ')} ms`,
     );
-    // Held back until the other's slot is seen free: a read of the table (~100 ms), never seconds.
-    expect(Math.max(...alternating)).toBeLessThan(median + 500);
+    // Held back until the other's slot is seen free: a read of the table (~100 ms; 600 ms was seen with
+    // another suite on the same two cores), never the seconds of a refresh missed or a slot held over.
+    expect(Math.max(...alternating)).toBeLessThan(median + 1000);
   }, 60_000);
 
   it('lets a burst on one instance, the other idle, run the whole limit once its start is confirmed', async () => {
