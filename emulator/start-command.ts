@@ -1,6 +1,6 @@
 /**
  * How `npm start` runs the emulator: the environment assignments and Node flags of package.json's `start`
- * script around `node … dist/emulator/main.js` (`MALLOC_ARENA_MAX=1 node --max-semi-space-size=8 …`). The
+ * script around `node … dist/emulator/main.js` (`MALLOC_ARENA_MAX=1 node --max-semi-space-size=4 …`). The
  * benchmark and the end-to-end tests start the router with exactly these, so what they measure and test is
  * what a user runs; the script stays the one place they live.
  */
@@ -13,7 +13,7 @@ const ASSIGNMENT = /^([A-Z_][A-Z0-9_]*)=(.*)$/;
 export interface EmulatorStart {
   /** Variables the script sets for Node, e.g. `{ MALLOC_ARENA_MAX: '1' }`. */
   readonly env: Readonly<Record<string, string>>;
-  /** Flags between `node` and the entry, e.g. `['--max-semi-space-size=8']`. */
+  /** Flags between `node` and the entry, e.g. `['--max-semi-space-size=4']`. */
   readonly nodeFlags: readonly string[];
 }
 
