@@ -5,6 +5,7 @@
  * records, queue depths, pins, locks, settings, traces, benchmark runs — the other reads from the table
  * only. The two-instances-*.test.ts suites start one pair each; `table()` reads what the routers wrote.
  */
+import { CATALOG, type SimAgent, type SimNodeOptions, startSimAgent } from '../../emulator/sim';
 import { createDynamoClient } from '../../lib/services/store/client';
 import { openTable, type Table } from '../../lib/services/store/table';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
@@ -58,4 +59,32 @@ export async function startInstancePair(env: Record<string, string> = {}): Promi
       await dynamo.stop();
     },
   };
+}
+
+/**
+ * A node agent with `model` loaded that posts its heartbeats to `routerUrl` only — instance A in the
+ * two-instance suites, so instance B learns of it through the table — the first at once, then only when
+ * asked. `ollama` adds to its simulated Ollama's options. The caller stops it (`agent.stop()`).
+ */
+export async function agentPostingTo(
+  routerUrl: string,
+  nodeId: string,
+  model: string,
+  ollama: SimNodeOptions = {},
+): Promise<SimAgent> {
+  const agent = await startSimAgent({
+    nodeId,
+    routerUrl,
+    intervalMs: 600_000,
+    ollamaOptions: {
+      id: nodeId,
+      models: CATALOG.filter((entry) => entry.name === model),
+      loaded: [model],
+      ttftMs: 5,
+      tokensPerSecond: 2000,
+      ...ollama,
+    },
+  });
+  await agent.sendHeartbeat();
+  return agent;
 }

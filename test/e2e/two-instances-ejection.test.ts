@@ -11,9 +11,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { CATALOG, type SimAgent, startSimAgent } from '../../emulator/sim';
+import type { SimAgent } from '../../emulator/sim';
 import { launchBrowser, openPage } from './dashboard/harness';
-import { type InstancePair, startInstancePair } from './instance-pair';
+import { agentPostingTo, type InstancePair, startInstancePair } from './instance-pair';
 import { eventually, type RouterProcess } from './router-process';
 
 /** The routers' first-byte deadline here (FLEET_FIRST_BYTE_TIMEOUT_MS): short, so the test waits seconds. */
@@ -51,20 +51,8 @@ afterAll(async () => {
 
 /** A node agent with `model` loaded, posting its heartbeats to A only (the first at once). */
 async function agentOnA(nodeId: string, model: string): Promise<SimAgent> {
-  const agent = await startSimAgent({
-    nodeId,
-    routerUrl: pair.a.url,
-    intervalMs: 600_000,
-    ollamaOptions: {
-      id: nodeId,
-      models: CATALOG.filter((entry) => entry.name === model),
-      loaded: [model],
-      ttftMs: 5,
-      tokensPerSecond: 2000,
-    },
-  });
+  const agent = await agentPostingTo(pair.a.url, nodeId, model);
   agents.push(agent);
-  await agent.sendHeartbeat();
   return agent;
 }
 

@@ -7,9 +7,9 @@
  * so the node B must pick is the higher one.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { CATALOG, type SimAgent, type SimNodeOptions, startSimAgent } from '../../emulator/sim';
+import type { SimAgent, SimNodeOptions } from '../../emulator/sim';
 import { affinityKey } from '../../lib/services/store/keys';
-import { type InstancePair, startInstancePair } from './instance-pair';
+import { agentPostingTo, type InstancePair, startInstancePair } from './instance-pair';
 import { eventually, type RouterProcess } from './router-process';
 
 /** How old an instance's fleet snapshot may be (`snapshotMaxAgeMs`, ARCHITECTURE.md §3.5): the drain bound. */
@@ -34,21 +34,8 @@ afterAll(async () => {
 
 /** A node agent posting its heartbeats to instance A only (the first at once, then only when asked). */
 async function agentOnA(nodeId: string, model: string, ollama: SimNodeOptions = {}): Promise<SimAgent> {
-  const agent = await startSimAgent({
-    nodeId,
-    routerUrl: pair.a.url,
-    intervalMs: 600_000,
-    ollamaOptions: {
-      id: nodeId,
-      models: CATALOG.filter((entry) => entry.name === model),
-      loaded: [model],
-      ttftMs: 5,
-      tokensPerSecond: 2000,
-      ...ollama,
-    },
-  });
+  const agent = await agentPostingTo(pair.a.url, nodeId, model, ollama);
   agents.push(agent);
-  await agent.sendHeartbeat();
   return agent;
 }
 
