@@ -85,7 +85,7 @@ export interface FleetConfig {
   readonly offlineAfterMs: number;
   /** How old the in-memory fleet snapshot may get before routing refreshes it (ARCHITECTURE.md §3.5). */
   readonly snapshotMaxAgeMs: number;
-  /** Past that age, how long a request waits for the fresh read before routing on the last snapshot. */
+  /** Past that age, after a freeze, how long a request waits for the fresh read (`FLEET_THAW_WAIT_MS`). */
   readonly snapshotWaitMs: number;
   /** Budget of each request to the table, SDK retries included (`FLEET_TABLE_TIMEOUT_MS`). */
   readonly tableTimeoutMs: number;
@@ -170,6 +170,7 @@ const envSchema = lazySchema(() =>
       'fleet-router',
     ),
     FLEET_TABLE_TIMEOUT_MS: z._default(integerText(100, 60_000), 2000),
+    FLEET_THAW_WAIT_MS: z._default(integerText(0, 60_000), 200),
     FLEET_IMAGE_GENERATION: z._default(booleanText(), false),
     FLEET_TRANSCRIPTION: z._default(booleanText(), false),
     FLEET_CORS_ORIGINS: z.optional(listText()),
@@ -361,7 +362,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     degradedAfterMs: 15_000,
     offlineAfterMs: 30_000,
     snapshotMaxAgeMs: 1000,
-    snapshotWaitMs: 200,
+    snapshotWaitMs: value.FLEET_THAW_WAIT_MS,
     tableTimeoutMs: value.FLEET_TABLE_TIMEOUT_MS,
     modelMap: parseModelMap(value.FLEET_MODEL_MAP),
     autoRoute: value.FLEET_AUTO_ROUTE,

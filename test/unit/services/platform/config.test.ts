@@ -201,6 +201,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FLEET_EJECT_AFTER_FAILURES: 'some' })).toThrow('FLEET_EJECT_AFTER_FAILURES');
   });
 
+  it('reads how long a thawed process waits for its one fresh read, 200 ms unless set, and refuses a bad value', () => {
+    expect(loadConfig({}).snapshotWaitMs).toBe(200);
+    expect(loadConfig({ FLEET_THAW_WAIT_MS: '1500' }).snapshotWaitMs).toBe(1500);
+    expect(() => loadConfig({ FLEET_THAW_WAIT_MS: 'soon' })).toThrow(/FLEET_THAW_WAIT_MS/);
+  });
+
   it('refuses a node id listed twice', () => {
     expect(() => loadConfig({ FLEET_NODES: 'a=http://x:1,a=http://y:1' })).toThrow('listed twice');
   });
