@@ -52,19 +52,28 @@ export async function startDynamoThread(options: StartDynamoThreadOptions): Prom
     resourceLimits: { maxYoungGenerationSizeMb: TABLE_YOUNG_GENERATION_MB },
   });
   let closing = false;
+  /**
+   * Set once the thread said it is ready. A thread that fails to start says why and ends: Node hands over
+   * its last message and then 'exit' in one go, before the start's rejection has run, so an end before
+   * `started` is the start's failure, told by `ready` — never the running table lost.
+   */
+  let started = false;
   let failure: string | undefined;
   worker.on('error', (error) => {
     failure = error.message;
   });
   const exited = new Promise<number>((resolve) =>
     worker.once('exit', (code) => {
-      if (!closing) options.onExit?.(`the DynamoDB stand-in (table thread) ended: ${failure ?? `exit code ${code}`}`);
+      if (!closing && started) {
+        options.onExit?.(`the DynamoDB stand-in (table thread) ended: ${failure ?? `exit code ${code}`}`);
+      }
       resolve(code);
     }),
   );
   let endpoint: string;
   try {
     endpoint = await ready(worker);
+    started = true;
   } catch (error) {
     // Not started: the caller hears why from the rejection, not as a table lost while running.
     closing = true;
