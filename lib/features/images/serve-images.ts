@@ -10,7 +10,7 @@
  */
 
 import { merged } from '../../core/merged';
-import { fromGenerateImageRequest, fromOpenAIImageRequest } from '../../core/protocols/images/image-job';
+import { fromGenerateImageRequest, fromOpenAIImageRequest, type ImageJob } from '../../core/protocols/images/image-job';
 import { toOpenAIImagesResponse } from '../../core/protocols/images/to-openai-images-response';
 import { mergeTags } from '../../core/scoring/tags';
 import { type ImageModelsList, parseGenerateImageRequest, parseOpenAIImageRequest } from '../../core/wire/images';
@@ -24,7 +24,7 @@ import { type GeneratedImage, generateImage, type ImagesDeps } from './generate-
 import { imageModelEntries } from './image-models';
 
 interface TaggedBody {
-  readonly metadata?: { readonly tags?: unknown } | null | undefined;
+  readonly metadata?: { readonly tags?: unknown; readonly priority?: unknown } | null | undefined;
   readonly user?: string | null | undefined;
 }
 
@@ -43,6 +43,19 @@ function tagsOf(request: HttpRequest, body: TaggedBody): string[] {
   });
 }
 
+/** `job` generated for the route's request: its tags and priority, and the settings read's wait, traced. */
+function generate(
+  deps: ImagesDeps,
+  request: HttpRequest,
+  response: ResponseSink,
+  job: ImageJob,
+  body: TaggedBody,
+  settingsWaitMs: number | undefined,
+): Promise<GeneratedImage> {
+  const metadataPriority = body.metadata?.priority;
+  return generateImage(deps, { request, response, job, tags: tagsOf(request, body), metadataPriority, settingsWaitMs });
+}
+
 async function sendPng(response: ResponseSink, image: GeneratedImage): Promise<void> {
   response.start({
     statusCode: 200,
@@ -59,33 +72,14 @@ export async function serveGenerateImage(
   const settingsWaitMs = await requireImageGeneration(deps.settings);
   const body = readBody(request, parseGenerateImageRequest);
   const job = fromGenerateImageRequest(body);
-  const metadataPriority = body.metadata?.['priority'];
-  await sendPng(
-    response,
-    await generateImage(deps, {
-      request,
-      response,
-      job,
-      tags: tagsOf(request, body),
-      metadataPriority,
-      settingsWaitMs,
-    }),
-  );
+  await sendPng(response, await generate(deps, request, response, job, body, settingsWaitMs));
 }
 
 export async function serveOpenAIImages(deps: ImagesDeps, request: HttpRequest, response: ResponseSink): Promise<void> {
   const settingsWaitMs = await requireImageGeneration(deps.settings);
   const body = readBody(request, parseOpenAIImageRequest);
   const { job, responseFormat } = fromOpenAIImageRequest(body);
-  const metadataPriority = body.metadata?.['priority'];
-  const image = await generateImage(deps, {
-    request,
-    response,
-    job,
-    tags: tagsOf(request, body),
-    metadataPriority,
-    settingsWaitMs,
-  });
+  const image = await generate(deps, request, response, job, body, settingsWaitMs);
   if (responseFormat === 'url') {
     await sendPng(response, image);
     return;
