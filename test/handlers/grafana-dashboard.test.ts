@@ -15,7 +15,7 @@ import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
-import { makeHeartbeat } from '../helpers/factories';
+import { completedTrace, makeHeartbeat } from '../helpers/factories';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 /** How Grafana's export names an import input: the dashboard's datasource, chosen when it is imported. */
@@ -107,23 +107,8 @@ let services: Services;
 let exported: Set<string>;
 let exportedLabels: Set<string>;
 
-const trace = (overrides: Partial<Trace>): Trace => ({
-  requestId: 'r',
-  startedAt: Date.now(),
-  style: 'openai-chat',
-  status: 'completed',
-  requestedModel: 'llama3.2:3b',
-  servedModel: 'llama3.2:3b',
-  nodeId: 'studio',
-  latencyMs: 300,
-  timeToFirstTokenMs: 40,
-  promptTokens: 50,
-  completionTokens: 10,
-  retries: 0,
-  tags: [],
-  clientIp: '127.0.0.1',
-  ...overrides,
-});
+const trace = (overrides: Partial<Trace>): Trace =>
+  completedTrace({ latencyMs: 300, timeToFirstTokenMs: 40, ...overrides });
 
 beforeAll(async () => {
   store = await startStore('grafana-dashboard');

@@ -12,30 +12,14 @@ import { createBufferedHandler } from '../../lib/services/http/handler';
 import { loadConfig } from '../../lib/services/platform/config';
 import { closeServices } from '../helpers/close-services';
 import { makeHttpEvent } from '../helpers/events';
-import { makeHeartbeat } from '../helpers/factories';
+import { completedTrace, makeHeartbeat } from '../helpers/factories';
 import { HOSTS } from '../helpers/hosts';
 import { type StoreFixture, startStore } from '../helpers/store-fixture';
 
 let store: StoreFixture;
 let services: Services;
 
-const trace = (overrides: Partial<Trace>): Trace => ({
-  requestId: 'r',
-  startedAt: Date.now(),
-  style: 'openai-chat',
-  status: 'completed',
-  requestedModel: 'llama3.2:3b',
-  servedModel: 'llama3.2:3b',
-  nodeId: 'studio',
-  latencyMs: 100,
-  timeToFirstTokenMs: 20,
-  promptTokens: 50,
-  completionTokens: 10,
-  retries: 0,
-  tags: [],
-  clientIp: '127.0.0.1',
-  ...overrides,
-});
+const trace = (overrides: Partial<Trace>): Trace => completedTrace({ ...overrides });
 
 beforeAll(async () => {
   store = await startStore('metrics');

@@ -5,6 +5,8 @@
  * nested objects to change them. Sizes are bytes and memory is GiB, as the domain model keeps them. HTTP
  * events are in events.ts, the named four-node fleet of the views in small-fleet.ts.
  */
+
+import type { Trace } from '../../lib/core/analytics/trace-record';
 import type {
   FleetSnapshot,
   LoadedModel,
@@ -237,6 +239,27 @@ export function signalInput(record: NodeRecord = agentNode(), overrides: Partial
     promptTokens: undefined,
     pinned: false,
     now: T0,
+    ...overrides,
+  };
+}
+
+/** A completed OpenAI-style chat trace served by `studio`, started now, with `overrides`. */
+export function completedTrace(overrides: Partial<Trace> = {}): Trace {
+  return {
+    requestId: 'r',
+    startedAt: Date.now(),
+    style: 'openai-chat',
+    status: 'completed',
+    requestedModel: 'llama3.2:3b',
+    servedModel: 'llama3.2:3b',
+    nodeId: 'studio',
+    latencyMs: 100,
+    timeToFirstTokenMs: 20,
+    promptTokens: 50,
+    completionTokens: 10,
+    retries: 0,
+    tags: [],
+    clientIp: '127.0.0.1',
     ...overrides,
   };
 }
