@@ -20,6 +20,7 @@ import { createFleetDepths, type FleetDepths } from './services/dispatch/fleet-d
 import { createLatencyStats, type LatencyStats } from './services/dispatch/latency-stats';
 import { createNodeRates, type NodeRates } from './services/dispatch/node-rates';
 import { createOutlierEjection, type OutlierEjection } from './services/dispatch/outlier-ejection';
+import { createPrefillLedger, type PrefillLedger } from './services/dispatch/prefill-ledger';
 import { createPrefixResidency, type PrefixResidency } from './services/dispatch/prefix-residency';
 import { createQueueManager, type QueueManager, type QueueState } from './services/dispatch/queue-manager';
 import { createQueuePublisher, type QueuePublisher } from './services/dispatch/queue-publisher';
@@ -85,6 +86,8 @@ export interface RoutingState {
   readonly rates: NodeRates;
   /** Where conversations' last turns went, for the prompts nodes may still hold. */
   readonly residency: PrefixResidency;
+  /** The prompts each node is evaluating now (./services/dispatch/prefill-ledger). */
+  readonly prefill: PrefillLedger;
   /** How candidates are ordered: FLEET_ROUTING_STRATEGY (./services/dispatch/strategy-of). */
   readonly strategy: RoutingStrategy;
   /** Each application's requests in flight against its limit (FLEET_APP_LIMITS, issue 43). */
@@ -209,6 +212,7 @@ export function initFleetServices(config: FleetConfig): FleetServices {
       }),
       rates: createNodeRates(),
       residency: createPrefixResidency(),
+      prefill: createPrefillLedger(),
       strategy: strategyOf(config.routingStrategy),
       appLimits: createAppLimits(config.sharing),
     },

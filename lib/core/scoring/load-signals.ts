@@ -47,6 +47,20 @@ export interface LoadContext {
    * holds them (lib/services/dispatch/prefix-residency), asked for the pinned node only.
    */
   readonly prefix?: PrefixHint | undefined;
+  /**
+   * The prompts each node is still evaluating (lib/services/dispatch/prefill-ledger): what slows a
+   * newcomer's prompt there. Absent: the slowdown is guessed from the queue depth (./signals `prefillSlowdown`).
+   */
+  readonly prefill?: PrefillBacklog | undefined;
+}
+
+export interface PrefillBacklog {
+  /**
+   * Prompt tokens the node:model still has to evaluate beside a newcomer of `tokens`, sharing its prefill
+   * rate `prefillTps` evenly: Σ min(left, `tokens`) over the prompts it holds — what the newcomer waits
+   * for beyond its own.
+   */
+  ahead(nodeId: string, model: string, tokens: number, prefillTps: number, now: number): number;
 }
 
 export interface PrefixHint {
@@ -120,7 +134,12 @@ export function emptyLoadPoints(size: number): LoadPoints {
  * caller must `clearLoad` before its ranking returns (rankings are synchronous, so one set of arrays
  * serves them all).
  */
-export function loadPoints(table: PlacementTable, profile: EliminationProfile, context: LoadContext): Load | undefined {
+export function loadPoints(
+  table: PlacementTable,
+  profile: EliminationProfile,
+  context: LoadContext,
+  promptTokens = 0,
+): Load | undefined {
   const points = table.scratch;
   const touched: number[] = [];
   for (const [name, byNode] of table.indexOf) {
@@ -142,13 +161,35 @@ export function loadPoints(table: PlacementTable, profile: EliminationProfile, c
     const limit = limitAt(table, index, context.concurrencyOverrides);
     points.queue[index] = queuePoints(nodeDepth, limit);
     points.waitMs[index] = slotWaitMs(nodeDepth, limit, latencyAt(table, index, nodeDepth, limit, context));
-    points.slowdown[index] = prefillSlowdown(nodeDepth, limit) + runnerSharing(runners?.get(index) ?? 0);
     const pinned = context.pinnedNodeId === nodeId;
     const held = pinned ? heldAt(table, index, limit, context) : undefined;
     points.session[index] = pinned ? affinityPoints(nodeDepth, held) : 0;
     points.cached[index] = held === undefined ? 0 : cachedTokens(held, context);
+    const evaluates = Math.max(0, promptTokens - (points.cached[index] ?? 0));
+    points.slowdown[index] =
+      sharedPrefill(table, index, nodeDepth, limit, evaluates, context) + runnerSharing(runners?.get(index) ?? 0);
   }
   return { points, touched };
+}
+
+/**
+ * How much slower than alone a prompt of `evaluates` tokens runs here beside the prompts the node is still
+ * evaluating (their tokens ahead of it over its own), or, without a ledger of them, as guessed from the depth.
+ */
+function sharedPrefill(
+  table: PlacementTable,
+  index: number,
+  depth: number,
+  limit: number,
+  evaluates: number,
+  context: LoadContext,
+): number {
+  const backlog = context.prefill;
+  if (backlog === undefined) return prefillSlowdown(depth, limit);
+  if (evaluates <= 0 || depth <= 0) return 0;
+  const tps = prefillTpsAt(table, index, ratesByIndex(table, context.rates)[index]);
+  const ahead = backlog.ahead(table.nodeIds[index] ?? '', table.names[index] ?? '', evaluates, tps, context.now);
+  return ahead / evaluates;
 }
 
 /**

@@ -58,6 +58,8 @@ export interface RankedCandidate {
    * models' runners): what an observation of this request's prefill is corrected by.
    */
   readonly slowdown: number;
+  /** Prompt tokens the node is expected to evaluate: the prompt less what its cache likely holds. */
+  readonly evaluates: number;
   /**
    * Ejected, and ranked all the same because every candidate for the model is (a panic, as Envoy's
    * panic threshold: an ejection steers work to healthy peers, it does not turn a whole model away).
@@ -257,10 +259,10 @@ export function rankNodes(
   const panic = overlaid === 'panic';
   const profile = withContextLimits(table, panic ? base : overlaid, request.promptTokens);
   const need = contextNeedOf(request);
-  const load = loadPoints(table, profile, context);
+  const prompt = request.promptTokens ?? 0;
+  const load = loadPoints(table, profile, context, prompt);
   try {
     const top = Math.max(1, context.top ?? DEFAULT_TOP);
-    const prompt = request.promptTokens ?? 0;
     const rates = ratesByIndex(table, context.rates);
     const best = totals(table, profile.out, table.scratch, contextPoints(table, need), rates, prompt, context.now, top);
     const ranked: RankedCandidate[] = [];
@@ -280,6 +282,7 @@ export function rankNodes(
         p75Ms: input.p75Ms,
         ttft: input.ttft,
         slowdown: table.scratch.slowdown[index] ?? 0,
+        evaluates: Math.max(0, prompt - (table.scratch.cached[index] ?? 0)),
         ejected: panic && context.ejected?.has(targetKey(input.node.id, input.placement.backend)) === true,
       });
     }

@@ -29,6 +29,7 @@ import { ejectFromPolls } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
 import type { NodeRates } from './node-rates';
 import type { OutlierEjection } from './outlier-ejection';
+import type { PrefillLedger } from './prefill-ledger';
 import type { PrefixResidency } from './prefix-residency';
 import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
 import { throwIfAborted } from './request-aborted';
@@ -52,6 +53,8 @@ export interface DispatcherOptions {
   readonly rates?: NodeRates;
   /** Where each conversation's last turn went, for the prompt a node may still hold. */
   readonly residency?: PrefixResidency;
+  /** The prompts each node is evaluating now, for the time a new one would take there. */
+  readonly prefill?: PrefillLedger;
   /** How candidates are ordered (FLEET_ROUTING_STRATEGY); the score's order when absent. */
   readonly strategy?: RoutingStrategy;
   /** Each application's limit on requests in flight (FLEET_APP_LIMITS); none when absent. */
@@ -148,6 +151,7 @@ function timedSlot(
   slowdown: number,
   options: DispatcherOptions,
   clock: () => number,
+  learnCache?: (evaluatedTokens: number) => void,
 ): ServedSlot {
   let released = false;
   return {
@@ -159,6 +163,7 @@ function timedSlot(
       if (outcome === 'completed') {
         options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
         if (observation !== undefined) options.rates?.observe(slot.nodeId, slot.model, observation, slowdown);
+        if (observation?.promptTokens !== undefined) learnCache?.(observation.promptTokens);
       }
       slot.release(outcome);
     },
@@ -180,7 +185,7 @@ function strategyState(): StrategyState {
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const clock = options.clock ?? Date.now;
-  const { queues, latency, affinity, ejection, rates, residency } = options;
+  const { queues, latency, affinity, ejection, rates, residency, prefill } = options;
   const strategy = options.strategy ?? STRATEGIES.score;
   const state = strategyState();
 
@@ -221,7 +226,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const log = new DispatchLog();
     const tried: string[] = [];
     const queued = { waitedMs: 0 };
-    const attemptDeps = { queues, send, clock, ejection, whileWaiting: judgeLatestPolls, claim: request.claim, queued };
+    const attemptDeps = {
+      queues,
+      send,
+      clock,
+      ejection,
+      whileWaiting: judgeLatestPolls,
+      claim: request.claim,
+      queued,
+      prefill,
+    };
 
     for (const model of models) {
       tried.push(model);
@@ -235,6 +249,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ejected: ejection?.ejections(now),
         rates,
         prefix: prefixHint(request, key, residency),
+        prefill,
         top: strategy.needsAll ? Number.MAX_SAFE_INTEGER : undefined,
       };
       const ranking = rankNodes(snapshot, request, context, model);
@@ -253,12 +268,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           continue;
         }
         const { reply, attempt, sentAt } = outcome;
+        let learnCache: ((evaluatedTokens: number) => void) | undefined;
         if (reply.status < 400) {
           latency.recordFirstByte(attempt.node.id, attempt.model, clock() - sentAt);
           if (key !== undefined) affinity.pin(key, attempt.node.id);
+          learnCache = cacheLearner(request, key, attempt.node.id, attempt.model, residency);
           residency?.served(key, attempt.node.id, attempt.model);
         }
-        const slot = timedSlot(outcome.slot, sentAt, candidate.slowdown, options, clock);
+        const slot = timedSlot(outcome.slot, sentAt, candidate.slowdown, options, clock, learnCache);
         const failedAttempts = log.failures.filter(isSendFailure);
         if (log.skipped.length > 0) decision.skipped = [...log.skipped];
         return { reply, attempt, slot, decision, failedAttempts, sentAt };
@@ -299,6 +316,25 @@ function prefixHint(
   const tokens = request.prefixTokens;
   if (key === undefined || residency === undefined || tokens === undefined || tokens <= 0) return undefined;
   return { tokens, likelihood: (nodeId, model, slots) => residency.likelihood(key, nodeId, model, slots) };
+}
+
+/**
+ * What the node's answer teaches the residency: how much of this prompt it evaluated, against where the
+ * conversation stood on it when sent (read before the turn is noted as served).
+ */
+function cacheLearner(
+  request: RoutingRequest,
+  key: string | undefined,
+  nodeId: string,
+  model: string,
+  residency: PrefixResidency | undefined,
+): ((evaluatedTokens: number) => void) | undefined {
+  const promptTokens = request.promptTokens;
+  if (residency === undefined || promptTokens === undefined) return undefined;
+  const prefixTokens = request.prefixTokens ?? 0;
+  const standing = key === undefined || prefixTokens <= 0 ? undefined : residency.standing(key, nodeId, model);
+  return (evaluatedTokens) =>
+    residency.observe(nodeId, model, { promptTokens, prefixTokens, evaluatedTokens, standing });
 }
 
 /**

@@ -10,50 +10,146 @@
  *
  * This keeps, per node:model, the conversations this instance sent there in the order of their latest
  * turn (a request with no conversation counts as one of its own), and per conversation the node of its
- * latest turn; the scorer turns that into the share of the earlier turns it can expect the node to skip.
+ * latest turn. How many others a node takes before a prefix is gone depends on the node (its slots, how
+ * its runner picks one: `OLLAMA_MULTIUSER_CACHE` keeps each user's turns, the default overwrites the slot
+ * a newcomer shares most with), so it is learnt: every answer says how many prompt tokens the node
+ * evaluated (Ollama's `prompt_eval_count`), and a turn sent back to its node evaluated either about the new
+ * message (held) or the whole prompt (gone). The chance a prefix is held, by how many others came since,
+ * starts from a prior (held while fewer others than slots, then `slots / (others + 1)`) and follows what
+ * the node's answers showed — pooled, since a prefix the node kept past more others would have been kept
+ * past fewer, and one it lost after fewer would have been lost after more: a turn found held at standing
+ * s speaks for every standing up to s, one found gone for every standing from s on. The router's token estimate is not the node's tokenizer: their ratio is
+ * learnt from prompts with nothing to reuse, and a turn counts as held when it evaluated under that ratio
+ * × (the prompt less half its prefix).
  * Bounded: the conversations per node:model (`perNode`, older ones count as pushed out) and the
  * conversations remembered (`maxConversations`, oldest out first). In memory, per instance: another
  * instance's turns in between are not counted, so across instances the figure is an upper bound. Holds
  * state, does no I/O.
  */
 
+export interface PromptOutcome {
+  /** The router's estimate of the whole prompt, tokens. */
+  readonly promptTokens: number;
+  /** Of which the conversation's earlier turns, the part the node may have held; 0 for a first turn. */
+  readonly prefixTokens: number;
+  /** What the node says it evaluated (`prompt_eval_count`). */
+  readonly evaluatedTokens: number;
+  /** Other conversations sent to the node since the conversation's last turn there (`standing`). */
+  readonly standing: number | undefined;
+}
+
 export interface PrefixResidency {
   /** Notes that the conversation's turn went to node:model (call once per request sent there). */
   served(key: string | undefined, nodeId: string, model: string): void;
   /**
    * The chance (0–1) that node:model still holds the conversation's prompt, for a node running `slots`
-   * requests at once: 1 while fewer than `slots` other conversations were sent there since its last turn,
-   * then falling as `slots / (others + 1)` (the node's own choice of slot is not known exactly); 0 when its
-   * last turn went elsewhere. Undefined when this instance has not sent the conversation anywhere (another
+   * requests at once: 0 when its last turn went elsewhere; else, by how many other conversations were
+   * sent there since, what the node's answers showed (from a prior of 1 while fewer than `slots`, then
+   * `slots / (others + 1)`). Undefined when this instance has not sent the conversation anywhere (another
    * instance served its turns, or it was forgotten): nothing is known here either way.
    */
   likelihood(key: string, nodeId: string, model: string, slots: number): number | undefined;
+  /**
+   * How many other conversations were sent to node:model since the conversation's last turn there;
+   * undefined when its last turn went elsewhere or is not known. Read before `served` notes the new turn.
+   */
+  standing(key: string, nodeId: string, model: string): number | undefined;
+  /** Learns from one answered request what the node's cache kept (see `PromptOutcome`). */
+  observe(nodeId: string, model: string, outcome: PromptOutcome): void;
 }
 
 /** Conversations kept in order per node:model: beyond this many others, a prefix counts as pushed out. */
 const PER_NODE = 64;
+/** Standings learnt one by one; from the last on, together. */
+const STANDINGS = 24;
+/** Weight of the prior, in answers: two answers that disagree with it outweigh it. */
+const PRIOR_WEIGHT = 2;
+/** Answers a standing's figure keeps: older ones fade, so a node that changes is relearnt. */
+const MEMORY = 32;
+/** Weight of the newest prompt in the estimate-to-node token ratio. */
+const RATIO_SMOOTHING = 0.2;
+/** A prompt this short says little about the ratio (the template's own tokens dominate). */
+const MIN_RATIO_TOKENS = 32;
 
 interface NodeLog {
   /** Requests sent: names the anonymous ones. */
   sent: number;
   /** Conversations in the order of their latest turn here, latest last. */
   readonly recent: string[];
+  /** Per standing: turns sent back here, and of those, found held. */
+  readonly trials: Float64Array;
+  readonly held: Float64Array;
+  /** The node's tokens per token of the router's estimate; undefined before a prompt showed it. */
+  ratio: number | undefined;
 }
 
 const nodeKey = (nodeId: string, model: string) => `${nodeId}\u0000${model}`;
+
+/** The prior: held while fewer others than slots came since, then less and less. */
+function priorHeld(others: number, slots: number): number {
+  return others < slots ? 1 : slots / (others + 1);
+}
+
+function emptyLog(): NodeLog {
+  return {
+    sent: 0,
+    recent: [],
+    trials: new Float64Array(STANDINGS),
+    held: new Float64Array(STANDINGS),
+    ratio: undefined,
+  };
+}
+
+/** Learns one turn sent back to its node: held or not, at its standing. */
+function learnHeld(log: NodeLog, outcome: PromptOutcome): void {
+  const { promptTokens, prefixTokens, evaluatedTokens, standing } = outcome;
+  if (standing === undefined || prefixTokens <= 0) return;
+  const expected = (log.ratio ?? 1) * (promptTokens - prefixTokens / 2);
+  const at = Math.min(standing, STANDINGS - 1);
+  const trials = log.trials[at] ?? 0;
+  if (trials >= MEMORY) {
+    const keep = (MEMORY - 1) / trials;
+    log.trials[at] = trials * keep;
+    log.held[at] = (log.held[at] ?? 0) * keep;
+  }
+  log.trials[at] = (log.trials[at] ?? 0) + 1;
+  if (evaluatedTokens < expected) log.held[at] = (log.held[at] ?? 0) + 1;
+}
+
+/** Turns found held at `at` others or more, and turns found gone at `at` others or fewer. */
+function evidenceAt(log: NodeLog, at: number): { kept: number; lost: number } {
+  let kept = 0;
+  let lost = 0;
+  for (let standing = 0; standing < STANDINGS; standing += 1) {
+    const held = log.held[standing] ?? 0;
+    if (standing >= at) kept += held;
+    if (standing <= at) lost += (log.trials[standing] ?? 0) - held;
+  }
+  return { kept, lost };
+}
 
 export function createPrefixResidency(maxConversations = 4000, perNode = PER_NODE): PrefixResidency {
   const logs = new Map<string, NodeLog>();
   /** Conversation → node:model of its latest turn. */
   const latest = new Map<string, string>();
+  const logOf = (node: string): NodeLog => {
+    let log = logs.get(node);
+    if (log === undefined) {
+      log = emptyLog();
+      logs.set(node, log);
+    }
+    return log;
+  };
+  const standingAt = (key: string, node: string): number | undefined => {
+    if (latest.get(key) !== node) return undefined;
+    const recent = logs.get(node)?.recent;
+    const at = recent === undefined ? -1 : recent.lastIndexOf(key);
+    return recent === undefined || at < 0 ? perNode : recent.length - 1 - at;
+  };
   return {
     served(key, nodeId, model) {
       const node = nodeKey(nodeId, model);
-      let log = logs.get(node);
-      if (log === undefined) {
-        log = { sent: 0, recent: [] };
-        logs.set(node, log);
-      }
+      const log = logOf(node);
       log.sent += 1;
       const entry = key ?? `\u0001${log.sent}`;
       const at = log.recent.lastIndexOf(entry);
@@ -73,12 +169,24 @@ export function createPrefixResidency(maxConversations = 4000, perNode = PER_NOD
       const last = latest.get(key);
       if (last === undefined) return undefined;
       if (last !== node) return 0;
-      const width = Math.max(1, slots);
-      const recent = logs.get(node)?.recent;
-      const at = recent === undefined ? -1 : recent.lastIndexOf(key);
-      if (recent === undefined || at < 0) return width / (perNode + 1);
-      const others = recent.length - 1 - at;
-      return others < width ? 1 : width / (others + 1);
+      const others = standingAt(key, node) ?? perNode;
+      const prior = priorHeld(others, Math.max(1, slots));
+      const log = logs.get(node);
+      if (log === undefined) return prior;
+      const { kept, lost } = evidenceAt(log, Math.min(others, STANDINGS - 1));
+      return (kept + PRIOR_WEIGHT * prior) / (kept + lost + PRIOR_WEIGHT);
+    },
+    standing: (key, nodeId, model) => standingAt(key, nodeKey(nodeId, model)),
+    observe(nodeId, model, outcome) {
+      const log = logOf(nodeKey(nodeId, model));
+      if (outcome.prefixTokens <= 0) {
+        if (outcome.promptTokens >= MIN_RATIO_TOKENS && outcome.evaluatedTokens > 0) {
+          const ratio = outcome.evaluatedTokens / outcome.promptTokens;
+          log.ratio = log.ratio === undefined ? ratio : log.ratio + RATIO_SMOOTHING * (ratio - log.ratio);
+        }
+        return;
+      }
+      learnHeld(log, outcome);
     },
   };
 }

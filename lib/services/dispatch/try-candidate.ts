@@ -17,6 +17,7 @@ import type { AbortSource } from '../../core/stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
 import { failureCause, type OutlierEjection } from './outlier-ejection';
+import type { PrefillLedger } from './prefill-ledger';
 import type { QueueManager, Slot } from './queue-manager';
 import { RequestAbortedError } from './request-aborted';
 import type { NodeAttempt, NodeReply, NodeTransport } from './transport';
@@ -42,6 +43,8 @@ export interface CandidateDeps {
   readonly claim?: WaitClaim | undefined;
   /** Where the time the request waited in queues adds up, over its attempts (the trace's `queueWaitMs`). */
   readonly queued?: { waitedMs: number } | undefined;
+  /** The prompts each node is evaluating: this attempt's is in it from its send to its first byte. */
+  readonly prefill?: PrefillLedger | undefined;
 }
 
 function targetOf(candidate: RankedCandidate): EjectionTarget {
@@ -152,10 +155,17 @@ export async function tryCandidate(
   // A node that failed now may answer in a moment (or be passed over for a peer): a client retry can help.
   const base = { nodeId: candidate.node.id, model: candidate.model, clientRetryHelps: true } as const;
   const sentAt = deps.clock();
+  const evaluated = deps.prefill?.begin(
+    candidate.node.id,
+    candidate.model,
+    candidate.evaluates,
+    sentAt + candidate.ttft.loadMs,
+  );
   let reply: NodeReply;
   try {
     reply = await deps.send(attempt, signal);
   } catch (error) {
+    evaluated?.();
     if (signal.aborted) {
       slot.release('cancelled');
       throw new RequestAbortedError();
@@ -171,6 +181,7 @@ export async function tryCandidate(
       failure: { ...base, kind: 'unreachable', detail, cause: technicalCause(error), failedAt },
     };
   }
+  evaluated?.();
   if (signal.aborted) {
     reply.cancel();
     slot.release('cancelled');

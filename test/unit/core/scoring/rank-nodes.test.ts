@@ -10,6 +10,7 @@ import { contextNeedOf, type RoutingRequest } from '../../../../lib/core/scoring
 import { scoreCandidate } from '../../../../lib/core/scoring/score';
 import { prefillMs, prefillSlowdown, slotWaitMs } from '../../../../lib/core/scoring/signals';
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
+import { createPrefillLedger } from '../../../../lib/services/dispatch/prefill-ledger';
 import {
   agentNode,
   depthsOf,
@@ -219,6 +220,27 @@ describe('rankNodes', () => {
       10,
     );
     expect(shared?.breakdown.queue_depth.points).toBe(0);
+  });
+
+  it('slows a prompt by the prompt tokens still ahead of it on a node, not by how many requests run there', () => {
+    const snapshot = snapshotOf([hot({ id: 'streaming' }), hot({ id: 'prefilling' })]);
+    // Both run two requests; only one node is still evaluating prompts (3,000 tokens left of two).
+    const queues = depthsOf({ 'streaming:llama3.2:3b': 2, 'prefilling:llama3.2:3b': 2 });
+    const ledger = createPrefillLedger();
+    ledger.begin('prefilling', 'llama3.2:3b', 1500, T0);
+    ledger.begin('prefilling', 'llama3.2:3b', 1500, T0);
+    const request = makeRequest({ promptTokens: 1000 });
+    const ranking = rankNodes(snapshot, request, { now: T0, queues, prefill: ledger });
+    expect(ids(ranking)).toEqual(['streaming', 'prefilling']);
+    const [streaming, prefilling] = ranking.ranked;
+    expect(streaming?.slowdown).toBe(0);
+    // A newcomer of 1,000 shares the node with min(1,500, 1,000) of each: twice its own again.
+    expect(prefilling?.slowdown).toBe(2);
+    expect(prefilling?.evaluates).toBe(1000);
+    expect(prefilling?.ttft.prefillMs).toBeCloseTo(3 * (streaming?.ttft.prefillMs ?? 0), 6);
+    // Without the ledger, the depth alone guesses the same slowdown for both.
+    const guessed = rankNodes(snapshot, request, { now: T0, queues });
+    expect(guessed.ranked[0]?.slowdown).toBe(guessed.ranked[1]?.slowdown);
   });
 
   it('divides depth by the concurrency limit, overridden per node when configured', () => {

@@ -13,6 +13,7 @@ import { createFleetDepths } from '../../../../lib/services/dispatch/fleet-depth
 import { createLatencyStats } from '../../../../lib/services/dispatch/latency-stats';
 import { createNodeRates } from '../../../../lib/services/dispatch/node-rates';
 import { createOutlierEjection, DEFAULT_EJECTION } from '../../../../lib/services/dispatch/outlier-ejection';
+import { createPrefillLedger } from '../../../../lib/services/dispatch/prefill-ledger';
 import { createPrefixResidency } from '../../../../lib/services/dispatch/prefix-residency';
 import { createQueueManager, type QueueManagerOptions } from '../../../../lib/services/dispatch/queue-manager';
 import { RequestAbortedError } from '../../../../lib/services/dispatch/request-aborted';
@@ -73,6 +74,7 @@ function setup({
   const latency = createLatencyStats();
   const rates = createNodeRates();
   const residency = createPrefixResidency();
+  const prefill = createPrefillLedger();
   const calls: string[] = [];
   const cancelled: string[] = [];
   const signals: AbortSource[] = [];
@@ -127,6 +129,7 @@ function setup({
     clock: timers.clock,
     rates,
     residency,
+    prefill,
     ...(ejection !== undefined ? { ejection } : {}),
     ...(strategy !== undefined ? { strategy } : {}),
     ...(appLimits !== undefined ? { appLimits: createAppLimits(parseSharingPolicy({ limits: appLimits })) } : {}),
@@ -223,6 +226,46 @@ describe('createDispatcher: strategies and what it learns (issue 41)', () => {
     expect(next.decision.breakdown.expected_prefill.points).toBeGreaterThan(-5);
     other.slot.release();
     next.slot.release();
+  });
+
+  it('sends a prompt away from a node still evaluating a long one, to a busier twin that is only streaming', async () => {
+    // b runs two requests another instance sent (answers streaming); a is evaluating one long prompt.
+    const { run, held } = setup({
+      records: [hot('a', { numParallel: 4 }), hot('b', { numParallel: 4 })],
+      behaviour: { a: 'held' },
+      elsewhere: { b: 2 },
+    });
+    const long = run(makeRequest({ promptTokens: 4000 })).catch((error: unknown) => error);
+    await settle();
+    expect(held.map((send) => send.nodeId)).toEqual(['a']);
+    const next = await run(makeRequest({ promptTokens: 2000 }));
+    // By depth alone a (1 request) beats b (2); the 4,000 tokens ahead at a decide otherwise.
+    expect(next.attempt.node.id).toBe('b');
+    next.slot.release();
+    held[0]?.fail(new Error('done'));
+    await long;
+  });
+
+  it("learns from the node's answers that a conversation's turns come back to a prompt it no longer holds", async () => {
+    const { run } = setup({ records: [hot('a', { numParallel: 2 }), hot('b', { numParallel: 2 })] });
+    const turn = (prefixTokens: number) =>
+      makeRequest({ promptTokens: 3000, prefixTokens, conversationKey: 'c1', continuesConversation: prefixTokens > 0 });
+    const first = await run(turn(0));
+    const node = first.attempt.node.id;
+    first.slot.release('completed', { promptTokens: 3000, promptEvalMs: 1000 });
+    const affinityOf = async () => {
+      const next = await run(turn(2500));
+      expect(next.attempt.node.id).toBe(node);
+      // The node evaluated the whole prompt again: nothing was held.
+      next.slot.release('completed', { promptTokens: 3000, promptEvalMs: 1000 });
+      return next.decision.breakdown.session_affinity.points;
+    };
+    const before = await affinityOf();
+    for (let answer = 0; answer < 6; answer += 1) await affinityOf();
+    const after = await affinityOf();
+    expect(before).toBe(20);
+    // Seven answers against a prior of 1: (0 + 2) / (7 + 2) of the affinity.
+    expect(after).toBeCloseTo((20 * 2) / 9, 6);
   });
 
   it('orders candidates by the configured strategy', async () => {

@@ -57,4 +57,73 @@ describe('createPrefixResidency', () => {
     expect(residency.likelihood('c1', 'a', 'm', 8)).toBeUndefined();
     expect(residency.likelihood('c3', 'a', 'm', 8)).toBe(1);
   });
+
+  it('learns from the answers how many others the node takes before a prefix is gone', () => {
+    const residency = createPrefixResidency();
+    const slots = 2;
+    // The node keeps prompts longer than the prior thinks: turns at standing 3 come back held…
+    for (let round = 0; round < 6; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 800, evaluatedTokens: 210, standing: 3 });
+    }
+    // …and turns at standing 5 evaluated whole.
+    for (let round = 0; round < 6; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 800, evaluatedTokens: 995, standing: 5 });
+    }
+    const others = (count: number) => {
+      for (let other = 0; other < count; other += 1) residency.served(`o${other}`, 'a', 'm');
+    };
+    residency.served('c1', 'a', 'm');
+    others(1);
+    expect(residency.standing('c1', 'a', 'm')).toBe(1);
+    // Held at 3 speaks for standing 1: (6 + 2 × 1) / (6 + 2).
+    expect(residency.likelihood('c1', 'a', 'm', slots)).toBe(1);
+    residency.served('c1', 'a', 'm');
+    others(3);
+    // Prior 2/4 at standing 3, with six held there: (6 + 2 × 0.5) / 8.
+    expect(residency.likelihood('c1', 'a', 'm', slots)).toBeCloseTo(7 / 8, 10);
+    residency.served('c1', 'a', 'm');
+    others(4);
+    // Nothing seen at standing 4: the prior, 2/5.
+    expect(residency.likelihood('c1', 'a', 'm', slots)).toBeCloseTo(2 / 5, 10);
+    residency.served('c1', 'a', 'm');
+    others(7);
+    // Gone at 5 speaks for standing 7: (0 + 2 × 2/8) / (6 + 2).
+    expect(residency.likelihood('c1', 'a', 'm', slots)).toBeCloseTo(0.5 / 8, 10);
+    // Another node learnt nothing: its prior stands.
+    residency.served('c1', 'b', 'm');
+    expect(residency.likelihood('c1', 'b', 'm', slots)).toBe(1);
+    expect(residency.standing('c1', 'a', 'm')).toBeUndefined();
+  });
+
+  it("judges held against the node's own token count, learnt from prompts with nothing to reuse", () => {
+    const residency = createPrefixResidency();
+    // The node's tokenizer counts 1.3 tokens per token of the router's estimate.
+    for (let round = 0; round < 30; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 0, evaluatedTokens: 1300, standing: undefined });
+    }
+    // A prefix of 40 % held: the node evaluated 1.3 × 600 = 780, under 1.3 × (1,000 − 200) = 1,040.
+    for (let round = 0; round < 4; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 400, evaluatedTokens: 780, standing: 0 });
+    }
+    // Gone: the whole prompt, 1.3 × 1,000 = 1,300.
+    for (let round = 0; round < 4; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 400, evaluatedTokens: 1300, standing: 1 });
+    }
+    residency.served('c1', 'a', 'm');
+    expect(residency.likelihood('c1', 'a', 'm', 4)).toBeCloseTo((4 + 2) / (4 + 2), 10);
+    residency.served('c2', 'a', 'm');
+    expect(residency.likelihood('c1', 'a', 'm', 4)).toBeCloseTo((0 + 2) / (4 + 2), 10);
+  });
+
+  it('lets old answers fade, so a node whose cache changed is relearnt', () => {
+    const residency = createPrefixResidency();
+    for (let round = 0; round < 100; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 800, evaluatedTokens: 995, standing: 0 });
+    }
+    for (let round = 0; round < 40; round += 1) {
+      residency.observe('a', 'm', { promptTokens: 1000, prefixTokens: 800, evaluatedTokens: 210, standing: 0 });
+    }
+    residency.served('c1', 'a', 'm');
+    expect(residency.likelihood('c1', 'a', 'm', 4)).toBeGreaterThan(0.7);
+  });
 });
