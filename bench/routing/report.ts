@@ -55,7 +55,11 @@ is due extends the latest turn that has (or starts afresh when none has); the ru
 then, like the simulated nodes' rates and load times, compressed by the time scale, so a run takes trace time
 ÷ time scale. Latencies and tokens per second are reported in trace time (wall × time scale). The router's own
 timers (heartbeats, polls, snapshot refresh) are not compressed, so the scale stays modest; the compression
-check below compares a compressed run's verdict with an uncompressed one.
+check below compares a compressed run's verdict with an uncompressed one. Neither is what the router expects
+of a node it has not yet seen load a model: the model's size at disk speed, in real time. Compressed, a cold
+load is that many times quicker than the router expects while a wait in line is not, so where the verdict
+turns on a load against a wait — scenario (c), a burst for a model hot on one node — the scenario runs
+uncompressed (at time scale 2 the default still judged the load dearer than the wait, and never made one).
 
 **Where it runs.** The host has two cores. The router (and the table thread it starts) is pinned to one,
 the bench process — the replaying client and the simulated fleet, which share one event loop — to the other

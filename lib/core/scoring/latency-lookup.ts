@@ -7,6 +7,12 @@
 /** A rolling window as a reader sees it: its p75, current after every observation. */
 export interface LatencyWindow {
   readonly p75: number | undefined;
+  /**
+   * How long a request that queued for a slot here waited per place it had in the line (the requests
+   * ahead of it, itself included), smoothed over the recent waits; undefined before any waited. It follows
+   * a burst as it builds, where durations finished before the burst lag behind it.
+   */
+  readonly waitPerPlaceMs?: number | undefined;
 }
 
 /** What the scorer reads. */

@@ -160,7 +160,8 @@ export function loadPoints(
     const nodeId = table.nodeIds[index] ?? '';
     const limit = limitAt(table, index, context.concurrencyOverrides);
     points.queue[index] = queuePoints(nodeDepth, limit);
-    points.waitMs[index] = slotWaitMs(nodeDepth, limit, latencyAt(table, index, nodeDepth, limit, context));
+    const window = windowAt(table, index, nodeDepth, limit, context);
+    points.waitMs[index] = slotWaitMs(nodeDepth, limit, window?.p75, window?.waitPerPlaceMs);
     const pinned = context.pinnedNodeId === nodeId;
     const held = pinned ? heldAt(table, index, limit, context) : undefined;
     points.session[index] = pinned ? affinityPoints(nodeDepth, held) : 0;
@@ -229,8 +230,8 @@ function limitAt(table: PlacementTable, index: number, overrides: ConcurrencyOve
   return concurrencyLimit({ id: table.nodeIds[index] ?? '', numParallel: table.numParallel[index] ?? 1 }, overrides);
 }
 
-/** Only a request that would wait needs the observed latency (./signals `waitPoints`). */
-function latencyAt(table: PlacementTable, index: number, depth: number, limit: number, context: LoadContext) {
+/** Only a request that would wait needs the observed latency (./signals `slotWaitMs`). */
+function windowAt(table: PlacementTable, index: number, depth: number, limit: number, context: LoadContext) {
   const lookup = context.latency;
   if (depth < limit || lookup === undefined) return undefined;
   const cache = table.scratch.windows;
@@ -244,7 +245,12 @@ function latencyAt(table: PlacementTable, index: number, depth: number, limit: n
     if (window === undefined) return undefined;
     cache.byIndex[index] = window;
   }
-  return window.p75;
+  return window;
+}
+
+/** Observed p75 duration at a placement, when a request would wait there. */
+function latencyAt(table: PlacementTable, index: number, depth: number, limit: number, context: LoadContext) {
+  return windowAt(table, index, depth, limit, context)?.p75;
 }
 
 /**

@@ -149,12 +149,20 @@ export interface TtftParts {
 
 /**
  * Ms a newcomer waits for a slot: the requests ahead of it beyond the free slots, each slot turning over
- * once per observed p75 duration; 0 with a free slot or no observation yet.
+ * once per observed p75 duration — or, when the requests that queued here lately waited longer per place
+ * in line (a burst: the durations in the window were mostly finished before it), that; 0 with a free slot
+ * or no observation yet.
  */
-export function slotWaitMs(depth: number, limit: number, p75Ms: number | undefined): number {
+export function slotWaitMs(
+  depth: number,
+  limit: number,
+  p75Ms: number | undefined,
+  waitPerPlaceMs: number | undefined = undefined,
+): number {
   const ahead = depth - limit + 1;
-  if (ahead <= 0 || p75Ms === undefined) return 0;
-  return (ahead / limit) * p75Ms;
+  if (ahead <= 0) return 0;
+  const turnover = p75Ms === undefined ? 0 : (ahead / limit) * p75Ms;
+  return Math.max(turnover, waitPerPlaceMs === undefined ? 0 : ahead * waitPerPlaceMs);
 }
 
 /**
@@ -190,7 +198,10 @@ const NO_PROMPT = signal(0, 'prompt size not estimated');
 /** Time until a slot frees: requests ahead of it over the slots × observed p75. */
 export function expectedWait(input: SignalInput): Signal {
   if (input.ttft.waitMs <= 0) return NO_WAIT;
-  return { points: delayPoints(input.ttft.waitMs), reason: 'seconds until a slot frees, from observed p75' };
+  return {
+    points: delayPoints(input.ttft.waitMs),
+    reason: 'seconds until a slot frees, from observed p75 and recent waits in line',
+  };
 }
 
 /** Time to load the model: the node's last cold load of it, else its size at disk speed. */

@@ -235,6 +235,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       claim: request.claim,
       queued,
       prefill,
+      waits: latency,
     };
 
     for (const model of models) {

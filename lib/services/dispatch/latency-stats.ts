@@ -21,6 +21,8 @@ export interface LatencyStats extends LatencyLookup {
   p75DurationMs(nodeId: string, model: string): number | undefined;
   recordDuration(nodeId: string, model: string, ms: number): void;
   recordFirstByte(nodeId: string, model: string, ms: number): void;
+  /** A request that queued for a slot waited `ms` with `place` requests ahead of it, itself included. */
+  recordQueueWait(nodeId: string, model: string, ms: number, place: number): void;
   p75FirstByteMs(nodeId: string, model: string): number | undefined;
   entries(): LatencyEntry[];
 }
@@ -78,8 +80,21 @@ function lowerBound(sorted: Float64Array, size: number, value: number): number {
   return low;
 }
 
+/** Weight of the newest wait in the smoothed wait per place. */
+const WAIT_SMOOTHING = 0.3;
+
+/** The durations' window, with the smoothed wait per place in line beside them: what the scorer reads. */
+class DurationWindow extends Rolling {
+  waitPerPlaceMs: number | undefined;
+
+  addWait(perPlace: number): void {
+    const previous = this.waitPerPlaceMs;
+    this.waitPerPlaceMs = previous === undefined ? perPlace : previous + WAIT_SMOOTHING * (perPlace - previous);
+  }
+}
+
 interface Stat {
-  readonly duration: Rolling;
+  readonly duration: DurationWindow;
   readonly firstByte: Rolling;
 }
 
@@ -97,7 +112,7 @@ export function createLatencyStats(options: LatencyStatsOptions = {}): LatencySt
     }
     let stat = byNode.get(nodeId);
     if (stat === undefined) {
-      stat = { duration: new Rolling(window), firstByte: new Rolling(window) };
+      stat = { duration: new DurationWindow(window), firstByte: new Rolling(window) };
       byNode.set(nodeId, stat);
     }
     return stat;
@@ -110,6 +125,9 @@ export function createLatencyStats(options: LatencyStatsOptions = {}): LatencySt
     },
     recordFirstByte(nodeId, model, ms) {
       if (usable(ms)) ensure(nodeId, model).firstByte.add(ms);
+    },
+    recordQueueWait(nodeId, model, ms, place) {
+      if (usable(ms) && place >= 1) ensure(nodeId, model).duration.addWait(ms / place);
     },
     p75DurationMs: (nodeId, model) => find(nodeId, model)?.duration.p75,
     durationWindow: (nodeId, model) => find(nodeId, model)?.duration,

@@ -16,6 +16,7 @@ import type { RankedCandidate } from '../../core/scoring/rank-nodes';
 import type { AbortSource } from '../../core/stream/abort-source';
 import type { AttemptFailure } from './dispatch-failures';
 import { ejectedWhileWaiting, evictEjected, secondsLeft } from './evict-ejected';
+import type { LatencyStats } from './latency-stats';
 import { failureCause, type OutlierEjection } from './outlier-ejection';
 import type { PrefillLedger } from './prefill-ledger';
 import type { QueueManager, Slot } from './queue-manager';
@@ -43,6 +44,8 @@ export interface CandidateDeps {
   readonly claim?: WaitClaim | undefined;
   /** Where the time the request waited in queues adds up, over its attempts (the trace's `queueWaitMs`). */
   readonly queued?: { waitedMs: number } | undefined;
+  /** Where a wait in line is recorded, per place the request had in it (the scorer's expected wait). */
+  readonly waits?: Pick<LatencyStats, 'recordQueueWait'> | undefined;
   /** The prompts each node is evaluating: this attempt's is in it from its send to its first byte. */
   readonly prefill?: PrefillLedger | undefined;
 }
@@ -94,10 +97,12 @@ async function takeSlot(
   const check = deps.whileWaiting === undefined ? undefined : setInterval(deps.whileWaiting, WAITING_CHECK_MS);
   check?.unref();
   const since = deps.clock();
+  // Its place in line: the requests already waiting, and itself.
+  const place = Math.max(1, deps.queues.depth(candidate.node.id, candidate.model) - candidate.limit + 1);
   try {
-    return {
-      slot: await deps.queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal, deps.claim),
-    };
+    const slot = await deps.queues.acquire(candidate.node.id, candidate.model, candidate.limit, signal, deps.claim);
+    deps.waits?.recordQueueWait(candidate.node.id, candidate.model, deps.clock() - since, place);
+    return { slot };
   } catch (error) {
     if (signal.aborted) throw new RequestAbortedError();
     if (!(error instanceof ServiceUnavailableError)) throw error;

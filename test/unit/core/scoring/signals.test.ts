@@ -119,6 +119,15 @@ describe('slotWaitMs', () => {
     expect(slotWaitMs(3, 1, 2000)).toBe(6000);
     expect(slotWaitMs(5, 2, 4000)).toBe(8000);
   });
+
+  it('follows the recent waits per place in line when they are longer than the turnover says (a burst)', () => {
+    // Four slots, three waiting: the newcomer is fourth in line.
+    expect(slotWaitMs(7, 4, 2000)).toBe(2000);
+    expect(slotWaitMs(7, 4, 2000, 1500)).toBe(6000);
+    expect(slotWaitMs(7, 4, 2000, 100)).toBe(2000);
+    expect(slotWaitMs(7, 4, undefined, 1500)).toBe(6000);
+    expect(slotWaitMs(3, 4, 2000, 1500)).toBe(0);
+  });
 });
 
 describe('prefillMs', () => {
@@ -140,7 +149,10 @@ describe('delayPoints and the time-to-first-token signals', () => {
   it('explains each part of the expected time to first token', () => {
     const ttft = { waitMs: 2000, loadMs: 0, prefillMs: 500 };
     const input = signalInput(agentNode(), { ttft });
-    expect(expectedWait(input)).toEqual({ points: -40, reason: 'seconds until a slot frees, from observed p75' });
+    expect(expectedWait(input)).toEqual({
+      points: -40,
+      reason: 'seconds until a slot frees, from observed p75 and recent waits in line',
+    });
     expect(expectedLoad(input)).toEqual({ points: 0, reason: 'model is loaded' });
     expect(expectedPrefill(input).points).toBe(-10);
     expect(expectedPrefill(signalInput(agentNode())).reason).toBe('prompt size not estimated');

@@ -192,6 +192,33 @@ describe('createDispatcher: priorities and applications (issue 43)', () => {
     expect(holder.decision.queueWaitMs).toBeUndefined();
     expect(served.decision.queueWaitMs).toBe(1500);
   });
+
+  it('teaches the scorer how long a place in line lasted there, which the next newcomer is charged by', async () => {
+    const { run, timers, latency } = setup({ records: [hot('a', { numParallel: 1 })] });
+    const holder = await run();
+    const second = run();
+    await settle();
+    const third = run();
+    await settle();
+    timers.advance(2000);
+    holder.slot.release();
+    const served = await second;
+    // Second in line behind one running request: 2,000 ms for one place.
+    expect(latency.durationWindow('a', MODEL)?.waitPerPlaceMs).toBe(2000);
+    served.slot.release();
+    const last = await third;
+    // The third waited 2,000 ms (+40 ms of the second's send) for two places.
+    expect(latency.durationWindow('a', MODEL)?.waitPerPlaceMs).toBeCloseTo(2000 + 0.3 * (2040 / 2 - 2000), 6);
+    const newcomer = run();
+    await settle();
+    const decision = await Promise.race([newcomer.then((result) => result.decision), settle().then(() => undefined)]);
+    expect(decision).toBeUndefined();
+    last.slot.release();
+    const result = await newcomer;
+    // It was ranked with one request ahead: its wait, a place at the smoothed figure.
+    expect(result.decision.breakdown.expected_wait.points).toBeLessThan(-20);
+    result.slot.release();
+  });
 });
 
 describe('createDispatcher: strategies and what it learns (issue 41)', () => {

@@ -61,6 +61,20 @@ describe('createLatencyStats', () => {
     expect(stats.durationWindow('gpu1', 'other')).toBeUndefined();
   });
 
+  it('smooths the wait per place in line on the live window, and ignores waits that are not', () => {
+    const stats = createLatencyStats();
+    stats.recordDuration('a', 'm', 4000);
+    const window = stats.durationWindow('a', 'm');
+    expect(window?.waitPerPlaceMs).toBeUndefined();
+    stats.recordQueueWait('a', 'm', 3000, 3);
+    expect(window?.waitPerPlaceMs).toBe(1000);
+    stats.recordQueueWait('a', 'm', 4000, 1);
+    expect(window?.waitPerPlaceMs).toBeCloseTo(1000 + 0.3 * 3000, 10);
+    stats.recordQueueWait('a', 'm', Number.NaN, 1);
+    stats.recordQueueWait('a', 'm', 500, 0);
+    expect(window?.waitPerPlaceMs).toBeCloseTo(1900, 10);
+  });
+
   it('ignores observations that are not durations', () => {
     const stats = createLatencyStats();
     stats.recordDuration('gpu1', 'm', Number.NaN);
