@@ -9,7 +9,7 @@
 
 import { type ConcurrencyOverrides, concurrencyLimit } from './concurrency-limit';
 import type { LatencyLookup, LatencyWindow } from './latency-lookup';
-import type { ObservedRates, RateLookup } from './observed-rates';
+import type { ObservedRates, PriorScale, Priors, RateLookup } from './observed-rates';
 import type { EliminationProfile, PlacementTable } from './placement-table';
 import {
   affinityPoints,
@@ -307,12 +307,29 @@ export function ratesByIndex(table: PlacementTable, lookup: RateLookup | undefin
  */
 export function loadMsAt(table: PlacementTable, index: number, observed: ObservedRates | undefined): number {
   const prior = table.coldLoadMs[index] ?? 0;
-  return prior > 0 ? (observed?.loadMs ?? prior) + (table.evictMs[index] ?? 0) : 0;
+  if (prior <= 0) return 0;
+  const scale = priorScaleOf(table).load;
+  return (observed?.loadMs ?? prior * scale) + (table.evictMs[index] ?? 0) * scale;
 }
 
-/** The prefill rate to expect here: observed, else the prior from the node's hardware. */
+/**
+ * The prefill rate to expect here: observed, else the prior from the node's hardware, scaled as the
+ * observed nodes ran against theirs.
+ */
 export function prefillTpsAt(table: PlacementTable, index: number, observed: ObservedRates | undefined): number {
-  return observed?.prefillTps ?? table.priorPrefillTps[index] ?? 0;
+  return observed?.prefillTps ?? (table.priorPrefillTps[index] ?? 0) * priorScaleOf(table).prefill;
+}
+
+const UNSCALED: PriorScale = { prefill: 1, load: 1 };
+
+/** How the observed nodes ran against their priors (the rates' lookup, as ./ratesByIndex last saw it). */
+function priorScaleOf(table: PlacementTable): PriorScale {
+  return table.scratch.rates.lookup?.priorScale ?? UNSCALED;
+}
+
+/** What a ranking expected of a placement before observing it: the priors its rates are judged against. */
+export function priorsAt(table: PlacementTable, index: number): Priors {
+  return { prefillTps: table.priorPrefillTps[index] ?? 0, loadMs: table.coldLoadMs[index] ?? 0 };
 }
 
 /**

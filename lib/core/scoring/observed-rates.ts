@@ -24,6 +24,27 @@ export interface RateLookup {
   ratesOf(nodeId: string, model: string): ObservedRates | undefined;
   /** Grows whenever a node:model is observed for the first time: a reader's cache of misses is stale then. */
   readonly version: number;
+  /**
+   * How the nodes observed so far ran against the priors the scorer had for them (observed ÷ prior, a
+   * smoothed geometric mean; 1 before any): what a node not yet observed is expected to do against its own
+   * prior. A fleet whose priors are off by a common factor — slower disks, a tuned build, a simulated fleet
+   * run faster than real time — would otherwise keep sending work to the nodes it has seen, and never try
+   * one whose prior looks slow beside their observed rates.
+   */
+  readonly priorScale?: PriorScale;
+}
+
+export interface PriorScale {
+  /** Observed prefill rate ÷ its prior. */
+  readonly prefill: number;
+  /** Observed cold-load time ÷ its prior. */
+  readonly load: number;
+}
+
+/** What the scorer expected of a node before it had observed it: the priors a ranking used. */
+export interface Priors {
+  readonly prefillTps: number;
+  readonly loadMs: number;
 }
 
 /** What one completed request tells of its node: the node's own counts and durations. */

@@ -23,9 +23,10 @@ import {
   loadMsAt,
   loadPoints,
   prefillTpsAt,
+  priorsAt,
   ratesByIndex,
 } from './load-signals';
-import type { ObservedRates } from './observed-rates';
+import type { ObservedRates, Priors } from './observed-rates';
 import { type Elimination, type EliminationProfile, type PlacementTable, placementTable } from './placement-table';
 import { contextNeedOf, type RoutingRequest } from './routing-request';
 import { type ScoreBreakdown, scoreCandidate } from './score';
@@ -60,6 +61,8 @@ export interface RankedCandidate {
   readonly slowdown: number;
   /** Prompt tokens the node is expected to evaluate: the prompt less what its cache likely holds. */
   readonly evaluates: number;
+  /** The priors of its rates (before any scaling): what the node's answer is judged against. */
+  readonly priors: Priors;
   /**
    * Ejected, and ranked all the same because every candidate for the model is (a panic, as Envoy's
    * panic threshold: an ejection steers work to healthy peers, it does not turn a whole model away).
@@ -283,6 +286,7 @@ export function rankNodes(
         ttft: input.ttft,
         slowdown: table.scratch.slowdown[index] ?? 0,
         evaluates: Math.max(0, prompt - (table.scratch.cached[index] ?? 0)),
+        priors: priorsAt(table, index),
         ejected: panic && context.ejected?.has(targetKey(input.node.id, input.placement.backend)) === true,
       });
     }

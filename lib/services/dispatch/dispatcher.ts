@@ -148,7 +148,7 @@ export interface ServedSlot extends Slot {
 function timedSlot(
   slot: Slot,
   sentAt: number,
-  slowdown: number,
+  candidate: RankedCandidate,
   options: DispatcherOptions,
   clock: () => number,
   learnCache?: (evaluatedTokens: number) => void,
@@ -162,7 +162,9 @@ function timedSlot(
       released = true;
       if (outcome === 'completed') {
         options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
-        if (observation !== undefined) options.rates?.observe(slot.nodeId, slot.model, observation, slowdown);
+        if (observation !== undefined) {
+          options.rates?.observe(slot.nodeId, slot.model, observation, candidate.slowdown, candidate.priors);
+        }
         if (observation?.promptTokens !== undefined) learnCache?.(observation.promptTokens);
       }
       slot.release(outcome);
@@ -273,10 +275,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         if (reply.status < 400) {
           latency.recordFirstByte(attempt.node.id, attempt.model, clock() - sentAt);
           if (key !== undefined) affinity.pin(key, attempt.node.id);
-          learnCache = cacheLearner(request, key, attempt.node.id, attempt.model, residency);
+          learnCache = cacheLearner(request, key, candidate, residency);
           residency?.served(key, attempt.node.id, attempt.model);
         }
-        const slot = timedSlot(outcome.slot, sentAt, candidate.slowdown, options, clock, learnCache);
+        const slot = timedSlot(outcome.slot, sentAt, candidate, options, clock, learnCache);
         const failedAttempts = log.failures.filter(isSendFailure);
         if (log.skipped.length > 0) decision.skipped = [...log.skipped];
         return { reply, attempt, slot, decision, failedAttempts, sentAt };
@@ -326,16 +328,16 @@ function prefixHint(
 function cacheLearner(
   request: RoutingRequest,
   key: string | undefined,
-  nodeId: string,
-  model: string,
+  candidate: RankedCandidate,
   residency: PrefixResidency | undefined,
 ): ((evaluatedTokens: number) => void) | undefined {
   const promptTokens = request.promptTokens;
   if (residency === undefined || promptTokens === undefined) return undefined;
+  const { node, model, limit: slots } = candidate;
   const prefixTokens = request.prefixTokens ?? 0;
-  const standing = key === undefined || prefixTokens <= 0 ? undefined : residency.standing(key, nodeId, model);
+  const standing = key === undefined || prefixTokens <= 0 ? undefined : residency.standing(key, node.id, model);
   return (evaluatedTokens) =>
-    residency.observe(nodeId, model, { promptTokens, prefixTokens, evaluatedTokens, standing });
+    residency.observe(node.id, model, { promptTokens, prefixTokens, evaluatedTokens, standing, slots });
 }
 
 /**

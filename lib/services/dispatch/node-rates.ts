@@ -7,7 +7,7 @@
  * rates every instance shares is the analytics rollups. Holds state, does no I/O.
  */
 import { COLD_LOAD_MS } from '../../core/analytics/rollup';
-import type { NodeObservation, ObservedRates, RateLookup } from '../../core/scoring/observed-rates';
+import type { NodeObservation, ObservedRates, PriorScale, Priors, RateLookup } from '../../core/scoring/observed-rates';
 
 /** Weight of the newest observation. */
 const SMOOTHING = 0.3;
@@ -27,7 +27,7 @@ export interface NodeRates extends RateLookup {
    * prefill rate kept is the node's alone, so a rate seen in a busy spell does not make the node look
    * slow once the spell is over.
    */
-  observe(nodeId: string, model: string, observation: NodeObservation, slowdown?: number): void;
+  observe(nodeId: string, model: string, observation: NodeObservation, slowdown?: number, priors?: Priors): void;
   entries(): NodeRatesEntry[];
 }
 
@@ -44,15 +44,34 @@ function smoothed(previous: number | undefined, value: number): number {
   return previous === undefined ? value : previous + SMOOTHING * (value - previous);
 }
 
+/** Weight of the newest observation in the scale of the priors (a log-ratio, smoothed). */
+const SCALE_SMOOTHING = 0.1;
+
+/** The log of observed ÷ prior, smoothed; undefined before the first. */
+function scaled(previous: number | undefined, observed: number, prior: number | undefined): number | undefined {
+  if (prior === undefined || !(prior > 0) || !(observed > 0)) return previous;
+  const ratio = Math.log(observed / prior);
+  return previous === undefined ? ratio : previous + SCALE_SMOOTHING * (ratio - previous);
+}
+
 export function createNodeRates(): NodeRates {
   const byKey = new Map<string, Entry>();
   let version = 0;
+  let prefillLog: number | undefined;
+  let loadLog: number | undefined;
+  let scale: PriorScale = { prefill: 1, load: 1 };
+  const rescale = () => {
+    scale = { prefill: Math.exp(prefillLog ?? 0), load: Math.exp(loadLog ?? 0) };
+  };
   return {
     get version() {
       return version;
     },
+    get priorScale() {
+      return scale;
+    },
     ratesOf: (nodeId, model) => byKey.get(`${nodeId}\u0000${model}`),
-    observe(nodeId, model, observation, slowdown = 0) {
+    observe(nodeId, model, observation, slowdown = 0, priors = undefined) {
       const key = `${nodeId}\u0000${model}`;
       let entry = byKey.get(key);
       if (entry === undefined) {
@@ -68,7 +87,9 @@ export function createNodeRates(): NodeRates {
         promptTokens >= MIN_PREFILL_TOKENS &&
         promptEvalMs > 0
       ) {
-        entry.prefillTps = smoothed(entry.prefillTps, ((promptTokens * 1000) / promptEvalMs) * (1 + slowdown));
+        const alone = ((promptTokens * 1000) / promptEvalMs) * (1 + slowdown);
+        entry.prefillTps = smoothed(entry.prefillTps, alone);
+        prefillLog = scaled(prefillLog, alone, priors?.prefillTps);
       }
       if (
         completionTokens !== undefined &&
@@ -78,7 +99,11 @@ export function createNodeRates(): NodeRates {
       ) {
         entry.decodeTps = smoothed(entry.decodeTps, (completionTokens * 1000) / evalMs);
       }
-      if (loadMs !== undefined && loadMs >= COLD_LOAD_MS) entry.loadMs = smoothed(entry.loadMs, loadMs);
+      if (loadMs !== undefined && loadMs >= COLD_LOAD_MS) {
+        entry.loadMs = smoothed(entry.loadMs, loadMs);
+        loadLog = scaled(loadLog, loadMs, priors?.loadMs);
+      }
+      if (priors !== undefined) rescale();
     },
     entries: () => [...byKey.values()].map((entry) => ({ ...entry })),
   };

@@ -18,7 +18,9 @@
  * starts from a prior (held while fewer others than slots, then `slots / (others + 1)`) and follows what
  * the node's answers showed — pooled, since a prefix the node kept past more others would have been kept
  * past fewer, and one it lost after fewer would have been lost after more: a turn found held at standing
- * s speaks for every standing up to s, one found gone for every standing from s on. The router's token estimate is not the node's tokenizer: their ratio is
+ * s speaks for every standing up to s, one found gone for every standing from s on. A node's own answers
+ * start from what the fleet's showed (by standing against each node's slots: nodes of one fleet are most
+ * often set up alike), so a node learns from its peers' first answers before it has many of its own. The router's token estimate is not the node's tokenizer: their ratio is
  * learnt from prompts with nothing to reuse, and a turn counts as held when it evaluated under that ratio
  * × (the prompt less half its prefix).
  * Bounded: the conversations per node:model (`perNode`, older ones count as pushed out) and the
@@ -36,6 +38,8 @@ export interface PromptOutcome {
   readonly evaluatedTokens: number;
   /** Other conversations sent to the node since the conversation's last turn there (`standing`). */
   readonly standing: number | undefined;
+  /** Requests the node runs at once on the model: its cache's slots. */
+  readonly slots: number;
 }
 
 export interface PrefixResidency {
@@ -71,14 +75,53 @@ const RATIO_SMOOTHING = 0.2;
 /** A prompt this short says little about the ratio (the template's own tokens dominate). */
 const MIN_RATIO_TOKENS = 32;
 
+/**
+ * Turns sent back to their node, by standing: how many, and how many found their prefix held. Old
+ * answers fade (`MEMORY` per standing), so a node that changes is relearnt.
+ */
+class Evidence {
+  private readonly trials = new Float64Array(STANDINGS);
+  private readonly held = new Float64Array(STANDINGS);
+
+  add(standing: number, held: boolean): void {
+    const at = Math.min(Math.max(0, standing), STANDINGS - 1);
+    const trials = this.trials[at] ?? 0;
+    if (trials >= MEMORY) {
+      const keep = (MEMORY - 1) / trials;
+      this.trials[at] = trials * keep;
+      this.held[at] = (this.held[at] ?? 0) * keep;
+    }
+    this.trials[at] = (this.trials[at] ?? 0) + 1;
+    if (held) this.held[at] = (this.held[at] ?? 0) + 1;
+  }
+
+  /**
+   * The chance a prefix is held at `standing`, from `prior` (weighed as `PRIOR_WEIGHT` answers) and the
+   * turns found held at that standing or more and found gone at that standing or fewer.
+   */
+  chance(standing: number, prior: number): number {
+    const at = Math.min(Math.max(0, standing), STANDINGS - 1);
+    let kept = 0;
+    let lost = 0;
+    for (let index = 0; index < STANDINGS; index += 1) {
+      const held = this.held[index] ?? 0;
+      if (index >= at) kept += held;
+      if (index <= at) lost += (this.trials[index] ?? 0) - held;
+    }
+    return (kept + PRIOR_WEIGHT * prior) / (kept + lost + PRIOR_WEIGHT);
+  }
+}
+
+/** The fleet's answers are kept by standing against the node's slots, from this many below them. */
+const BELOW_SLOTS = 8;
+
 interface NodeLog {
   /** Requests sent: names the anonymous ones. */
   sent: number;
   /** Conversations in the order of their latest turn here, latest last. */
   readonly recent: string[];
-  /** Per standing: turns sent back here, and of those, found held. */
-  readonly trials: Float64Array;
-  readonly held: Float64Array;
+  /** This node's answers, by standing. */
+  readonly evidence: Evidence;
   /** The node's tokens per token of the router's estimate; undefined before a prompt showed it. */
   ratio: number | undefined;
 }
@@ -90,52 +133,23 @@ function priorHeld(others: number, slots: number): number {
   return others < slots ? 1 : slots / (others + 1);
 }
 
-function emptyLog(): NodeLog {
-  return {
-    sent: 0,
-    recent: [],
-    trials: new Float64Array(STANDINGS),
-    held: new Float64Array(STANDINGS),
-    ratio: undefined,
-  };
-}
-
-/** Learns one turn sent back to its node: held or not, at its standing. */
-function learnHeld(log: NodeLog, outcome: PromptOutcome): void {
+/** The node's answer, judged: was the prefix held? Undefined when it says nothing of the prefix. */
+function foundHeld(log: NodeLog, outcome: PromptOutcome): boolean | undefined {
   const { promptTokens, prefixTokens, evaluatedTokens, standing } = outcome;
-  if (standing === undefined || prefixTokens <= 0) return;
-  const expected = (log.ratio ?? 1) * (promptTokens - prefixTokens / 2);
-  const at = Math.min(standing, STANDINGS - 1);
-  const trials = log.trials[at] ?? 0;
-  if (trials >= MEMORY) {
-    const keep = (MEMORY - 1) / trials;
-    log.trials[at] = trials * keep;
-    log.held[at] = (log.held[at] ?? 0) * keep;
-  }
-  log.trials[at] = (log.trials[at] ?? 0) + 1;
-  if (evaluatedTokens < expected) log.held[at] = (log.held[at] ?? 0) + 1;
-}
-
-/** Turns found held at `at` others or more, and turns found gone at `at` others or fewer. */
-function evidenceAt(log: NodeLog, at: number): { kept: number; lost: number } {
-  let kept = 0;
-  let lost = 0;
-  for (let standing = 0; standing < STANDINGS; standing += 1) {
-    const held = log.held[standing] ?? 0;
-    if (standing >= at) kept += held;
-    if (standing <= at) lost += (log.trials[standing] ?? 0) - held;
-  }
-  return { kept, lost };
+  if (standing === undefined || prefixTokens <= 0) return undefined;
+  return evaluatedTokens < (log.ratio ?? 1) * (promptTokens - prefixTokens / 2);
 }
 
 export function createPrefixResidency(maxConversations = 4000, perNode = PER_NODE): PrefixResidency {
   const logs = new Map<string, NodeLog>();
+  /** Every node's answers, by standing against its slots (`BELOW_SLOTS` + standing − slots). */
+  const fleet = new Evidence();
   /** Conversation → node:model of its latest turn. */
   const latest = new Map<string, string>();
   const logOf = (node: string): NodeLog => {
     let log = logs.get(node);
     if (log === undefined) {
-      log = emptyLog();
+      log = { sent: 0, recent: [], evidence: new Evidence(), ratio: undefined };
       logs.set(node, log);
     }
     return log;
@@ -170,11 +184,10 @@ export function createPrefixResidency(maxConversations = 4000, perNode = PER_NOD
       if (last === undefined) return undefined;
       if (last !== node) return 0;
       const others = standingAt(key, node) ?? perNode;
-      const prior = priorHeld(others, Math.max(1, slots));
+      const width = Math.max(1, slots);
+      const prior = fleet.chance(BELOW_SLOTS + others - width, priorHeld(others, width));
       const log = logs.get(node);
-      if (log === undefined) return prior;
-      const { kept, lost } = evidenceAt(log, Math.min(others, STANDINGS - 1));
-      return (kept + PRIOR_WEIGHT * prior) / (kept + lost + PRIOR_WEIGHT);
+      return log === undefined ? prior : log.evidence.chance(others, prior);
     },
     standing: (key, nodeId, model) => standingAt(key, nodeKey(nodeId, model)),
     observe(nodeId, model, outcome) {
@@ -186,7 +199,10 @@ export function createPrefixResidency(maxConversations = 4000, perNode = PER_NOD
         }
         return;
       }
-      learnHeld(log, outcome);
+      const held = foundHeld(log, outcome);
+      if (held === undefined || outcome.standing === undefined) return;
+      log.evidence.add(outcome.standing, held);
+      fleet.add(BELOW_SLOTS + outcome.standing - Math.max(1, outcome.slots), held);
     },
   };
 }

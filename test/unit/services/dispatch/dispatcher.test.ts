@@ -226,15 +226,41 @@ describe('createDispatcher: strategies and what it learns (issue 41)', () => {
     const { run, rates, calls } = setup({ records: [hot('a'), hot('b')] });
     const request = makeRequest({ promptTokens: 4000 });
     const first = await run(request);
-    const firstNode = first.attempt.node.id;
+    const slow = first.attempt.node.id;
     first.slot.release('completed', { promptTokens: 4000, promptEvalMs: 8000, completionTokens: 50, evalMs: 1000 });
-    expect(rates.ratesOf(firstNode, MODEL)?.prefillTps).toBe(500);
-    const second = await run(request);
-    // 4,000 tokens at 500/s is 8 s there; the other node's prior is faster.
-    expect(second.attempt.node.id).not.toBe(firstNode);
+    expect(rates.ratesOf(slow, MODEL)?.prefillTps).toBe(500);
+    // The twin, not yet observed, is expected to run as slow against its prior as the first did.
+    const second = await run({ ...request, promptTokens: 4000 });
+    const fast = second.attempt.node.id === slow ? 'b' : second.attempt.node.id;
     second.slot.release('failed', { promptTokens: 4000, promptEvalMs: 1, completionTokens: 50, evalMs: 1 });
-    expect(rates.ratesOf(second.attempt.node.id, MODEL)).toBeUndefined();
-    expect(calls).toHaveLength(2);
+    expect(rates.ratesOf(fast, MODEL)).toBeUndefined();
+    rates.observe(fast, MODEL, { promptTokens: 4000, promptEvalMs: 2000 });
+    const third = await run(request);
+    // 4,000 tokens at 500/s is 8 s on the first; 2 s on the other.
+    expect(third.attempt.node.id).toBe(fast);
+    third.slot.release();
+    expect(calls).toHaveLength(3);
+  });
+
+  it('expects a node it has not observed to run against its prior as the observed ones ran against theirs', async () => {
+    const { run, rates } = setup({ records: [hot('a'), hot('b')] });
+    const request = makeRequest({ promptTokens: 4000 });
+    const first = await run(request);
+    const seen = first.attempt.node.id;
+    const unseen = seen === 'a' ? 'b' : 'a';
+    const before = first.decision.breakdown.expected_prefill.points;
+    // The node ran four times as fast as its prior said.
+    const prior = (4000 * 1000) / (-before / 20) / 1000;
+    first.slot.release('completed', { promptTokens: 4000, promptEvalMs: (4000 * 1000) / (4 * prior) });
+    expect(rates.priorScale?.prefill).toBeCloseTo(4, 6);
+    // Hold the observed node, so the next request is ranked on the unseen one too.
+    const busy = await run(request);
+    expect(busy.attempt.node.id).toBe(seen);
+    const next = await run(request);
+    expect(next.attempt.node.id).toBe(unseen);
+    expect(next.decision.breakdown.expected_prefill.points).toBeCloseTo(before / 4, 6);
+    busy.slot.release();
+    next.slot.release();
   });
 
   it('sends a conversation that goes on back where its prompt is cached, over an idle twin', async () => {
@@ -291,8 +317,8 @@ describe('createDispatcher: strategies and what it learns (issue 41)', () => {
     for (let answer = 0; answer < 6; answer += 1) await affinityOf();
     const after = await affinityOf();
     expect(before).toBe(20);
-    // Seven answers against a prior of 1: (0 + 2) / (7 + 2) of the affinity.
-    expect(after).toBeCloseTo((20 * 2) / 9, 6);
+    // Seven answers against a prior of 1, the fleet's and then the node's: (0 + 2 × 2/9) / (7 + 2).
+    expect(after).toBeCloseTo((20 * 2 * (2 / 9)) / 9, 6);
   });
 
   it('orders candidates by the configured strategy', async () => {

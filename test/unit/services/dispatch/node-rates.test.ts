@@ -40,4 +40,23 @@ describe('createNodeRates', () => {
       { nodeId: 'a', model: 'm', prefillTps: undefined, decodeTps: undefined, loadMs: undefined, samples: 2 },
     ]);
   });
+
+  it('scales the priors as the observed nodes ran against theirs: a geometric mean, smoothed', () => {
+    const rates = createNodeRates();
+    expect(rates.priorScale).toEqual({ prefill: 1, load: 1 });
+    // Four times the prior's prefill rate, a load in half its time.
+    rates.observe('a', 'm', { promptTokens: 1000, promptEvalMs: 250, loadMs: 1000 }, 0, {
+      prefillTps: 1000,
+      loadMs: 2000,
+    });
+    expect(rates.priorScale?.prefill).toBeCloseTo(4, 10);
+    expect(rates.priorScale?.load).toBeCloseTo(0.5, 10);
+    // A node at its prior moves the scale a tenth of the way, in logs.
+    rates.observe('b', 'm', { promptTokens: 1000, promptEvalMs: 1000 }, 0, { prefillTps: 1000, loadMs: 0 });
+    expect(rates.priorScale?.prefill).toBeCloseTo(4 ** 0.9, 10);
+    expect(rates.priorScale?.load).toBeCloseTo(0.5, 10);
+    // Without priors (nothing ranked it), an observation leaves the scale alone.
+    rates.observe('c', 'm', { promptTokens: 1000, promptEvalMs: 10 });
+    expect(rates.priorScale?.prefill).toBeCloseTo(4 ** 0.9, 10);
+  });
 });
