@@ -7,6 +7,7 @@
  */
 
 import type { LatencyLookup } from '../../core/scoring/latency-lookup';
+import { smoothed } from '../../core/smoothed';
 
 export interface LatencyEntry {
   readonly nodeId: string;
@@ -88,8 +89,7 @@ class DurationWindow extends Rolling {
   waitPerPlaceMs: number | undefined;
 
   addWait(perPlace: number): void {
-    const previous = this.waitPerPlaceMs;
-    this.waitPerPlaceMs = previous === undefined ? perPlace : previous + WAIT_SMOOTHING * (perPlace - previous);
+    this.waitPerPlaceMs = smoothed(this.waitPerPlaceMs, perPlace, WAIT_SMOOTHING);
   }
 }
 

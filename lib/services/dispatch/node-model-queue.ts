@@ -13,6 +13,7 @@ import { ServiceUnavailableError } from '../../core/errors';
 import type { QueueState } from '../../core/fleet/queue-entry';
 import { DEFAULT_AGING_MS } from '../../core/queue/sharing-policy';
 import { type WaitClaim, type WaitCounts, WaitLine, type WaitLineOptions } from '../../core/queue/wait-line';
+import { smoothed } from '../../core/smoothed';
 import { type AbortSource, watchAbort } from '../../core/stream/abort-source';
 import { RequestAbortedError } from './request-aborted';
 
@@ -217,7 +218,7 @@ export class NodeModelQueue {
   }
 
   private learnHold(held: number): void {
-    this.holdMs = this.holdMs === undefined ? held : this.holdMs + HOLD_SMOOTHING * (held - this.holdMs);
+    this.holdMs = smoothed(this.holdMs, held, HOLD_SMOOTHING);
   }
 
   private pump(): void {

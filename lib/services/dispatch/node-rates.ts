@@ -8,6 +8,7 @@
  */
 import { COLD_LOAD_MS } from '../../core/analytics/rollup';
 import type { NodeObservation, ObservedRates, PriorScale, Priors, RateLookup } from '../../core/scoring/observed-rates';
+import { smoothed } from '../../core/smoothed';
 
 /** Weight of the newest observation. */
 const SMOOTHING = 0.3;
@@ -40,18 +41,13 @@ interface Entry {
   samples: number;
 }
 
-function smoothed(previous: number | undefined, value: number): number {
-  return previous === undefined ? value : previous + SMOOTHING * (value - previous);
-}
-
 /** Weight of the newest observation in the scale of the priors (a log-ratio, smoothed). */
 const SCALE_SMOOTHING = 0.1;
 
 /** The log of observed ÷ prior, smoothed; undefined before the first. */
 function scaled(previous: number | undefined, observed: number, prior: number | undefined): number | undefined {
   if (prior === undefined || !(prior > 0) || !(observed > 0)) return previous;
-  const ratio = Math.log(observed / prior);
-  return previous === undefined ? ratio : previous + SCALE_SMOOTHING * (ratio - previous);
+  return smoothed(previous, Math.log(observed / prior), SCALE_SMOOTHING);
 }
 
 export function createNodeRates(): NodeRates {
@@ -88,7 +84,7 @@ export function createNodeRates(): NodeRates {
         promptEvalMs > 0
       ) {
         const alone = ((promptTokens * 1000) / promptEvalMs) * (1 + slowdown);
-        entry.prefillTps = smoothed(entry.prefillTps, alone);
+        entry.prefillTps = smoothed(entry.prefillTps, alone, SMOOTHING);
         prefillLog = scaled(prefillLog, alone, priors?.prefillTps);
       }
       if (
@@ -97,10 +93,10 @@ export function createNodeRates(): NodeRates {
         completionTokens >= MIN_DECODE_TOKENS &&
         evalMs > 0
       ) {
-        entry.decodeTps = smoothed(entry.decodeTps, (completionTokens * 1000) / evalMs);
+        entry.decodeTps = smoothed(entry.decodeTps, (completionTokens * 1000) / evalMs, SMOOTHING);
       }
       if (loadMs !== undefined && loadMs >= COLD_LOAD_MS) {
-        entry.loadMs = smoothed(entry.loadMs, loadMs);
+        entry.loadMs = smoothed(entry.loadMs, loadMs, SMOOTHING);
         loadLog = scaled(loadLog, loadMs, priors?.loadMs);
       }
       if (priors !== undefined) rescale();

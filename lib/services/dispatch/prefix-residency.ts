@@ -29,6 +29,8 @@
  * state, does no I/O.
  */
 
+import { smoothed } from '../../core/smoothed';
+
 export interface PromptOutcome {
   /** The router's estimate of the whole prompt, tokens. */
   readonly promptTokens: number;
@@ -194,8 +196,7 @@ export function createPrefixResidency(maxConversations = 4000, perNode = PER_NOD
       const log = logOf(nodeKey(nodeId, model));
       if (outcome.prefixTokens <= 0) {
         if (outcome.promptTokens >= MIN_RATIO_TOKENS && outcome.evaluatedTokens > 0) {
-          const ratio = outcome.evaluatedTokens / outcome.promptTokens;
-          log.ratio = log.ratio === undefined ? ratio : log.ratio + RATIO_SMOOTHING * (ratio - log.ratio);
+          log.ratio = smoothed(log.ratio, outcome.evaluatedTokens / outcome.promptTokens, RATIO_SMOOTHING);
         }
         return;
       }
