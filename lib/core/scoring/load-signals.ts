@@ -92,10 +92,14 @@ export interface LoadPoints {
  * one object for good once observed, so it is looked up once per table; misses are looked up again only
  * when the store has observed a new node:model since (its `version`).
  */
+const UNSCALED: PriorScale = { prefill: 1, load: 1 };
+
 interface RateCache {
   lookup: RateLookup | undefined;
   version: number;
   readonly byIndex: (ObservedRates | undefined)[];
+  /** The lookup's prior scale as of this ranking: read once, not once per placement. */
+  scale: PriorScale;
 }
 
 /**
@@ -124,7 +128,12 @@ export function emptyLoadPoints(size: number): LoadPoints {
     cached: new Float64Array(size),
     session: new Float64Array(size),
     windows: { lookup: undefined, byIndex: new Array<LatencyWindow | undefined>(size).fill(undefined) },
-    rates: { lookup: undefined, version: -1, byIndex: new Array<ObservedRates | undefined>(size).fill(undefined) },
+    rates: {
+      lookup: undefined,
+      version: -1,
+      byIndex: new Array<ObservedRates | undefined>(size).fill(undefined),
+      scale: UNSCALED,
+    },
   };
 }
 
@@ -154,6 +163,7 @@ export function loadPoints(
   }
   const runners = otherRunners(table, context.queues, touched);
   if (touched.length === 0) return undefined;
+  const rates = context.prefill === undefined ? undefined : ratesByIndex(table, context.rates);
   for (const index of touched) {
     if (profile.out[index] === 1) continue;
     const nodeDepth = points.depth[index] ?? 0;
@@ -167,28 +177,30 @@ export function loadPoints(
     points.session[index] = pinned ? affinityPoints(nodeDepth, held) : 0;
     points.cached[index] = held === undefined ? 0 : cachedTokens(held, context);
     const evaluates = Math.max(0, promptTokens - (points.cached[index] ?? 0));
-    points.slowdown[index] =
-      sharedPrefill(table, index, nodeDepth, limit, evaluates, context) + runnerSharing(runners?.get(index) ?? 0);
+    const shared =
+      rates === undefined
+        ? prefillSlowdown(nodeDepth, limit)
+        : sharedPrefill(table, index, nodeDepth, evaluates, rates[index], context);
+    points.slowdown[index] = shared + runnerSharing(runners?.get(index) ?? 0);
   }
   return { points, touched };
 }
 
 /**
  * How much slower than alone a prompt of `evaluates` tokens runs here beside the prompts the node is still
- * evaluating (their tokens ahead of it over its own), or, without a ledger of them, as guessed from the depth.
+ * evaluating: their tokens ahead of it over its own (the ledger's; without one the depth stands in).
  */
 function sharedPrefill(
   table: PlacementTable,
   index: number,
   depth: number,
-  limit: number,
   evaluates: number,
+  observed: ObservedRates | undefined,
   context: LoadContext,
 ): number {
   const backlog = context.prefill;
-  if (backlog === undefined) return prefillSlowdown(depth, limit);
-  if (evaluates <= 0 || depth <= 0) return 0;
-  const tps = prefillTpsAt(table, index, ratesByIndex(table, context.rates)[index]);
+  if (backlog === undefined || evaluates <= 0 || depth <= 0) return 0;
+  const tps = prefillTpsAt(table, index, observed);
   const ahead = backlog.ahead(table.nodeIds[index] ?? '', table.names[index] ?? '', evaluates, tps, context.now);
   return ahead / evaluates;
 }
@@ -282,9 +294,11 @@ export function ratesByIndex(table: PlacementTable, lookup: RateLookup | undefin
       cache.byIndex.fill(undefined);
       cache.lookup = undefined;
       cache.version = -1;
+      cache.scale = UNSCALED;
     }
     return cache.byIndex;
   }
+  cache.scale = lookup.priorScale ?? UNSCALED;
   if (cache.lookup !== lookup) {
     cache.lookup = lookup;
     cache.version = -1;
@@ -320,11 +334,9 @@ export function prefillTpsAt(table: PlacementTable, index: number, observed: Obs
   return observed?.prefillTps ?? (table.priorPrefillTps[index] ?? 0) * priorScaleOf(table).prefill;
 }
 
-const UNSCALED: PriorScale = { prefill: 1, load: 1 };
-
-/** How the observed nodes ran against their priors (the rates' lookup, as ./ratesByIndex last saw it). */
+/** How the observed nodes ran against their priors, as ./ratesByIndex last read it for this ranking. */
 function priorScaleOf(table: PlacementTable): PriorScale {
-  return table.scratch.rates.lookup?.priorScale ?? UNSCALED;
+  return table.scratch.rates.scale;
 }
 
 /** What a ranking expected of a placement before observing it: the priors its rates are judged against. */

@@ -40,7 +40,8 @@ export function leftAt(prompts: readonly Prompt[], tokensPerMs: number, now: num
   const advance = (until: number) => {
     while (running.length > 0 && time < until) {
       const share = tokensPerMs / running.length;
-      const smallest = Math.min(...running.map((at) => left[at] ?? 0));
+      let smallest = Number.POSITIVE_INFINITY;
+      for (const at of running) smallest = Math.min(smallest, left[at] ?? 0);
       const finishesIn = smallest / share;
       const step = Math.min(finishesIn, until - time);
       for (const at of running) left[at] = Math.max(0, (left[at] ?? 0) - step * share);

@@ -20,9 +20,10 @@
  * past fewer, and one it lost after fewer would have been lost after more: a turn found held at standing
  * s speaks for every standing up to s, one found gone for every standing from s on. A node's own answers
  * start from what the fleet's showed (by standing against each node's slots: nodes of one fleet are most
- * often set up alike), so a node learns from its peers' first answers before it has many of its own. The router's token estimate is not the node's tokenizer: their ratio is
- * learnt from prompts with nothing to reuse, and a turn counts as held when it evaluated under that ratio
- * × (the prompt less half its prefix).
+ * often set up alike), so a node learns from its peers' first answers before it has many of its own.
+ * The router's token estimate is not the node's tokenizer: their ratio is learnt from prompts with nothing
+ * to reuse, and a turn counts as held when it evaluated under that ratio × (the prompt less half its
+ * prefix).
  * Bounded: the conversations per node:model (`perNode`, older ones count as pushed out) and the
  * conversations remembered (`maxConversations`, oldest out first). In memory, per instance: another
  * instance's turns in between are not counted, so across instances the figure is an upper bound. Holds
