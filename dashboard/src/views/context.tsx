@@ -3,8 +3,10 @@
  * are allocated against what its requests used over a window of whole UTC days (`GET api/context-usage`),
  * the context recommended for it (lib/core/analytics/context-usage: 1.5 × the larger of the p99 total and
  * the last 24 hours' largest, rounded up to a power of two, at least 4,096) and the share that would save.
+ * A model measured on fewer than `MIN_SIZING_REQUESTS` requests gets no advice (issue 44 item 1), as in
+ * the health check: the view says how many it needs instead.
  */
-import type { ContextUsage } from '../../../lib/core/analytics/context-usage';
+import { type ContextUsage, MIN_SIZING_REQUESTS } from '../../../lib/core/analytics/context-usage';
 import { RangePicker, useRange } from '../components/range-picker';
 import { ScrollBox } from '../components/scroll-box';
 import { Empty, WithData } from '../components/states';
@@ -12,6 +14,7 @@ import { Panel, Stat, View } from '../components/view';
 import * as format from '../format';
 import { useApi } from '../hooks';
 import { ContextBars } from './context/context-bars';
+import { sized, UNSIZED } from './context/sizing';
 import './context.css';
 
 const REFRESH_MS = 60_000;
@@ -29,13 +32,14 @@ function allocated(model: ContextUsage): string {
   return format.count(model.allocated_ctx);
 }
 
-/** Tokens of context the recommendation frees, where a context is allocated. */
+/** Tokens of context the recommendation frees, where a context is allocated and sized. */
 function savedTokens(model: ContextUsage): number | null {
-  if (model.allocated_ctx === null || model.allocated_ctx === 0) return null;
+  if (!sized(model) || model.allocated_ctx === null || model.allocated_ctx === 0) return null;
   return Math.max(0, model.allocated_ctx - model.recommended_ctx);
 }
 
 function saving(model: ContextUsage): string {
+  if (!sized(model)) return format.NONE;
   const tokens = savedTokens(model);
   if (tokens === null) return format.NONE;
   if (tokens === 0) return 'none';
@@ -94,7 +98,7 @@ function ContextTable({ models }: { models: readonly ContextUsage[] }) {
                 {format.count(model.prompt_tokens.p50)} / {format.count(model.prompt_tokens.p95)}
               </td>
               <td class="number">{format.percent(model.utilization_pct)}</td>
-              <td class="number">{format.count(model.recommended_ctx)}</td>
+              <td class="number">{sized(model) ? format.count(model.recommended_ctx) : UNSIZED}</td>
               <td class="number">{saving(model)}</td>
             </tr>
           ))}
@@ -125,7 +129,13 @@ function ContextBody({ answer, phrase }: { answer: ContextAnswer; phrase: string
         <Stat
           label="Could run with less context"
           value={format.count(oversized.length)}
-          hint={oversized.length === 0 ? 'every context fits its use' : oversized.map((m) => m.model).join(', ')}
+          hint={
+            oversized.length > 0
+              ? oversized.map((m) => m.model).join(', ')
+              : models.some(sized)
+                ? 'every context fits its use'
+                : `none has the ${format.count(MIN_SIZING_REQUESTS)} requests to size it from yet`
+          }
         />
       </div>
       <Panel title="Per model">
@@ -134,7 +144,8 @@ function ContextBody({ answer, phrase }: { answer: ContextAnswer; phrase: string
           Used is prompt + completion tokens per request, p99 over the window's completed requests that reported them
           (within ±{format.decimal(answer.percentile_error_pct)} %). Allocated is the largest context among the model's
           copies loaded now on nodes that are up. Utilisation is used p99 ÷ allocated; the saving is the context the
-          recommendation frees.
+          recommendation frees. A context is recommended from {format.count(MIN_SIZING_REQUESTS)} measured requests on:
+          fewer say little about the largest prompt to come.
         </p>
       </Panel>
       <Panel title="Allocated vs used">

@@ -66,6 +66,12 @@ export interface ContextUsage {
 export const MIN_RECOMMENDED_CTX = 4096;
 /** Headroom over the observed need. */
 export const CONTEXT_HEADROOM = 1.5;
+/**
+ * The fewest measured requests a context is sized from (issue 44 item 1): a few requests say little about
+ * the next day's largest, and a context too small cuts prompts. The health check counts a model's last
+ * 24 hours; the Context view, the window it shows.
+ */
+export const MIN_SIZING_REQUESTS = 200;
 
 /** The smallest power of two ≥ `value` (1 for values ≤ 1). */
 export function nextPowerOfTwo(value: number): number {

@@ -13,15 +13,13 @@
  * happened), with a size only from the minimum on. Pure.
  */
 
-import { contextForUse } from '../analytics/context-usage';
+import { contextForUse, MIN_SIZING_REQUESTS } from '../analytics/context-usage';
 import { histogramCount, percentile } from '../analytics/histogram';
 import { finding, type HealthChecks } from './health-finding';
 import { type HealthInputs, sumsBy } from './health-inputs';
 import { placementsOf } from './placements';
 import { firstReason, noTraffic } from './skip-reasons';
 
-/** Requests of a model in 24 h before its context is sized from them. */
-export const MIN_SIZING_REQUESTS = 200;
 export const WASTE_INFO_RATIO = 4;
 export const WASTE_INFO_MIN_TOKENS = 16_384;
 export const WASTE_WARNING_RATIO = 8;

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
+import { MIN_SIZING_REQUESTS } from '../../../lib/core/analytics/context-usage';
 import { eventually, type RouterProcess, startRouter } from '../router-process';
 import { accessibilityViolations, launchBrowser, openPage, screenshot, sidewaysOverflowPx } from './harness';
 
@@ -201,9 +202,11 @@ describe('the analytics views', () => {
 
   it('Context lists the model with the context its loaded copy was given and what its requests used', async () => {
     const { models } = await readApi<{
-      models: { model: string; allocated_ctx: number | null; recommended_ctx: number }[];
+      models: { model: string; allocated_ctx: number | null; recommended_ctx: number; measured_requests: number }[];
     }>('api/context-usage');
     const record = models.find((model) => model.model === SMALL);
+    // A handful of requests: too few to size a context from, so the view advises none and says so.
+    expect(record?.measured_requests).toBeLessThan(MIN_SIZING_REQUESTS);
     // The Ollama requests loaded it with num_ctx; other copies keep the node's default, so at least that.
     expect(record?.allocated_ctx).toBeGreaterThanOrEqual(NUM_CTX);
 
@@ -215,7 +218,8 @@ describe('the analytics views', () => {
     const cells = row.getByRole('cell');
     await expect(cells.nth(0).textContent()).resolves.toMatch(new RegExp(`^${SENT[SMALL]} `));
     await expect(cells.nth(1).textContent()).resolves.toBe(number(record?.allocated_ctx ?? -1));
-    await expect(cells.nth(7).textContent()).resolves.toBe(number(record?.recommended_ctx ?? -1));
+    await expect(cells.nth(7).textContent()).resolves.toBe(`needs ${number(MIN_SIZING_REQUESTS)} requests`);
+    await expect(cells.nth(8).textContent()).resolves.toBe('—');
     const bars = page.getByRole('region', { name: 'Allocated vs used' });
     await expect(bars.getByRole('heading', { name: SMALL }).isVisible()).resolves.toBe(true);
     await expect(
@@ -224,6 +228,7 @@ describe('the analytics views', () => {
         .first()
         .isVisible(),
     ).resolves.toBe(true);
+    await expect(bars.getByText('too few requests').first().isVisible()).resolves.toBe(true);
     expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'context');
     expect(errors).toEqual([]);

@@ -6,6 +6,7 @@
  */
 import type { ContextUsage } from '../../../../lib/core/analytics/context-usage';
 import * as format from '../../format';
+import { sized, UNSIZED_SHORT } from './sizing';
 
 interface Bar {
   readonly kind: 'allocated' | 'used' | 'recommended';
@@ -24,7 +25,12 @@ function bars(model: ContextUsage): Bar[] {
       missing: model.allocated_ctx === 0 ? 'not loaded now' : 'not reported',
     },
     { kind: 'used', label: 'Used (p99)', value: model.total_tokens.p99, missing: 'not measured' },
-    { kind: 'recommended', label: 'Recommended', value: model.recommended_ctx, missing: format.NONE },
+    {
+      kind: 'recommended',
+      label: 'Recommended',
+      value: sized(model) ? model.recommended_ctx : null,
+      missing: UNSIZED_SHORT,
+    },
   ];
 }
 

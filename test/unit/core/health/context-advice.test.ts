@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { contextForUse, MIN_RECOMMENDED_CTX } from '../../../../lib/core/analytics/context-usage';
+import { contextForUse, MIN_RECOMMENDED_CTX, MIN_SIZING_REQUESTS } from '../../../../lib/core/analytics/context-usage';
 import type { NodeRecord } from '../../../../lib/core/fleet/node';
-import { CONTEXT_CHECKS, MIN_SIZING_REQUESTS } from '../../../../lib/core/health/context-checks';
+import { CONTEXT_CHECKS } from '../../../../lib/core/health/context-checks';
 import { healthReport, runChecks } from '../../../../lib/core/health/health-report';
 import { makeLoadedModel, makeNodeModel } from '../../../helpers/factories';
 import { CHAT, type FleetTrace, HEALTHY_RECORDS, hourStart, inputsWith } from './healthy-fleet';
