@@ -109,9 +109,13 @@ export function nodeFailedStatus(status: number, where: string, body: string): U
   });
 }
 
+/** The code of `nodeBrokeOff`'s error: how the exchange tells outlier ejection the node cut its reply. */
+export const BROKE_OFF_CODE = 'node_broke_off';
+
 /** A reply that broke off mid-body (connection reset, node crash): the node's failure, said of it by id. */
 export function nodeBrokeOff(nodeId: string, error: unknown): UpstreamError {
   return new UpstreamError(`node ${nodeId} broke off its reply`, undefined, {
+    code: BROKE_OFF_CODE,
     cause: error,
     detail: `the reply from node ${nodeId} broke off: ${technicalCause(error)}`,
   });

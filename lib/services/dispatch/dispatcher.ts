@@ -25,13 +25,14 @@ import type { AbortSource } from '../../core/stream/abort-source';
 import type { AffinityTracker } from './affinity';
 import type { AppLimits } from './app-limits';
 import { type AttemptFailure, DispatchLog } from './dispatch-failures';
-import { ejectFromPolls } from './evict-ejected';
+import { ejectFromPolls, evictEjected } from './evict-ejected';
 import type { LatencyStats } from './latency-stats';
 import type { NodeRates } from './node-rates';
 import type { OutlierEjection } from './outlier-ejection';
 import type { PrefillLedger } from './prefill-ledger';
 import type { PrefixResidency } from './prefix-residency';
-import type { QueueManager, Slot, SlotOutcome } from './queue-manager';
+import type { QueueManager, Slot } from './queue-manager';
+import type { ExchangeOutcome } from './reach';
 import { throwIfAborted } from './request-aborted';
 import type { NodeAttempt, NodeReply, NodeTransport } from './transport';
 import { tryCandidate } from './try-candidate';
@@ -138,12 +139,14 @@ function isSendFailure(failure: AttemptFailure): boolean {
 
 /** A queue slot whose release may say what the node reported of the request it served. */
 export interface ServedSlot extends Slot {
-  release(outcome?: SlotOutcome, observation?: NodeObservation): void;
+  release(outcome?: ExchangeOutcome, observation?: NodeObservation): void;
 }
 
 /**
  * The queue slot, plus what the scorer learns when it ends: the duration for the slot wait, and the node's
- * own prefill and decode times for its rates.
+ * own prefill and decode times for its rates. Outlier ejection learns how the reply ended: whole, the
+ * node's failures in a row start again from zero; cut mid-way by the node, it is one more of them (a
+ * node that cuts every stream after its first bytes is ejected as one that answers 5xx is).
  */
 function timedSlot(
   slot: Slot,
@@ -157,10 +160,20 @@ function timedSlot(
   return {
     nodeId: slot.nodeId,
     model: slot.model,
-    release(outcome: SlotOutcome = 'completed', observation?: NodeObservation) {
+    release(outcome: ExchangeOutcome = 'completed', observation?: NodeObservation) {
       if (released) return;
       released = true;
+      const target = { nodeId: slot.nodeId, backend: candidate.placement.backend };
+      if (outcome === 'broke-off') {
+        const now = clock();
+        const ejection = options.ejection?.recordFailure(target, 'transport', 'broke off its reply', now);
+        // Before the slot frees: no waiter is handed a slot on a node just ejected.
+        if (ejection !== undefined) evictEjected(options.queues, candidate.node, ejection, now, candidate.model);
+        slot.release('failed');
+        return;
+      }
       if (outcome === 'completed') {
+        options.ejection?.recordSuccess(target);
         options.latency.recordDuration(slot.nodeId, slot.model, clock() - sentAt);
         if (observation !== undefined) {
           options.rates?.observe(slot.nodeId, slot.model, observation, candidate.slowdown, candidate.priors);

@@ -6,13 +6,13 @@
  *   (the machine is down or stuck; trying it again costs the next request the same wait);
  * - a failed poll (a listed node whose latest poll failed, as the snapshot says): ejected at once, so
  *   a node that stopped answering is out within a poll deadline, long before a chat's first-byte one;
- * - a 5xx answer or a connection cut before the first byte: ejected after `consecutiveFailures` in a
- *   row (default 3; one bad answer is often the model's, not the node's).
+ * - a 5xx answer, a connection cut before the first byte or a reply the node cut mid-way: ejected after
+ *   `consecutiveFailures` in a row (default 3; one bad answer is often the model's, not the node's).
  * An ejection lasts `baseMs` × 2^(n−1) for the node's n-th ejection in a row, capped at `maxMs`; the
  * node returns on its own when it ends, or — unless a missed first byte ejected it — at the first good
  * poll after it. The level n falls by one for every `baseMs` the node goes
- * without an ejection, so a node that recovered starts again from `baseMs`. An answer below 500
- * clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
+ * without an ejection, so a node that recovered starts again from `baseMs`. A 4xx answer, or a 2xx
+ * reply that ended whole, clears the count of failures in a row. Failures while ejected (attempts sent before) change nothing.
  *
  * What is ejected is one service of a node — its Ollama, or one of its sidecars (image, speech-to-text,
  * text embedding): a dead image sidecar says nothing about the node's chat models.

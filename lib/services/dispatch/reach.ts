@@ -16,6 +16,12 @@ import type { NodeReply } from '../node-client/node-reply';
 import type { SlotOutcome } from './queue-manager';
 import type { TracedRequest, TraceFieldsBuilder, TraceFn } from './request-trace';
 
+/**
+ * How an exchange ended for the node it held: a slot's outcome, or `broke-off` — the node cut its reply
+ * mid-way (a reset, a crash), its failure as much as a 5xx, which outlier ejection counts (./dispatcher).
+ */
+export type ExchangeOutcome = SlotOutcome | 'broke-off';
+
 /** What every exchange is given, whatever reaches its node. */
 export interface ExchangeRequest {
   /** The client leaving: stops reaching for the node and the node request. */
@@ -44,7 +50,7 @@ export interface Reach<D, I extends ExchangeRequest, S extends Reached> {
    * Gives back what `open` holds, by how the exchange ended, with what the node reported of its work
    * (its counts and durations, which the scorer learns its rates from); a promise when that takes a while.
    */
-  release(served: S, outcome: SlotOutcome, observation?: NodeObservation): Promise<void> | undefined;
+  release(served: S, outcome: ExchangeOutcome, observation?: NodeObservation): Promise<void> | undefined;
   /** What the trace says about where the request went, under `status`: a new object the exchange adds to. */
   traceFields(served: S, status: TraceStatus): TraceFieldsBuilder;
   /** The headers an error carries once a node was reached. */

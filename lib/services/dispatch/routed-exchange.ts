@@ -17,7 +17,7 @@
 
 import type { Trace } from '../../core/analytics/trace-record';
 import { RouterError, toRouterError, withHeaders } from '../../core/errors';
-import { nodeBrokeOff } from '../../core/fleet/node-failure';
+import { BROKE_OFF_CODE, nodeBrokeOff } from '../../core/fleet/node-failure';
 import type { RoutingRequest } from '../../core/scoring/routing-request';
 import { watchAbort } from '../../core/stream/abort-source';
 import { nodeErrorText } from '../../core/wire/node-error-text';
@@ -26,7 +26,7 @@ import { readNodeBody } from '../node-client/node-stream';
 import type { Dispatcher, DispatchResult, DispatchTrail, RoutingDecision } from './dispatcher';
 import { fleetHeaders } from './fleet-headers';
 import type { SlotOutcome } from './queue-manager';
-import type { ExchangeRequest, Reach, Reached } from './reach';
+import type { ExchangeOutcome, ExchangeRequest, Reach, Reached } from './reach';
 import {
   createRequestTrace,
   openRequestSpan,
@@ -71,6 +71,11 @@ const SLOT_OUTCOME = {
   client_disconnected: 'cancelled',
 } as const satisfies Record<ExchangeEnd<unknown>['status'], SlotOutcome>;
 
+/** What the node held is told of how the exchange ended: a reply the node cut is its own failure. */
+function outcomeOf(status: ExchangeEnd<unknown>['status'], errorCode: string | undefined): ExchangeOutcome {
+  return status !== 'client_disconnected' && errorCode === BROKE_OFF_CODE ? 'broke-off' : SLOT_OUTCOME[status];
+}
+
 /**
  * Reaches a node through `reach`, lets `settle` relay or read the reply with the node held, and traces
  * once. What `settle` throws is the request's error, traced as failed (or client_disconnected) and
@@ -96,7 +101,7 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
     const failure = withHeaders(toRouterError(error), reach.errorHeaders(served));
     const gone = input.signal.aborted;
     served.reply.cancel();
-    const released = reach.release(served, gone ? 'cancelled' : 'failed');
+    const released = reach.release(served, outcomeOf(gone ? 'client_disconnected' : 'failed', failure.code));
     if (released !== undefined) await released;
     if (trace !== undefined) {
       const fields = reach.traceFields(served, gone ? 'client_disconnected' : 'failed');
@@ -107,7 +112,7 @@ export async function exchange<D extends Pick<ExchangeDeps, 'traces'>, I extends
     throw failure;
   }
   served.reply.cancel();
-  const released = reach.release(served, SLOT_OUTCOME[end.status], end.fields);
+  const released = reach.release(served, outcomeOf(end.status, end.fields?.errorCode), end.fields);
   if (released !== undefined) await released;
   // Where it went, then what the caller adds: copied once into the record, no spread (lib/core/merged.ts).
   trace?.(reach.traceFields(served, end.status), undefined, end.fields);

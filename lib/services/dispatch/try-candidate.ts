@@ -4,7 +4,8 @@
  * dispatcher moves on from (queue full or timed out; connection error or time-out before the first
  * byte; a 5xx). The slot is released on every path except served, where the caller keeps it for the
  * life of the stream. A client that goes away at any await frees everything and ends the dispatch.
- * Each outcome is told to outlier ejection (./outlier-ejection): a node ejected by this attempt's
+ * Each outcome up to the reply's headers is told to outlier ejection (./outlier-ejection; how a served
+ * reply ends, the dispatcher's served slot tells): a node ejected by this attempt's
  * failure sends its queue's waiters on to their next candidates before its slot frees, and a node
  * that is ejected — before the attempt, or while it waited in the queue — is not sent to.
  */
@@ -200,6 +201,9 @@ export async function tryCandidate(
     slot.release('failed');
     return { kind: 'failed', failure: { ...base, kind: 'server-error', detail, failedAt } };
   }
-  deps.ejection?.recordSuccess(targetOf(candidate));
+  // A 4xx is a whole answer, the client's mistake: the node works. A 2xx counts once its reply has
+  // ended whole (the served slot's release, ./dispatcher): a node that cuts its replies after the first
+  // bytes fails in a row.
+  if (reply.status >= 400) deps.ejection?.recordSuccess(targetOf(candidate));
   return { kind: 'served', attempt, reply, slot, sentAt };
 }

@@ -206,4 +206,19 @@ describe('exchangeWhole', () => {
     expect(traces).toEqual([expect.objectContaining({ status: 'failed', nodeId: 'emb-node' })]);
     expect(depth()).toBe(0);
   });
+
+  it('counts a reply that breaks off against its node: three in a row eject it', async () => {
+    const target = { nodeId: 'emb-node', backend: 'ollama' } as const;
+    // A whole reply first: the count starts from zero.
+    next = { status: 200, body: '{}' };
+    await exchangeWhole(services, input(), () => ({ value: undefined }));
+    next = { status: 200, body: '{"embeddings":[[1,', breakOff: true };
+
+    for (let round = 0; round < 3; round += 1) {
+      expect(services.routing.ejection.ejected(target, Date.now())).toBeUndefined();
+      await exchangeWhole(services, input(), () => ({ value: undefined })).catch(() => undefined);
+    }
+
+    expect(services.routing.ejection.ejected(target, Date.now())).toMatchObject({ cause: 'transport' });
+  });
 });

@@ -655,6 +655,30 @@ describe('createDispatcher with outlier ejection', () => {
     expect(calls.slice(whileEjected)).toEqual([`b/${MODEL}`, `a/${MODEL}`, `b/${MODEL}`]);
   });
 
+  it('ejects a node whose replies break off mid-way three times in a row: its first bytes do not clear the count', async () => {
+    const { run, ejection, timers } = setup({ records: [hot('a')], ejecting: true });
+
+    for (let round = 0; round < 3; round += 1) (await run()).slot.release('broke-off');
+
+    expect(ejection?.ejected({ nodeId: 'a', backend: 'ollama' }, timers.clock())).toMatchObject({
+      cause: 'transport',
+      reason: expect.stringContaining('3 failures in a row, the last: broke off its reply'),
+    });
+  });
+
+  it('starts the count again after a reply that ended whole, and counts no client that left', async () => {
+    const { run, ejection, timers } = setup({ records: [hot('a')], ejecting: true });
+
+    for (const outcome of ['broke-off', 'broke-off', 'completed', 'broke-off', 'cancelled', 'broke-off'] as const) {
+      (await run()).slot.release(outcome);
+    }
+
+    expect(ejection?.ejected({ nodeId: 'a', backend: 'ollama' }, timers.clock())).toBeUndefined();
+    expect(ejection?.states(timers.clock())).toEqual([
+      expect.objectContaining({ nodeId: 'a', consecutiveFailures: 2 }),
+    ]);
+  });
+
   it('tries an ejected node all the same when every candidate is ejected, rather than turn the model away', async () => {
     const { run, calls } = setup({ records: [hot('a')], behaviour: { a: 'refused' }, ejecting: true });
     await run().catch(() => undefined);
