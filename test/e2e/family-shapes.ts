@@ -60,3 +60,20 @@ export function parsedOrText(text: string): unknown {
     return text;
   }
 }
+
+/** What a stream's last frame says went wrong, in the family's in-band framing; undefined when it ended well. */
+export function inBandError(family: Family, text: string): unknown {
+  if (family === 'ollama') {
+    const last = parsedOrText(text.trim().split('\n').at(-1) ?? '');
+    return typeof last === 'object' && last !== null && 'error' in last ? last : undefined;
+  }
+  const events = text.trim().split('\n\n');
+  const last = events.at(-1) ?? '';
+  const data = last
+    .split('\n')
+    .find((line) => line.startsWith('data: '))
+    ?.slice('data: '.length);
+  const parsed = data === undefined ? undefined : parsedOrText(data);
+  if (family === 'anthropic') return last.startsWith('event: error') ? parsed : undefined;
+  return typeof parsed === 'object' && parsed !== null && 'error' in parsed ? parsed : undefined;
+}

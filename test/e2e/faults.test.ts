@@ -15,7 +15,7 @@ import { dayOf } from '../../lib/services/store/keys';
 import { openTable } from '../../lib/services/store/table';
 import { isTagsPoll, requestsArrive } from '../helpers/requests-arrive';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
-import { type Family, parsedOrText, shapeProblem } from './family-shapes';
+import { type Family, inBandError, parsedOrText, shapeProblem } from './family-shapes';
 import { eventually, type RouterProcess, startRouter } from './router-process';
 
 const MODEL = 'llama3.2:3b';
@@ -78,23 +78,6 @@ async function chat(
     body: JSON.stringify(chatBody(family, options.stream ?? false, options.model)),
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
-/** What a stream's last frame says went wrong, in the family's in-band framing; undefined when it ended well. */
-function inBandError(family: Family, text: string): unknown {
-  if (family === 'ollama') {
-    const last = parsedOrText(text.trim().split('\n').at(-1) ?? '');
-    return typeof last === 'object' && last !== null && 'error' in last ? last : undefined;
-  }
-  const events = text.trim().split('\n\n');
-  const last = events.at(-1) ?? '';
-  const data = last
-    .split('\n')
-    .find((line) => line.startsWith('data: '))
-    ?.slice('data: '.length);
-  const parsed = data === undefined ? undefined : parsedOrText(data);
-  if (family === 'anthropic') return last.startsWith('event: error') ? parsed : undefined;
-  return typeof parsed === 'object' && parsed !== null && 'error' in parsed ? parsed : undefined;
 }
 
 /** Resolves once `node` has been polled `count` times after `since`, as the polls arrive. */
