@@ -174,6 +174,12 @@ export function initFleetServices(config: FleetConfig): FleetServices {
   // of a recent read".
   ticker.onTick(registry.readAhead);
   ticker.onTick(depths.readAhead);
+  // Writes that failed while the table was down go as soon as a read of it succeeds again, not after
+  // a backoff of up to half a minute: traces of an outage show within a tick of the table's return.
+  ticker.onTick(() => {
+    const { ageMs, refreshFailed } = registry.freshness();
+    if (!refreshFailed && ageMs !== undefined && ageMs < config.snapshotMaxAgeMs) writeBehind.retryNow();
+  });
   slots = createSharedSlots({
     instanceId: INSTANCE_ID,
     queues,

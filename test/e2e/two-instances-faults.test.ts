@@ -352,8 +352,8 @@ describe('two instances under load while a node fails beside a healthy one', () 
 
     expectAllClean(outcomes, ['answered']);
     expect(outcomes.filter((outcome) => outcome.ms >= TABLE_STOP_BOUND_MS)).toEqual([]);
-    // Flushes that failed while the table was stopped are retried with backoff (write-behind, §3.5): the
-    // first after the table is back comes up to that backoff later.
+    // Flushes that failed while the table was stopped wait out a backoff (write-behind, §3.5) until a read
+    // of the fleet succeeds again: the table's deadline on the calls in flight, then a tick or two.
     await tracedOnce('table', outcomes, 30_000);
     console.log(`every trace of the stop in the table ${Date.now() - resumedAt} ms after it was back`);
   }, 70_000);

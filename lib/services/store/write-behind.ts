@@ -91,6 +91,11 @@ export interface WriteBehind {
   addSource(source: ItemSource): void;
   /** A source has something new: make sure it goes out within the flush interval. */
   touch(): void;
+  /**
+   * The table answered another call (a read of the fleet): writes waiting out a backoff go now rather
+   * than up to `MAX_RETRY_DELAY_MS` after the table came back. Does nothing unless a backoff is pending.
+   */
+  retryNow(): void;
   /** Sums `counters` into the key's queued write; `set` fields replace, `maxima` merge to the larger. */
   add(pk: string, sk: string, counters: CounterFields, set?: CounterSet, maxima?: CounterMaxima): void;
   flush(): Promise<void>;
@@ -339,6 +344,11 @@ export function createWriteBehind(table: WriteBehindTable, options: WriteBehindO
     },
     touch() {
       if (cancelTimer === undefined) schedule();
+    },
+    retryNow() {
+      if (consecutiveFailures === 0 || round !== undefined || cancelTimer === undefined) return;
+      disarm();
+      void backgroundRound('all');
     },
     flush,
     async close() {

@@ -292,6 +292,25 @@ describe('write-behind', () => {
     expect(await store.table.getDoc('BACKGROUND', 'a')).toBeDefined();
   });
 
+  it('retries at once when told the table answers again, instead of waiting out its backoff', async () => {
+    const recorded = recordingTable(store.table);
+    const timers = manualClock();
+    const errors: unknown[] = [];
+    const queue = createWriteBehind(recorded.table, { clock: timers.clock, onError: (error) => errors.push(error) });
+    queue.retryNow(); // nothing failed: nothing to do
+    expect(recorded.putCalls).toHaveLength(0);
+    queue.put({ pk: 'BACK', sk: 'a', doc: '{}' });
+    recorded.failNext(1);
+    timers.fire();
+    await eventually(() => errors.length === 1 && timers.armed() === 1);
+
+    queue.retryNow();
+    await eventually(() => queue.pending() === 0);
+    expect(timers.armed()).toBe(0);
+    expect(recorded.putCalls).toHaveLength(2);
+    expect(await store.table.getDoc('BACK', 'a')).toBeDefined();
+  });
+
   it('keeps writes that arrive while a flush is in flight, and a newer put beats a failed older one', async () => {
     const recorded = recordingTable(store.table);
     const queue = createWriteBehind(recorded.table, { clock: manualClock().clock });
