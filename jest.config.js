@@ -17,4 +17,6 @@ module.exports = {
   maxWorkers: availableParallelism(),
   silent: true,
   setupFiles: ['<rootDir>/test/helpers/quiet-environment.ts'],
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
 };

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { frameworkEnv } from '../helpers/framework-env';
 import { cloneProject } from '../helpers/project-copy';
 
 export interface OfflineProcess {
@@ -63,13 +64,7 @@ export async function startOffline(options: OfflineOptions = {}): Promise<Offlin
     ],
     {
       cwd: dir,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        HOME: home,
-        SLS_TELEMETRY_DISABLED: '1',
-        SLS_NOTIFICATIONS_MODE: 'off',
-        ...options.env,
-      },
+      env: frameworkEnv(home, options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -28,6 +28,7 @@ import {
 } from '../../emulator/sim';
 import { createDynamoClient, destroyDynamoClients } from '../../lib/services/store/client';
 import { ensureTable } from '../../lib/services/store/ensure-table';
+import { frameworkEnv } from '../helpers/framework-env';
 import { cloneProject } from '../helpers/project-copy';
 import { wavFile } from '../helpers/upload-form';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process';
@@ -84,7 +85,7 @@ async function renderTemplate(): Promise<Template> {
       ],
       {
         cwd: dir,
-        env: { PATH: process.env['PATH'] ?? '', HOME: out, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+        env: frameworkEnv(out),
       },
     );
     return JSON.parse(await readFile(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;

@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { readRouteTable } from '../../../emulator/routes';
+import { frameworkEnv } from '../../helpers/framework-env';
 import { cloneProject } from '../../helpers/project-copy';
 
 interface Resource {
@@ -56,13 +57,7 @@ async function slsPackage(args: readonly string[], env: Record<string, string> =
       [join(dir, 'node_modules', 'serverless', 'bin', 'serverless.js'), 'package', '--package', out, ...args],
       {
         cwd: dir,
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          HOME: out,
-          SLS_TELEMETRY_DISABLED: '1',
-          SLS_NOTIFICATIONS_MODE: 'off',
-          ...env,
-        },
+        env: frameworkEnv(out, env),
       },
     );
     return out;
@@ -431,7 +426,7 @@ describe('serverless package parameters', () => {
           'provider.vpc',
           ...args,
         ],
-        { cwd: root, env: { PATH: process.env['PATH'] ?? '', HOME: home, SLS_TELEMETRY_DISABLED: '1' } },
+        { cwd: root, env: frameworkEnv(home) },
       );
       return JSON.parse(stdout) as { subnetIds: string[] };
     } finally {
