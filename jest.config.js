@@ -17,6 +17,7 @@ module.exports = {
   maxWorkers: availableParallelism(),
   silent: true,
   setupFiles: ['<rootDir>/test/helpers/quiet-environment.ts'],
+  testSequencer: '<rootDir>/test/sequencer.js',
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
 };
