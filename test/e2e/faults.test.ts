@@ -22,8 +22,12 @@ const MODEL = 'llama3.2:3b';
 /** The model only the node that hangs has. */
 const LONE_MODEL = 'qwen3:8b';
 const FAMILIES: readonly Family[] = ['ollama', 'openai', 'anthropic'];
-/** The router's garbage collector runs every 50 ms: a deadline it can collect never fires (nodejs/node#57736). */
-const FORCED_GC = '--expose-gc --import=data:text/javascript,setInterval(globalThis.gc,50).unref()';
+/**
+ * The router's garbage collector runs every 250 ms: a deadline it can collect never fires (nodejs/node#57736).
+ * The shortest deadline here is the 3 s first byte, so a dozen full collections fall inside every one; a
+ * collection every 50 ms took a quarter of a core for the suite's minute and more.
+ */
+const FORCED_GC = '--expose-gc --import=data:text/javascript,setInterval(globalThis.gc,250).unref()';
 
 const catalog = (names: readonly string[]) => CATALOG.filter((entry) => names.includes(entry.name));
 
