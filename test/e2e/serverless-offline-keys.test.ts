@@ -19,7 +19,7 @@ beforeAll(async () => {
       FLEET_NODE_KEYS: 'nk-offline',
     },
   });
-}, 70_000);
+}, 150_000);
 
 afterAll(async () => {
   await offline?.stop();

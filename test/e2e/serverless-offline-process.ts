@@ -86,7 +86,7 @@ export async function startOffline(options: OfflineOptions = {}): Promise<Offlin
   };
   try {
     await new Promise<void>((resolve, reject) => {
-      const timeoutMs = options.startTimeoutMs ?? 50_000;
+      const timeoutMs = options.startTimeoutMs ?? 120_000;
       const timer = setTimeout(
         () => reject(new Error(`serverless offline not ready in ${timeoutMs} ms:\n${output}`)),
         timeoutMs,

@@ -194,7 +194,7 @@ beforeAll(async () => {
     transcription: DEFAULT_TRANSCRIPTION_MODELS,
     transcriptionJobMs: 20,
   });
-}, 70_000);
+}, 150_000);
 
 afterAll(async () => {
   await agent?.stop();
