@@ -7,7 +7,7 @@
  * published ejections of the node that are over or that the record's good poll or heartbeat ended.
  */
 
-import type { Backend, Ejection } from '../../core/fleet/ejection';
+import type { Ejection } from '../../core/fleet/ejection';
 import { drainNode, nodeFromHeartbeat, resolveAgentUrl } from '../../core/fleet/from-heartbeat';
 import type { FleetSnapshot, NodeModel, NodeRecord, SnapshotFreshness } from '../../core/fleet/node';
 import { nodeStatus } from '../../core/fleet/node-status';
@@ -21,7 +21,7 @@ import { createSnapshotKeeper, type FleetListing, type SnapshotConfig } from './
 /** Where node records live; `lib/services/store/node-repository` on the table. */
 export interface NodeStore {
   /** Writes the record, removing the published ejections of the `ended` services in the same write. */
-  put(record: NodeRecord, ended?: readonly Backend[]): Promise<void>;
+  put(record: NodeRecord, ended?: readonly Ejection[]): Promise<void>;
   get(id: string): Promise<NodeRecord | undefined>;
   list(): Promise<NodeRecord[]>;
   /** The records and the published ejections in one read; a store without it publishes none. */
@@ -97,12 +97,13 @@ export function createFleetRegistry(options: FleetRegistryOptions): FleetRegistr
   // This instance's view first: what it just saw of a node stands while the table does not answer.
   // The node's published ejections this record ends (its answer, lib/core/fleet/shared-ejections) or that
   // are over go in the same write: clearing costs no write of its own.
-  const ended = (record: NodeRecord): Backend[] => {
+  const ended = (record: NodeRecord): Ejection[] => {
     const now = clock();
     return snapshots
       .published()
-      .filter((ejection) => ejection.nodeId === record.id && (now >= ejection.until || endedByRecord(ejection, record)))
-      .map((ejection) => ejection.backend);
+      .filter(
+        (ejection) => ejection.nodeId === record.id && (now >= ejection.until || endedByRecord(ejection, record)),
+      );
   };
   const save = async (record: NodeRecord): Promise<void> => {
     const over = ended(record);

@@ -7,11 +7,11 @@
  * lenient: a corrupt item is skipped and reported in one log line naming its key, so one bad write
  * cannot hide the fleet.
  */
-import type { Backend, Ejection } from '../../core/fleet/ejection';
+import type { Ejection } from '../../core/fleet/ejection';
 import type { NodeRecord } from '../../core/fleet/node';
 import type { StoredItem } from './item';
 import { NODE_PARTITION, nodeKey } from './keys';
-import { ejectionAttribute, ejectionValue, publishedEjections } from './published-ejections';
+import { ejectionAttribute, ejectionValue, endedAttributes, publishedEjections } from './published-ejections';
 import type { Table } from './table';
 
 /** The fleet as one Query of the node partition returns it: the records and the published ejections. */
@@ -25,7 +25,7 @@ export interface NodeRepository {
    * A direct, awaited write of the record (node state changes rarely; routing reads the snapshot, not
    * this), removing in the same write the published ejections of the `ended` services.
    */
-  put(record: NodeRecord, ended?: readonly Backend[]): Promise<void>;
+  put(record: NodeRecord, ended?: readonly Ejection[]): Promise<void>;
   get(id: string): Promise<NodeRecord | undefined>;
   /** Every readable node record, sorted by id. */
   list(): Promise<NodeRecord[]>;
@@ -102,7 +102,7 @@ export function createNodeRepository(table: Table, options: NodeRepositoryOption
   return {
     async put(record, ended = []) {
       const { pk, sk } = nodeKey(record.id);
-      const remove = ended.map(ejectionAttribute);
+      const remove = endedAttributes(ended);
       await table.updateFields(pk, sk, { doc: JSON.stringify(record), ...(remove.length > 0 ? { remove } : {}) });
     },
     async get(id) {
@@ -128,7 +128,7 @@ export function createNodeRepository(table: Table, options: NodeRepositoryOption
     },
     async publishEjection(ejection) {
       const { pk, sk } = nodeKey(ejection.nodeId);
-      const set = { [ejectionAttribute(ejection.backend)]: ejectionValue(ejection) };
+      const set = { [ejectionAttribute(ejection)]: ejectionValue(ejection) };
       return table.updateFields(pk, sk, { set, ifExists: true });
     },
   };

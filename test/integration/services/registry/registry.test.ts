@@ -319,7 +319,26 @@ describe('ejections shared through the table (issue 45)', () => {
     expect(written).toBe(true);
     expect(snapshot.ejections?.filter((entry) => entry.nodeId === 'ej-hung')).toEqual([ejection]);
     expect(snapshot.byId.get('ej-hung')?.status).toBe('online');
-    expect(Object.keys(item?.attributes ?? {})).toEqual(['ejection:ollama']);
+    expect(Object.keys(item?.attributes ?? {})).toEqual([`ejection:ollama:${now}`]);
+  });
+
+  it('removes only the ejections its instance read: one another instance published since stands', async () => {
+    const a = registry();
+    const b = registry();
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-race' }));
+    const refused: Ejection = { ...hung('ej-race', now), reason: 'could not connect: ECONNREFUSED', cause: 'connect' };
+    await a.publishEjection(refused);
+    await a.refresh();
+
+    // B fails on the node again after A's read; then the node's heartbeat reaches A, which ends the one it read.
+    now += 2_000;
+    const again: Ejection = { ...refused, at: now, until: now + 30_000, by: 'instance-b' };
+    await b.publishEjection(again);
+    now += 1_000;
+    await a.recordHeartbeat(makeHeartbeat({ node_id: 'ej-race' }));
+    const item = await store.table.getDoc('NODE', 'ej-race');
+
+    expect(Object.keys(item?.attributes ?? {})).toEqual([`ejection:ollama:${again.at}`]);
   });
 
   it('writes nothing for a node the table does not hold', async () => {
@@ -350,7 +369,7 @@ describe('ejections shared through the table (issue 45)', () => {
     const item = await store.table.getDoc('NODE', 'ej-both');
     const snapshot = await registry().refresh();
 
-    expect(Object.keys(item?.attributes ?? {})).toEqual(['ejection:ollama']);
+    expect(Object.keys(item?.attributes ?? {})).toEqual([`ejection:ollama:${firstByte.at}`]);
     expect(snapshot.ejections?.filter((ejection) => ejection.nodeId === 'ej-both')).toEqual([firstByte]);
     expect(snapshot.byId.get('ej-both')?.lastSeenAt).toBe(now);
   });

@@ -3,6 +3,7 @@ import { buildFieldsUpdate } from '../../../../lib/services/store/fields-update'
 import {
   ejectionAttribute,
   ejectionValue,
+  endedAttributes,
   publishedEjections,
 } from '../../../../lib/services/store/published-ejections';
 
@@ -52,10 +53,23 @@ describe('publishedEjections', () => {
       pk: 'NODE',
       sk: 'gpu1',
       doc: '{}',
-      attributes: { [ejectionAttribute('ollama')]: ejectionValue(ejection), counter: 3 },
+      attributes: { [ejectionAttribute(ejection)]: ejectionValue(ejection), counter: 3 },
     };
 
+    expect(ejectionAttribute(ejection)).toBe('ejection:ollama:1000');
     expect(publishedEjections(item)).toEqual([ejection]);
+  });
+
+  it('reads the older form without the time, and removes it with the newer names it ends', () => {
+    const later = { ...ejection, at: 2000, until: 32_000 };
+    const item = {
+      pk: 'NODE',
+      sk: 'gpu1',
+      attributes: { 'ejection:ollama': ejectionValue(ejection), [ejectionAttribute(later)]: ejectionValue(later) },
+    };
+
+    expect(publishedEjections(item)).toEqual([ejection, later]);
+    expect(endedAttributes([later])).toEqual(['ejection:ollama:2000', 'ejection:ollama']);
   });
 
   it('skips an attribute that does not parse, names an unknown service or cause', () => {
@@ -67,6 +81,7 @@ describe('publishedEjections', () => {
         'ejection:gpu': ejectionValue(ejection),
         'ejection:image': JSON.stringify({ ...ejection, cause: 'bad-luck' }),
         'ejection:transcription': JSON.stringify({ ...ejection, until: 'later' }),
+        'ejection:ollama:soon': ejectionValue(ejection),
       },
     };
 
