@@ -1,10 +1,10 @@
 /**
  * Jest runs TypeScript through swc (types are checked separately by `tsc --noEmit`).
  *
- * One worker more than the machine has cores: jest's own default leaves one core to itself, which on a
- * two-core machine is one worker, and the suites here wait on sockets, timers and child processes for about
- * a quarter of their time (a run's CPU time is 0.72 of the sum of its suites' wall times), so with one
- * worker per core a quarter of the cores sat idle; the extra worker fills them.
+ * One worker per core the machine has: jest's own default leaves one core to itself, which on a two-core
+ * machine is one worker. A third worker (the suites wait on sockets, timers and child processes for about a
+ * quarter of their time) took a clean-clone run from 700 to 625 s of jest but made suites with timing
+ * bounds fail on a machine that busy (a node missing its heartbeat window, a poll pass late): not worth it.
  *
  * Quiet: what the code under test writes to the console is dropped (a test that expects a line spies on
  * the console and asserts on it); `npx jest --silent=false <file>` shows it while debugging.
@@ -17,7 +17,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   testTimeout: 20000,
-  maxWorkers: availableParallelism() + 1,
+  maxWorkers: availableParallelism(),
   silent: true,
   setupFiles: ['<rootDir>/test/helpers/quiet-environment.ts'],
   testSequencer: '<rootDir>/test/sequencer.js',
