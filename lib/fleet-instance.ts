@@ -174,11 +174,18 @@ export function initFleetServices(config: FleetConfig): FleetServices {
   // of a recent read".
   ticker.onTick(registry.readAhead);
   ticker.onTick(depths.readAhead);
-  // Writes that failed while the table was down go as soon as a read of it succeeds again, not after
-  // a backoff of up to half a minute: traces of an outage show within a tick of the table's return.
+  // Writes that failed while the table was down go at the first good read of it after failed ones, not
+  // after a backoff of up to half a minute: traces of an outage show within a tick of the table's return.
+  // Only then: a write refused while reads go through (throttling) keeps its backoff.
+  let readsFailed = false;
   ticker.onTick(() => {
     const { ageMs, refreshFailed } = registry.freshness();
-    if (!refreshFailed && ageMs !== undefined && ageMs < config.snapshotMaxAgeMs) writeBehind.retryNow();
+    if (refreshFailed) {
+      readsFailed = true;
+    } else if (readsFailed && ageMs !== undefined && ageMs < config.snapshotMaxAgeMs) {
+      readsFailed = false;
+      writeBehind.retryNow();
+    }
   });
   slots = createSharedSlots({
     instanceId: INSTANCE_ID,
