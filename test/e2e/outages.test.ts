@@ -1,6 +1,6 @@
 /**
  * Outages end to end (issue 19 items 1 and 5): a listed node that accepts connections and never
- * answers, with the router's collector forced to run every 100 ms; and the table stopped (connections
+ * answers, with the router's collector forced to run every 250 ms; and the table stopped (connections
  * accepted, never answered) or deleted under a running router.
  */
 import { join } from 'node:path';
