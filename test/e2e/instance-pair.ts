@@ -63,19 +63,21 @@ export async function startInstancePair(env: Record<string, string> = {}): Promi
 
 /**
  * A node agent with `model` loaded that posts its heartbeats to `routerUrl` only — instance A in the
- * two-instance suites, so instance B learns of it through the table — the first at once, then only when
- * asked. `ollama` adds to its simulated Ollama's options. The caller stops it (`agent.stop()`).
+ * two-instance suites, so instance B learns of it through the table — the first at once, then every
+ * `intervalMs` (by default only when asked). `ollama` adds to its simulated Ollama's options. The caller
+ * stops it (`agent.stop()`).
  */
 export async function agentPostingTo(
   routerUrl: string,
   nodeId: string,
   model: string,
   ollama: SimNodeOptions = {},
+  intervalMs = 600_000,
 ): Promise<SimAgent> {
   const agent = await startSimAgent({
     nodeId,
     routerUrl,
-    intervalMs: 600_000,
+    intervalMs,
     ollamaOptions: {
       id: nodeId,
       models: CATALOG.filter((entry) => entry.name === model),

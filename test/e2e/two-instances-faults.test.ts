@@ -10,9 +10,9 @@
  * went there and how long they took.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CATALOG, type SimAgent, startSimAgent } from '../../emulator/sim';
+import type { SimAgent } from '../../emulator/sim';
 import { type Family, inBandError, parsedOrText, shapeProblem } from './family-shapes';
-import { type InstancePair, startInstancePair } from './instance-pair';
+import { agentPostingTo, type InstancePair, startInstancePair } from './instance-pair';
 import { eventually, type RouterProcess } from './router-process';
 
 /** The routers' first-byte deadline (FLEET_FIRST_BYTE_TIMEOUT_MS): short, so a hang costs seconds. */
@@ -63,19 +63,7 @@ afterAll(async () => {
 
 /** A node agent serving `model` (four slots), posting a heartbeat to A every 2 s, the first at once. */
 async function agentOnA(nodeId: string, model: string): Promise<SimAgent> {
-  const agent = await startSimAgent({
-    nodeId,
-    routerUrl: pair.a.url,
-    intervalMs: 2000,
-    ollamaOptions: {
-      id: nodeId,
-      models: CATALOG.filter((entry) => entry.name === model),
-      loaded: [model],
-      ttftMs: 5,
-      tokensPerSecond: 2000,
-      numParallel: 4,
-    },
-  });
+  const agent = await agentPostingTo(pair.a.url, nodeId, model, { numParallel: 4 }, 2000);
   agents.push(agent);
   return agent;
 }
