@@ -20,12 +20,14 @@ beforeAll(async () => {
       }
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
       const numbers = body.includes('short') ? [1, 3] : [1, 2, 3];
-      numbers.forEach((n, index) => {
-        setTimeout(() => {
-          response.write(`{"message":{"content":"token${n} "}}\n`);
-          if (index === numbers.length - 1) response.end('{"done":true}\n');
-        }, index * 20);
-      });
+      // Each chunk schedules the next: timers of different lengths set by several requests may fire out of
+      // order on a busy host, and a chunk must never come after the end.
+      const send = (index: number) => {
+        response.write(`{"message":{"content":"token${numbers[index]} "}}\n`);
+        if (index === numbers.length - 1) response.end('{"done":true}\n');
+        else setTimeout(() => send(index + 1), 20);
+      };
+      send(0);
     });
   });
   server.listen(0, '127.0.0.1');
