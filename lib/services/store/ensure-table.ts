@@ -1,7 +1,8 @@
 /**
  * Creates the one table (ARCHITECTURE.md §3.4) where nothing creates it for us: the emulator's stand-in
  * and tests. In AWS, serverless.yml declares it (with TTL on `expiresAt`, which code never sets).
- * Idempotent and safe when several callers race: losing the CreateTable race is success.
+ * Idempotent and safe when several callers race: losing the CreateTable race is success. A table still
+ * being deleted (DELETING, as one deleted a moment ago is) is waited out and then created again.
  */
 import type { DynamoDBClient, TableDescription } from '@aws-sdk/client-dynamodb';
 import { sleep } from './backoff';
@@ -20,13 +21,30 @@ export async function ensureTable(
   tableName: string,
   options: EnsureTableOptions = {},
 ): Promise<'created' | 'existed'> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   let created = false;
-  if ((await describe(client, tableName)) === undefined) {
-    created = await create(client, tableName);
+  for (let attempt = 0; ; attempt++) {
+    const table = await describe(client, tableName);
+    if (table !== undefined && isActive(table)) {
+      checkSchema(table);
+      return created ? 'created' : 'existed';
+    }
+    // Missing, or gone while a deletion was waited out: create it. Refused (another caller creates it, or
+    // the old one is still being deleted): describe again after the wait.
+    const createdNow = table === undefined && (await create(client, tableName));
+    created ||= createdNow;
+    if (Date.now() >= deadline) {
+      throw new Error(`table ${tableName} is ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`);
+    }
+    // dynalite flips to ACTIVE on the next tick; real DynamoDB takes seconds.
+    if (!createdNow) await sleep(Math.min(1000, 10 * 2 ** attempt));
   }
-  const table = await waitUntilActive(client, tableName, options.timeoutMs ?? 60_000);
-  checkSchema(table);
-  return created ? 'created' : 'existed';
+}
+
+function isActive(table: TableDescription): boolean {
+  const indexesActive = (table.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+  return table.TableStatus === 'ACTIVE' && indexesActive;
 }
 
 async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
@@ -68,24 +86,6 @@ async function create(client: DynamoDBClient, tableName: string): Promise<boolea
   } catch (error) {
     if (error instanceof dynamoSdk().ResourceInUseException) return false;
     throw error;
-  }
-}
-
-async function waitUntilActive(
-  client: DynamoDBClient,
-  tableName: string,
-  timeoutMs: number,
-): Promise<TableDescription> {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; ; attempt++) {
-    const table = await describe(client, tableName);
-    const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
-    if (table?.TableStatus === 'ACTIVE' && indexesActive) return table;
-    if (Date.now() >= deadline) {
-      throw new Error(`table ${tableName} is ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`);
-    }
-    // dynalite flips to ACTIVE on the next tick; real DynamoDB takes seconds.
-    await sleep(Math.min(1000, 10 * 2 ** attempt));
   }
 }
 

@@ -1,4 +1,12 @@
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDynamo } from '../../../../emulator/dynamo';
 import { createDynamoClient } from '../../../../lib/services/store/client';
@@ -67,5 +75,37 @@ describe('ensureTable', () => {
     );
 
     await expect(ensureTable(client, name)).rejects.toThrow(/expected pk\/sk and gsi1pk\/gsi1sk/);
+  });
+});
+
+describe('ensureTable on a table still being deleted', () => {
+  // A stand-in that, as DynamoDB does, keeps a deleted table DELETING for a while and refuses to create
+  // another of its name until it is gone.
+  let server: Server;
+  let client: DynamoDBClient;
+
+  beforeAll(async () => {
+    const dynalite = require('dynalite') as (options: object) => Server;
+    server = dynalite({ createTableMs: 0, deleteTableMs: 300, updateTableMs: 0 });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    client = createDynamoClient({ dynamodbEndpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('waits the deletion out and creates the table again', async () => {
+    const name = uniqueTableName('deleting');
+    await ensureTable(client, name);
+    await client.send(new DeleteTableCommand({ TableName: name }));
+    const { Table: deleting } = await client.send(new DescribeTableCommand({ TableName: name }));
+    expect(deleting?.TableStatus).toBe('DELETING');
+
+    await expect(ensureTable(client, name, { timeoutMs: 10_000 })).resolves.toBe('created');
+
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    expect(table?.TableStatus).toBe('ACTIVE');
   });
 });
