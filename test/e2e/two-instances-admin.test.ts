@@ -6,10 +6,8 @@
  * client leaves — or, when A is killed mid-pull, until the lease A last renewed lapses
  * (`FLEET_PULL_LEASE_MS`, shortened here to 2 s from its minute). The node agents post their heartbeats to A only. The test that kills A runs last.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CATALOG, DEFAULT_IMAGE_MODELS, type SimAgent, startSimAgent } from '../../emulator/sim';
-import { createDynamoClient } from '../../lib/services/store/client';
 import { lockKey, prefixedKey } from '../../lib/services/store/keys';
 import { LEASE_UNTIL_ATTRIBUTE } from '../../lib/services/store/lease-commands';
 import { type InstancePair, startInstancePair } from './instance-pair';
@@ -88,12 +86,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** When the lease on `name`'s pull lock lapses (epoch ms), as the table holds it. */
 async function leaseUntil(name: string): Promise<number> {
   const { pk, sk } = lockKey(prefixedKey('PULL', name));
-  const client = createDynamoClient({ dynamodbEndpoint: pair.dynamo.endpoint });
-  const { Item } = await client.send(
-    new GetItemCommand({ TableName: pair.table().name, Key: { pk: { S: pk }, sk: { S: sk } } }),
-  );
-  const until = Number(Item?.[LEASE_UNTIL_ATTRIBUTE]?.N);
-  if (!Number.isSafeInteger(until)) throw new Error(`no lease on the pull lock of ${name}: ${JSON.stringify(Item)}`);
+  const item = await pair.table().getDoc(pk, sk);
+  const until = item?.attributes[LEASE_UNTIL_ATTRIBUTE];
+  if (typeof until !== 'number') throw new Error(`no lease on the pull lock of ${name}: ${JSON.stringify(item)}`);
   return until;
 }
 
